@@ -1,0 +1,80 @@
+/**
+ * SVC1 request signing (contract §3), shared by the server, the tests and
+ * any client in this repository.
+ *
+ *   stringToSign = METHOD \n TARGET \n TIMESTAMP \n API_KEY \n hex(sha256(body))
+ *   signature    = hex(HMAC-SHA256(utf8(secret), stringToSign))
+ *
+ * Pure functions over bytes; no I/O.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+
+/** SHA-256 of the empty body, the last line for bodiless requests. */
+export const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+
+/** The signed parts of one request. */
+export interface SignedParts {
+  /** HTTP method; upper-cased before signing. */
+  method: string;
+  /** Request target exactly as sent: path plus `?query` if any. */
+  target: string;
+  /** `X-SERVICE-Timestamp` value, decimal Unix seconds. */
+  timestamp: string;
+  /** `X-SERVICE-API-Key` value. */
+  apiKey: string;
+  /** Raw body bytes (or a string, hashed as UTF-8). Empty when absent. */
+  body?: Uint8Array | string;
+}
+
+export function sha256Hex(body: Uint8Array | string | undefined): string {
+  if (body === undefined || body.length === 0) return EMPTY_BODY_SHA256;
+  return createHash('sha256').update(body).digest('hex');
+}
+
+/** The five-line string to sign (no trailing newline). */
+export function stringToSign(parts: SignedParts, bodySha256: string = sha256Hex(parts.body)): string {
+  return [parts.method.toUpperCase(), parts.target, parts.timestamp, parts.apiKey, bodySha256].join('\n');
+}
+
+/** Raw 32-byte HMAC of a string to sign. */
+export function hmacBytes(secret: string, toSign: string): Buffer {
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(toSign, 'utf8').digest();
+}
+
+/** Lower-case hex signature of a request. */
+export function sign(secret: string, parts: SignedParts): string {
+  return hmacBytes(secret, stringToSign(parts)).toString('hex');
+}
+
+/** The three SVC1 headers for a request, ready to send. */
+export function signatureHeaders(
+  apiKey: string,
+  secret: string,
+  parts: Omit<SignedParts, 'apiKey' | 'timestamp'> & { timestamp?: string },
+): Record<'X-SERVICE-API-Key' | 'X-SERVICE-Timestamp' | 'X-SERVICE-Signature', string> {
+  const timestamp = parts.timestamp ?? String(Math.floor(Date.now() / 1000));
+  return {
+    'X-SERVICE-API-Key': apiKey,
+    'X-SERVICE-Timestamp': timestamp,
+    'X-SERVICE-Signature': sign(secret, { ...parts, apiKey, timestamp }),
+  };
+}
+
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+
+/** True when `value` is exactly 64 hex characters (the only accepted signature form). */
+export function isWellFormedSignature(value: string): boolean {
+  return HEX64.test(value);
+}
+
+/**
+ * Constant-time comparison of a presented hex signature with the expected
+ * HMAC bytes. The hex is validated first (Buffer.from silently drops bad hex)
+ * and lengths are equal by construction before `timingSafeEqual`.
+ */
+export function signatureMatches(presentedHex: string, expected: Uint8Array): boolean {
+  if (!isWellFormedSignature(presentedHex)) return false;
+  const presented = Buffer.from(presentedHex, 'hex');
+  if (presented.length !== expected.length) return false;
+  return timingSafeEqual(presented, expected);
+}

@@ -1,0 +1,112 @@
+/**
+ * Demo data (contract §2c): a realistic Indonesian catalogue in IDR, two
+ * merchants (KYC approved and pending) with one test key each. Seeded only
+ * into an empty database, in one transaction.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SecretBox } from '../auth/secret-box.js';
+import { generateKey } from '../auth/keys.js';
+import type { Db } from './client.js';
+import { apiKeys, channels, currencies, merchantChannels, merchants, type ChannelStatusValue, type KycStatus } from './schema.js';
+
+/** One merchant's credentials as written to demo-credentials.json. */
+export interface DemoMerchantCredentials {
+  name: string;
+  merchantId: string;
+  apiKey: string;
+  apiSecret: string;
+  kyc: KycStatus;
+}
+
+/** The approved demo merchant uses the contract's sample merchantId, so the seed's sample body works as is. */
+export const DEMO_APPROVED_MERCHANT_ID = '3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13';
+
+interface DemoChannel {
+  code: string;
+  name: string;
+  status: ChannelStatusValue;
+  feePercentage: string;
+  feeValue: string;
+  additionalFeePercentage?: string;
+  additionalFeeValue?: string;
+  minAmount: string;
+  maxAmount: string;
+  feeChargedToCustomer: boolean;
+  requiresKyc?: boolean;
+}
+
+/** The demo catalogue, in display order. */
+export const DEMO_CHANNELS: DemoChannel[] = [
+  { code: 'qris', name: 'QRIS', status: 'active', feePercentage: '0.7', feeValue: '0', minAmount: '1000', maxAmount: '10000000', feeChargedToCustomer: true, requiresKyc: true },
+  { code: 'bca_va', name: 'BCA Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'bni_va', name: 'BNI Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: false },
+  { code: 'bri_va', name: 'BRI Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'mandiri_va', name: 'Mandiri Virtual Account', status: 'maintenance', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'permata_va', name: 'Permata Virtual Account', status: 'offline', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'ovo', name: 'OVO', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '10000', maxAmount: '2000000', feeChargedToCustomer: false },
+  { code: 'dana', name: 'DANA', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: false },
+  { code: 'shopeepay', name: 'ShopeePay', status: 'active', feePercentage: '1.8', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: true },
+  { code: 'alfamart', name: 'Alfamart', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
+  { code: 'indomaret', name: 'Indomaret', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
+  {
+    code: 'credit_card', name: 'Credit Card', status: 'active', feePercentage: '2.9', feeValue: '2000',
+    additionalFeePercentage: '0', additionalFeeValue: '1000', minAmount: '10000', maxAmount: '100000000', feeChargedToCustomer: true,
+  },
+];
+
+/** True when the database has never been seeded (no merchant at all). */
+export function isEmpty(db: Db): boolean {
+  return db.select({ id: merchants.id }).from(merchants).limit(1).all().length === 0;
+}
+
+/**
+ * Seed the demo data in one synchronous transaction and return the
+ * plaintext credentials (the only time they exist outside the database's
+ * ciphertext).
+ */
+export function seedDemoData(db: Db, box: SecretBox): DemoMerchantCredentials[] {
+  const demoMerchants: { id: string; name: string; kyc: KycStatus }[] = [
+    { id: DEMO_APPROVED_MERCHANT_ID, name: 'Toko Kopi Nusantara', kyc: 'approved' },
+    { id: randomUUID(), name: 'Warung Digital Sejahtera', kyc: 'pending' },
+  ];
+  const credentials: DemoMerchantCredentials[] = [];
+  db.transaction((tx) => {
+    tx.insert(currencies).values([{ code: 'IDR', minorUnits: 0 }, { code: 'USD', minorUnits: 2 }]).onConflictDoNothing().run();
+    const channelIds = new Map<string, string>();
+    DEMO_CHANNELS.forEach((c, i) => {
+      const id = randomUUID();
+      channelIds.set(c.code, id);
+      tx.insert(channels)
+        .values({
+          id,
+          code: c.code,
+          name: c.name,
+          imagePath: `/images/channels/${c.code}.svg`,
+          status: c.status,
+          currency: 'IDR',
+          feePercentage: c.feePercentage,
+          feeValue: c.feeValue,
+          additionalFeePercentage: c.additionalFeePercentage ?? '0',
+          additionalFeeValue: c.additionalFeeValue ?? '0',
+          minAmount: c.minAmount,
+          maxAmount: c.maxAmount,
+          feeChargedToCustomer: c.feeChargedToCustomer,
+          requiresKyc: c.requiresKyc ?? false,
+          sortOrder: (i + 1) * 10,
+        })
+        .run();
+    });
+    for (const m of demoMerchants) {
+      tx.insert(merchants).values({ id: m.id, name: m.name, kycStatus: m.kyc }).run();
+      const key = generateKey('test');
+      tx.insert(apiKeys).values({ id: key.apiKey, merchantId: m.id, mode: 'test', secretCiphertext: box.encrypt(key.apiKey, key.apiSecret) }).run();
+      for (const [code, channelId] of channelIds) {
+        // One per-merchant override in the demo: a negotiated OVO rate for the second merchant.
+        const override = m.kyc === 'pending' && code === 'ovo' ? { feePercentage: '1.2' } : {};
+        tx.insert(merchantChannels).values({ merchantId: m.id, channelId, ...override }).run();
+      }
+      credentials.push({ name: m.name, merchantId: m.id, apiKey: key.apiKey, apiSecret: key.apiSecret, kyc: m.kyc });
+    }
+  });
+  return credentials;
+}

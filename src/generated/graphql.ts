@@ -1,0 +1,284 @@
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { ChannelView, FeeInfoView } from '../services/channels.js';
+import type { FeeResult } from '../domain/fee.js';
+import type { GraphQLContext } from '../context.js';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = Maybe<T>;
+export type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+export type MakeOptional<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]?: Maybe<T[SubKey]> };
+export type MakeMaybe<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]: Maybe<T[SubKey]> };
+export type MakeEmpty<T extends { [key: string]: unknown }, K extends keyof T> = { [_ in K]?: never };
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /**
+   * An exact decimal number, serialised as a JSON number. Money values are in the
+   * currency's major unit and never carry more decimals than the currency's minor
+   * unit (IDR: 0, USD: 2). Input accepts JSON numbers (Int or Float literals); the
+   * server computes with exact decimal arithmetic, never binary floating point.
+   */
+  Decimal: { input: string; output: string | number; }
+};
+
+/** What to price. */
+export type CalculateFeeInput = {
+  /** Base payment amount in the currency's major unit (> 0, at most the currency's decimals). */
+  amount: Scalars['Decimal']['input'];
+  /** Who pays the fee; defaults to the channel's `isFeeChargedToCustomer`. */
+  chargeFeeToCustomer?: InputMaybe<Scalars['Boolean']['input']>;
+  /** ISO 4217 currency code; must be the channel's currency. */
+  currency: Scalars['String']['input'];
+  /** Optional; when given it must be the authenticated key's merchant. */
+  merchantId?: InputMaybe<Scalars['ID']['input']>;
+  /** Channel code (case-insensitive), e.g. `QRIS`. */
+  method: Scalars['String']['input'];
+};
+
+/** Operational state of a channel. Only ACTIVE channels accept payments. */
+export type ChannelStatus =
+  /** The channel may be offered to customers. */
+  | 'active'
+  /** The channel is under planned maintenance; do not offer it. */
+  | 'maintenance'
+  /** The channel is down; do not offer it. */
+  | 'offline';
+
+/**
+ * The priced payment. With the fee charged to the customer:
+ * totalAmount = amount + fee + additionalFee and getBalance = amount. Otherwise
+ * totalAmount = amount and getBalance = amount - fee - additionalFee.
+ */
+export type FeeCalculation = {
+  __typename?: 'FeeCalculation';
+  /** round_half_up(amount x additionalFeePercentage / 100) + additionalFeeValue. */
+  additionalFee: Scalars['Decimal']['output'];
+  /** The base amount, echoed. */
+  amount: Scalars['Decimal']['output'];
+  /** ISO 4217 currency code of every amount above. */
+  currency: Scalars['String']['output'];
+  /** round_half_up(amount x feePercentage / 100) + feeValue. */
+  fee: Scalars['Decimal']['output'];
+  /** What the merchant receives. */
+  getBalance: Scalars['Decimal']['output'];
+  /** What the customer pays. */
+  totalAmount: Scalars['Decimal']['output'];
+};
+
+/** Fee settings and amount limits of a channel, in the channel's currency major unit. */
+export type FeeInfo = {
+  __typename?: 'FeeInfo';
+  /** Percentage part of the additional fee (0 when none). */
+  additionalFeePercentage: Scalars['Decimal']['output'];
+  /** Fixed part of the additional fee (0 when none). */
+  additionalFeeValue: Scalars['Decimal']['output'];
+  /** Percentage part of the fee: 0.7 means 0.7 % of the amount. */
+  feePercentage: Scalars['Decimal']['output'];
+  /** Fixed part of the fee. */
+  feeValue: Scalars['Decimal']['output'];
+  /** Largest accepted amount (inclusive). */
+  maxTransactions: Scalars['Decimal']['output'];
+  /** Smallest accepted amount (inclusive). */
+  minTransactions: Scalars['Decimal']['output'];
+};
+
+/** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
+export type PaymentChannel = {
+  __typename?: 'PaymentChannel';
+  /** Method code, lower case, e.g. `qris`; `calculateFee(input: { method })` matches it case-insensitively. */
+  code: Scalars['String']['output'];
+  /** ISO 4217 code of the currency this channel settles in. */
+  currency: Scalars['String']['output'];
+  /** Fee and limit settings for this merchant (merchant overrides applied). */
+  feeInfo: FeeInfo;
+  /** Stable channel identifier (UUID). */
+  id: Scalars['ID']['output'];
+  /** Relative path of the channel image, served by this service (prefix it with the service's base URL). */
+  imageUrl: Scalars['String']['output'];
+  /** Default fee bearer: true when the customer pays the fee on top of the amount. */
+  isFeeChargedToCustomer: Scalars['Boolean']['output'];
+  /** Display name, e.g. `QRIS`. */
+  name: Scalars['String']['output'];
+  /** True when the merchant's KYC must be approved to use this channel. */
+  requiresKyc: Scalars['Boolean']['output'];
+  /** Current operational state. */
+  status: ChannelStatus;
+};
+
+export type Query = {
+  __typename?: 'Query';
+  /**
+   * Estimate the fee and totals of a payment before it is created. Same result
+   * as REST POST /v1/payments/calculate. Errors carry `extensions.code`
+   * (CHANNEL_NOT_FOUND, CHANNEL_UNAVAILABLE, KYC_REQUIRED, UNSUPPORTED_CURRENCY,
+   * AMOUNT_OUT_OF_RANGE, MERCHANT_MISMATCH, INVALID_REQUEST).
+   */
+  calculateFee: FeeCalculation;
+  /**
+   * The payment channels enabled for the authenticated merchant, in display
+   * order. Channels that are offline or under maintenance are listed with their
+   * status so a checkout can hide them; only ACTIVE channels are selectable.
+   * Channels requiring approved KYC are left out for a merchant whose KYC is not
+   * approved (the same list as REST GET /v1/payments/channel).
+   */
+  paymentChannels: Array<PaymentChannel>;
+};
+
+
+export type QueryCalculateFeeArgs = {
+  input: CalculateFeeInput;
+};
+
+
+
+export type ResolverTypeWrapper<T> = Promise<T> | T;
+
+
+export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
+  resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
+};
+export type Resolver<TResult, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = ResolverFn<TResult, TParent, TContext, TArgs> | ResolverWithResolve<TResult, TParent, TContext, TArgs>;
+
+export type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Promise<TResult> | TResult;
+
+export type SubscriptionSubscribeFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+
+export type SubscriptionResolveFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+export interface SubscriptionSubscriberObject<TResult, TKey extends string, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<{ [key in TKey]: TResult }, TParent, TContext, TArgs>;
+  resolve?: SubscriptionResolveFn<TResult, { [key in TKey]: TResult }, TContext, TArgs>;
+}
+
+export interface SubscriptionResolverObject<TResult, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<any, TParent, TContext, TArgs>;
+  resolve: SubscriptionResolveFn<TResult, any, TContext, TArgs>;
+}
+
+export type SubscriptionObject<TResult, TKey extends string, TParent, TContext, TArgs> =
+  | SubscriptionSubscriberObject<TResult, TKey, TParent, TContext, TArgs>
+  | SubscriptionResolverObject<TResult, TParent, TContext, TArgs>;
+
+export type SubscriptionResolver<TResult, TKey extends string, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> =
+  | ((...args: any[]) => SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>)
+  | SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>;
+
+export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (
+  parent: TParent,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+
+export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
+
+export type NextResolverFn<T> = () => Promise<T>;
+
+export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = (
+  next: NextResolverFn<TResult>,
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+
+
+
+
+/** Mapping between all available schema types and the resolvers types */
+export type ResolversTypes = {
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CalculateFeeInput: CalculateFeeInput;
+  ChannelStatus: null;
+  Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  FeeCalculation: ResolverTypeWrapper<FeeResult>;
+  FeeInfo: ResolverTypeWrapper<FeeInfoView>;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  PaymentChannel: ResolverTypeWrapper<ChannelView>;
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+};
+
+/** Mapping between all available schema types and the resolvers parents */
+export type ResolversParentTypes = {
+  Boolean: Scalars['Boolean']['output'];
+  CalculateFeeInput: CalculateFeeInput;
+  Decimal: Scalars['Decimal']['output'];
+  FeeCalculation: FeeResult;
+  FeeInfo: FeeInfoView;
+  ID: Scalars['ID']['output'];
+  PaymentChannel: ChannelView;
+  Query: Record<PropertyKey, never>;
+  String: Scalars['String']['output'];
+};
+
+export type ChannelStatusResolvers = { ACTIVE: 'active', MAINTENANCE: 'maintenance', OFFLINE: 'offline' };
+
+export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
+  name: 'Decimal';
+}
+
+export type FeeCalculationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeCalculation'] = ResolversParentTypes['FeeCalculation']> = {
+  additionalFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  getBalance?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  totalAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type FeeInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeInfo'] = ResolversParentTypes['FeeInfo']> = {
+  additionalFeePercentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  additionalFeeValue?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  feePercentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  feeValue?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  maxTransactions?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  minTransactions?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentChannel'] = ResolversParentTypes['PaymentChannel']> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  feeInfo?: Resolver<ResolversTypes['FeeInfo'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  isFeeChargedToCustomer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  requiresKyc?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ChannelStatus'], ParentType, ContextType>;
+};
+
+export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  calculateFee?: Resolver<ResolversTypes['FeeCalculation'], ParentType, ContextType, RequireFields<QueryCalculateFeeArgs, 'input'>>;
+  paymentChannels?: Resolver<Array<ResolversTypes['PaymentChannel']>, ParentType, ContextType>;
+};
+
+export type Resolvers<ContextType = GraphQLContext> = {
+  ChannelStatus?: ChannelStatusResolvers;
+  Decimal?: GraphQLScalarType;
+  FeeCalculation?: FeeCalculationResolvers<ContextType>;
+  FeeInfo?: FeeInfoResolvers<ContextType>;
+  PaymentChannel?: PaymentChannelResolvers<ContextType>;
+  Query?: QueryResolvers<ContextType>;
+};
+

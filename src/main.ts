@@ -1,0 +1,78 @@
+/**
+ * `npm start`: validate configuration, prepare DATA_DIR, serve HTTP.
+ * Exits non-zero with every problem printed when it cannot start.
+ */
+import fs from 'node:fs';
+import { createServer } from 'node:http';
+import pino from 'pino';
+import { createApp } from './app.js';
+import { BootError, bootData } from './boot.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { firstCallHelp } from './cli/first-call.js';
+
+function fail(message: string): never {
+  process.stderr.write(`\nerror: ${message}\n\n`);
+  process.exit(1);
+}
+
+function start(): void {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  const logger = pino({ level: config.logLevel, base: { service: 'payment-gateway' } });
+
+  let data;
+  try {
+    data = bootData(config);
+  } catch (err) {
+    if (err instanceof BootError) fail(err.message);
+    throw err;
+  }
+
+  const app = createApp({
+    database: data.database,
+    secretBox: data.secretBox,
+    logger,
+    maxSkewSeconds: config.maxSkewSeconds,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+  const server = createServer(app.yoga);
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    data.database.close();
+    fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);
+  });
+
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    logger.info({ baseUrl, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null }, 'listening');
+    if (fs.existsSync(data.credentialsFile)) process.stdout.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
+  });
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.warn('shutdown timed out; closing remaining connections');
+      server.closeAllConnections();
+    }, 8000);
+    force.unref();
+    server.close(() => {
+      data.database.close();
+      logger.info('stopped');
+      process.exit(0);
+    });
+    server.closeIdleConnections();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+start();

@@ -1,0 +1,85 @@
+/**
+ * First user plugin of every request: creates the per-request state
+ * (request id, surface), answers unknown paths with a 404 problem, gives
+ * every GraphQL error its contract code and request id, returns
+ * `X-Request-Id`, and writes one log line per request.
+ */
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { AppError } from '../errors.js';
+import { normalizeResultErrors, originalOfMasked } from '../http/error-normalizer.js';
+import { initRequestState, requestStateOf, type Surface } from '../http/request-state.js';
+import { problemResponse } from '../http/responses.js';
+
+/** Options of {@link useRequestContext}. */
+export interface RequestContextOptions {
+  graphqlEndpoint: string;
+  /** Prefix of the legacy REST routes (`/v1/payments`). */
+  restPrefix: string;
+  /** Paths (exact, or prefixes ending in "/") served publicly by later plugins. */
+  publicPaths: string[];
+  logger: Logger;
+}
+
+interface NodeServerContext {
+  req?: { url?: string };
+}
+
+export function useRequestContext(options: RequestContextOptions): Plugin {
+  const { graphqlEndpoint, restPrefix, logger } = options;
+  if (!graphqlEndpoint.startsWith('/') || !restPrefix.startsWith('/')) throw new Error('useRequestContext: paths must start with "/"');
+  const exact = new Set(options.publicPaths.filter((p) => !p.endsWith('/')));
+  const prefixes = options.publicPaths.filter((p) => p.endsWith('/'));
+
+  function surfaceOf(pathname: string): Surface | null {
+    if (pathname === graphqlEndpoint) return 'graphql';
+    if (pathname === restPrefix || pathname.startsWith(`${restPrefix}/`)) return 'rest';
+    if (exact.has(pathname) || prefixes.some((p) => pathname.startsWith(p))) return 'public';
+    return null;
+  }
+
+  return {
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      // Node gives the raw request target; URL parsing would normalise it, and SVC1 signs it as sent.
+      const rawTarget = (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
+      const state = initRequestState(serverContext, request, rawTarget);
+      const surface = surfaceOf(url.pathname);
+      if (surface === null) {
+        state.errorCode = 'NOT_FOUND';
+        endResponse(problemResponse(fetchAPI.Response, new AppError('NOT_FOUND', `No route ${url.pathname}.`), state.id));
+        return;
+      }
+      state.surface = surface;
+    },
+    onResultProcess({ serverContext, result, setResult }) {
+      const state = requestStateOf(serverContext);
+      if (!state || Array.isArray(result) || !('errors' in result || 'data' in result)) return;
+      const normalized = normalizeResultErrors(result as Parameters<typeof normalizeResultErrors>[0], state.id);
+      const first = normalized.errors?.[0];
+      if (first) {
+        state.errorCode = String(first.extensions.code);
+        for (const e of normalized.errors ?? []) {
+          const original = originalOfMasked(e);
+          if (original !== undefined) state.unexpected ??= original;
+        }
+      }
+      setResult(normalized as typeof result);
+    },
+    onResponse({ serverContext, response }) {
+      const state = requestStateOf(serverContext);
+      if (!state) return;
+      response.headers.set('X-Request-Id', state.id);
+      const line = {
+        requestId: state.id,
+        method: state.method,
+        route: state.target.split('?')[0],
+        status: response.status,
+        durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
+        merchantId: state.principal?.merchantId,
+        errorCode: state.errorCode,
+      };
+      if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
+      else logger.info(line, 'request');
+    },
+  };
+}

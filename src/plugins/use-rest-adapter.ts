@@ -1,0 +1,127 @@
+/**
+ * The legacy REST surface (`/v1/payments/*`) inside the Yoga pipeline.
+ *
+ * Runs after the signature plugin (so it can never skip auth). A matched
+ * route is rewritten into its prebuilt GraphQL operation on the GraphQL
+ * endpoint; Yoga parses, validates and executes it like any other request,
+ * and this plugin's result processor renders the outcome in the seed's wire
+ * format, or as problem details with the contract status.
+ */
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { z } from 'zod';
+import { AppError, isErrorCode, type ErrorDetails } from '../errors.js';
+import { requestStateOf, type RequestState, type RestRoute } from '../http/request-state.js';
+import { problemResponse } from '../http/responses.js';
+import { REST_CALCULATE_FEE, REST_LIST_CHANNELS, toRestChannel, type GqlChannel } from '../rest/operations.js';
+import { verifiedBodyOf } from './use-signature-auth.js';
+
+/** The seed's calculate request. Types only: values are judged by the fee service. */
+const calculateBody = z.object({
+  amount: z.number(),
+  currency: z.string(),
+  method: z.string(),
+  merchantId: z.string(),
+  chargeFeeToCustomer: z.boolean().nullish(),
+});
+
+interface RouteDef {
+  method: 'GET' | 'POST';
+  name: RestRoute['name'];
+  query: string;
+}
+
+const ROUTES: Record<string, RouteDef> = {
+  '/v1/payments/channel': { method: 'GET', name: 'listChannels', query: REST_LIST_CHANNELS },
+  '/v1/payments/calculate': { method: 'POST', name: 'calculateFee', query: REST_CALCULATE_FEE },
+};
+
+const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+/** Parse and type-check the calculate body into GraphQL variables. */
+function calculateVariables(request: Request, body: Uint8Array | undefined): Record<string, unknown> {
+  const contentType = request.headers.get('content-type') ?? '';
+  if (!JSON_MEDIA.test(contentType)) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).', { contentType });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body ?? new Uint8Array(0)));
+  } catch {
+    // The parser's position message would echo request bytes; the contract error is enough.
+    throw new AppError('INVALID_REQUEST', 'The request body is not valid UTF-8 JSON.', { field: 'body' });
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.', { field: 'body' });
+  }
+  const checked = calculateBody.safeParse(parsed);
+  if (!checked.success) {
+    const issue = checked.error.issues[0]!;
+    const field = issue.path.join('.') || 'body';
+    const missing = issue.code === 'invalid_type' && (parsed as Record<string, unknown>)[field] === undefined;
+    throw new AppError('INVALID_REQUEST', missing ? `${field} is required.` : `${field}: ${issue.message}.`, { field });
+  }
+  return { input: checked.data };
+}
+
+function restResponse(Response: typeof globalThis.Response, state: RequestState, result: { data?: unknown; errors?: readonly GraphQLError[] }): Response {
+  const error = result.errors?.[0];
+  if (error) {
+    const { code, requestId: _id, http: _http, ...rest } = error.extensions as Record<string, unknown>;
+    const appError = new AppError(isErrorCode(code) ? code : 'INTERNAL_ERROR', error.message, rest as ErrorDetails);
+    state.errorCode = appError.code;
+    return problemResponse(Response, appError, state.id);
+  }
+  const data = result.data as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown> };
+  // The envelope's `status` mirrors the HTTP status (seed); calculate answers the flat object.
+  const body = state.rest?.name === 'listChannels' ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) } : data.calculateFee;
+  return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
+}
+
+/** Options of {@link useRestAdapter}. */
+export interface RestAdapterOptions {
+  graphqlEndpoint: string;
+}
+
+export function useRestAdapter(options: RestAdapterOptions): Plugin {
+  if (!options.graphqlEndpoint.startsWith('/')) throw new Error('useRestAdapter: graphqlEndpoint must start with "/"');
+  return {
+    onRequest({ request, url, serverContext, endResponse, setRequest, fetchAPI }) {
+      const state = requestStateOf(serverContext);
+      if (!state || state.surface !== 'rest') return;
+      try {
+        if (!state.principal) throw new Error('REST route reached without a verified principal');
+        const route = ROUTES[url.pathname];
+        if (!route) throw new AppError('NOT_FOUND', `No route ${url.pathname}.`);
+        if (request.method.toUpperCase() !== route.method) {
+          throw new AppError('METHOD_NOT_ALLOWED', `${url.pathname} accepts ${route.method} only.`, { allow: route.method }, { Allow: route.method });
+        }
+        const variables = route.method === 'POST' ? calculateVariables(request, verifiedBodyOf(serverContext)) : undefined;
+        state.rest = { name: route.name, variables };
+        setRequest(
+          new fetchAPI.Request(new URL(options.graphqlEndpoint, url).toString(), {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', accept: 'application/json' },
+            body: JSON.stringify({ query: route.query, variables }),
+            signal: request.signal,
+          }),
+        );
+      } catch (err) {
+        const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'Unexpected error.');
+        if (!(err instanceof AppError)) state.unexpected = err;
+        state.errorCode = appError.code;
+        endResponse(problemResponse(fetchAPI.Response, appError, state.id));
+      }
+    },
+    onResultProcess({ serverContext, setResultProcessor }) {
+      const state = requestStateOf(serverContext);
+      if (!state?.rest) return;
+      setResultProcessor((result, fetchAPI) => {
+        if (Array.isArray(result) || Symbol.asyncIterator in (result as object)) {
+          return problemResponse(fetchAPI.Response, new AppError('INTERNAL_ERROR', 'Unexpected error.'), state.id);
+        }
+        return restResponse(fetchAPI.Response, state, result as { data?: unknown; errors?: readonly GraphQLError[] });
+      }, 'application/json');
+    },
+  };
+}

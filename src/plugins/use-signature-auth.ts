@@ -1,0 +1,124 @@
+/**
+ * SVC1 signature verification (contract §3) as a Yoga plugin.
+ *
+ * Runs in `onRequest`, before any other user plugin, for every request to
+ * the GraphQL endpoint (POST and GET, data and introspection alike; Yoga's
+ * built-in GraphiQL page for browsers is answered earlier and carries no
+ * data) and every `/v1/payments/*` route. Nothing behind it runs for an
+ * unauthenticated request. Check order (contract §4): headers present →
+ * timestamp format → skew → signature format → key known → HMAC. Merchant
+ * scope is checked by the services, which know the requested merchant.
+ */
+import type { Plugin } from 'graphql-yoga';
+import { hmacBytes, isWellFormedSignature, sha256Hex, signatureMatches, stringToSign } from '../auth/svc1.js';
+import type { SecretBox } from '../auth/secret-box.js';
+import { AppError } from '../errors.js';
+import { assertDeclaredLengthWithin, readBodyWithin } from '../http/body.js';
+import { toAppError } from '../http/error-normalizer.js';
+import { requestStateOf, type Principal } from '../http/request-state.js';
+import { errorResponseFor } from '../http/responses.js';
+import type { ActiveKeyRecord } from '../repositories/merchants.js';
+
+/** Options of {@link useSignatureAuth}. */
+export interface SignatureAuthOptions {
+  /** Looks up a non-revoked key (called once per request: revocation is immediate). */
+  findActiveKey: (keyId: string) => ActiveKeyRecord | undefined;
+  secretBox: SecretBox;
+  /** Accepted clock skew in seconds (±). */
+  maxSkewSeconds: number;
+  /** Largest accepted body in bytes. */
+  bodyLimitBytes: number;
+  /** Which paths require a signature. */
+  isProtectedPath: (pathname: string) => boolean;
+  /** Clock in milliseconds; injectable for tests. */
+  now?: () => number;
+}
+
+/** Raw body bytes as verified, for adapters that need them (REST). */
+const verifiedBodies = new WeakMap<object, Uint8Array<ArrayBuffer>>();
+
+/** The body bytes the signature covered, for this request's server context. */
+export function verifiedBodyOf(serverContext: object): Uint8Array | undefined {
+  return verifiedBodies.get(serverContext);
+}
+
+const DIGITS = /^[0-9]+$/;
+
+function headerValue(request: Request, name: string): string | null {
+  const value = request.headers.get(name);
+  return value === null || value.trim() === '' ? null : value;
+}
+
+export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
+  if (!Number.isInteger(options.maxSkewSeconds) || options.maxSkewSeconds <= 0) throw new Error('useSignatureAuth: maxSkewSeconds must be a positive integer');
+  if (!Number.isInteger(options.bodyLimitBytes) || options.bodyLimitBytes <= 0) throw new Error('useSignatureAuth: bodyLimitBytes must be a positive integer');
+  const now = options.now ?? Date.now;
+
+  /** Verify and return the principal, or throw the contract error. */
+  async function verify(request: Request, target: string, serverContext: object): Promise<Principal> {
+    assertDeclaredLengthWithin(request, options.bodyLimitBytes);
+
+    const apiKey = headerValue(request, 'x-service-api-key');
+    const timestamp = headerValue(request, 'x-service-timestamp');
+    const signature = headerValue(request, 'x-service-signature');
+    const missing = [
+      apiKey === null && 'X-SERVICE-API-Key',
+      timestamp === null && 'X-SERVICE-Timestamp',
+      signature === null && 'X-SERVICE-Signature',
+    ].filter((h): h is string => typeof h === 'string');
+    if (missing.length > 0 || apiKey === null || timestamp === null || signature === null) {
+      throw new AppError('AUTH_HEADER_MISSING', `Missing authentication header(s): ${missing.join(', ')}.`, { headers: missing.join(', ') });
+    }
+
+    if (!DIGITS.test(timestamp) || timestamp.length > 13) {
+      throw new AppError('TIMESTAMP_INVALID', 'X-SERVICE-Timestamp must be Unix time in seconds, decimal digits only.');
+    }
+    if (timestamp.length === 13) {
+      throw new AppError('TIMESTAMP_INVALID', 'X-SERVICE-Timestamp looks like milliseconds; send Unix time in seconds, not milliseconds.', {
+        hint: 'seconds, not milliseconds',
+      });
+    }
+    const serverTime = Math.floor(now() / 1000);
+    if (Math.abs(serverTime - Number(timestamp)) > options.maxSkewSeconds) {
+      throw new AppError('TIMESTAMP_EXPIRED', `X-SERVICE-Timestamp is more than ${options.maxSkewSeconds} s away from the server clock.`, {
+        serverTime,
+        maxSkewSeconds: options.maxSkewSeconds,
+      });
+    }
+
+    if (!isWellFormedSignature(signature)) {
+      throw new AppError('SIGNATURE_MALFORMED', 'X-SERVICE-Signature must be 64 hexadecimal characters (hex HMAC-SHA256).');
+    }
+
+    const key = options.findActiveKey(apiKey);
+    if (!key) throw new AppError('INVALID_API_KEY', 'Unknown or revoked API key.');
+
+    const body = await readBodyWithin(request, options.bodyLimitBytes);
+    const toSign = stringToSign({ method: request.method, target, timestamp, apiKey }, sha256Hex(body));
+    const expected = hmacBytes(options.secretBox.decrypt(key.keyId, key.secretCiphertext), toSign);
+    if (!signatureMatches(signature, expected)) {
+      throw new AppError('SIGNATURE_MISMATCH', 'The signature does not match the request. Check the string to sign (method, target, timestamp, key, body SHA-256).');
+    }
+    verifiedBodies.set(serverContext, body);
+    return { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc };
+  }
+
+  return {
+    async onRequest({ request, url, serverContext, endResponse, setRequest, fetchAPI }) {
+      const state = requestStateOf(serverContext);
+      if (!state || !options.isProtectedPath(url.pathname)) return;
+      try {
+        state.principal = await verify(request, state.target, serverContext);
+        const body = verifiedBodies.get(serverContext);
+        // The body stream is consumed; hand the pipeline an identical request with the bytes that were verified.
+        if (body && body.byteLength > 0) {
+          setRequest(new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));
+        }
+      } catch (err) {
+        const appError = toAppError(err) ?? new AppError('INTERNAL_ERROR', 'Unexpected error.');
+        if (appError.code === 'INTERNAL_ERROR') state.unexpected = err;
+        endResponse(errorResponseFor(fetchAPI.Response, state, appError));
+      }
+    },
+  };
+}

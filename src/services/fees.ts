@@ -1,0 +1,75 @@
+/**
+ * Fee quotes (contract §5): validation, channel gating and limits around the
+ * pure calculator in src/domain/fee.ts. Check order: merchant scope → input
+ * values → channel enabled → KYC → status → currency → precision → limits.
+ */
+import { AppError, invalidRequest } from '../errors.js';
+import { calculateFee, type FeeResult } from '../domain/fee.js';
+import { Big, parseDecimalText, scaleOf } from '../domain/money.js';
+import type { Principal } from '../http/request-state.js';
+import { feeScheduleOf, kycAllows, type ChannelService } from './channels.js';
+
+/** A fee request, as both surfaces deliver it after type coercion. */
+export interface FeeQuoteInput {
+  /** Canonical decimal text (from the Decimal scalar). */
+  amount: string;
+  currency: string;
+  method: string;
+  merchantId?: string | null;
+  chargeFeeToCustomer?: boolean | null;
+}
+
+const CURRENCY = /^[A-Za-z]{3}$/;
+const MAX_METHOD_LENGTH = 64;
+
+/** Throw MERCHANT_MISMATCH unless `merchantId` is absent or the caller's own. */
+export function assertMerchantScope(principal: Principal, merchantId: string | null | undefined): void {
+  if (merchantId != null && merchantId !== principal.merchantId) {
+    throw new AppError('MERCHANT_MISMATCH', 'merchantId is not the merchant of the API key used.', { field: 'merchantId' });
+  }
+}
+
+export class FeeService {
+  constructor(private readonly channels: ChannelService) {}
+
+  quote(principal: Principal, input: FeeQuoteInput): FeeResult {
+    assertMerchantScope(principal, input.merchantId);
+
+    if (!CURRENCY.test(input.currency)) throw invalidRequest('currency', 'currency must be a three-letter ISO 4217 code, e.g. "IDR".');
+    const currency = input.currency.toUpperCase();
+    const method = input.method.trim();
+    if (method === '' || method.length > MAX_METHOD_LENGTH) throw invalidRequest('method', `method must be a channel code of 1 to ${MAX_METHOD_LENGTH} characters.`);
+    const amount = parseDecimalText(input.amount, 'amount');
+    if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
+
+    const channel = this.channels.findForMerchant(principal, method);
+    if (!channel) throw new AppError('CHANNEL_NOT_FOUND', `No channel "${method}" is enabled for this merchant.`, { field: 'method' });
+    if (!kycAllows(channel, principal.merchantKyc)) {
+      throw new AppError('KYC_REQUIRED', `Channel "${channel.code}" requires approved KYC; this merchant's KYC is ${principal.merchantKyc}.`, {
+        kycStatus: principal.merchantKyc,
+      });
+    }
+    if (channel.status !== 'active') {
+      throw new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${channel.status}.`, { channelStatus: channel.status });
+    }
+    if (currency !== channel.currency) {
+      throw new AppError('UNSUPPORTED_CURRENCY', `Channel "${channel.code}" settles in ${channel.currency}, not ${currency}.`, {
+        field: 'currency',
+        supported: channel.currency,
+      });
+    }
+    if (scaleOf(amount) > channel.minorUnits) {
+      throw invalidRequest('amount', `amount has more decimals than ${currency} allows (${channel.minorUnits}).`);
+    }
+    const min = new Big(channel.feeInfo.minTransactions);
+    const max = new Big(channel.feeInfo.maxTransactions);
+    if (amount.lt(min) || amount.gt(max)) {
+      throw new AppError('AMOUNT_OUT_OF_RANGE', `amount must be between ${min.toFixed()} and ${max.toFixed()} ${currency} for "${channel.code}".`, {
+        field: 'amount',
+        min: min.toNumber(),
+        max: max.toNumber(),
+      });
+    }
+    return calculateFee(feeScheduleOf(channel), amount, input.chargeFeeToCustomer);
+  }
+}
