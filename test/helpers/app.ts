@@ -50,7 +50,7 @@ export async function createTestApp(opts: { bodyLimitBytes?: number; maxSkewSeco
   const approved = data.seeded.find((m) => m.kyc === 'approved')!;
   const pending = data.seeded.find((m) => m.kyc === 'pending')!;
 
-  const fetchApp = (target: string, init?: RequestInit) => app.yoga.fetch(`${BASE}${target}`, init);
+  const fetchApp = (target: string, init?: RequestInit): Promise<Response> => Promise.resolve(app.yoga.fetch(new URL(`${BASE}${target}`), init ?? {}));
 
   return {
     app,
