@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { loadOrCreateMasterKey, SecretBox, SecretDecryptionError } from './auth/secret-box.js';
+import { loadOrCreateMasterKey, MASTER_KEY_FILE, SecretBox, SecretDecryptionError } from './auth/secret-box.js';
 import type { Config } from './config.js';
 import { openDatabase, type DatabaseHandle } from './db/client.js';
 import { isEmpty, seedDemoData, type DemoMerchantCredentials } from './db/seed.js';
@@ -53,6 +53,13 @@ export function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDem
   }
 
   try {
+    const sample = new MerchantRepository(database.db).anyKey();
+    // Generating a fresh master.key next to existing ciphertexts would only hide the real problem (a lost key file).
+    if (sample && !config.masterKey && !fs.existsSync(path.join(dataDir, MASTER_KEY_FILE))) {
+      throw new BootError(
+        `the database in ${dataDir} holds encrypted API secrets but no master key is configured: ${path.join(dataDir, MASTER_KEY_FILE)} is missing and MASTER_KEY is not set. Restore the key file or set MASTER_KEY; a new key cannot decrypt the stored secrets.`,
+      );
+    }
     let master;
     try {
       master = loadOrCreateMasterKey(dataDir, config.masterKey);
@@ -62,7 +69,6 @@ export function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDem
     const secretBox = new SecretBox(master.key);
 
     // A wrong master key must stop the start, not produce signatures that never match.
-    const sample = new MerchantRepository(database.db).anyKey();
     if (sample) {
       try {
         secretBox.decrypt(sample.id, sample.secretCiphertext);

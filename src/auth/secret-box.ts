@@ -10,6 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const NONCE_BYTES = 12;
+
+/** Name of the generated master key file inside DATA_DIR. */
+export const MASTER_KEY_FILE = 'master.key';
 const TAG_BYTES = 16;
 
 /** Raised when a stored secret cannot be decrypted: wrong master key or tampered row. */
@@ -58,7 +61,7 @@ export class SecretBox {
  */
 export function loadOrCreateMasterKey(dataDir: string, configured: Buffer | null): { key: Buffer; source: string } {
   if (configured) return { key: configured, source: 'MASTER_KEY' };
-  const file = path.join(dataDir, 'master.key');
+  const file = path.join(dataDir, MASTER_KEY_FILE);
   if (fs.existsSync(file)) {
     const text = fs.readFileSync(file, 'utf8').trim();
     if (!/^[0-9a-fA-F]{64}$/.test(text)) throw new Error(`${file} does not hold a 64-hex-character key`);

@@ -1,0 +1,323 @@
+/**
+ * `npm run admin -- <command>` (also the `payment-gateway-admin` bin):
+ * operator commands on the server's DATA_DIR. A thin layer over
+ * AdminService: it parses arguments, calls one service method, prints the
+ * result (a table, or JSON with --json).
+ *
+ * Start-up is the server's own (loadConfig + bootData): same environment
+ * variables, same master-key check, and an empty database is migrated and
+ * seeded exactly as `npm start` would have done (SEED_DEMO_DATA), so it does
+ * not matter whether the CLI or the server touches a new DATA_DIR first.
+ *
+ * Exit codes: 0 done; 1 refused (validation, unknown merchant/channel/key,
+ * conflict) or cannot start (configuration, master key); 2 usage error.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { BootError, bootData, type BootedData } from '../boot.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { AdminError, AdminService, type CatalogueChannel, type MerchantChannelView } from '../services/admin.js';
+
+const HELP = `usage: npm run admin -- <command> [options] [--json]
+
+merchants
+  merchant create --name NAME [--kyc approved|pending|rejected] [--channels all|CODE,CODE]
+  merchant list
+  merchant set-kyc MERCHANT_ID approved|pending|rejected
+  merchant channels MERCHANT_ID
+  merchant enable-channel MERCHANT_ID CODE [overrides]
+  merchant disable-channel MERCHANT_ID CODE
+      overrides: --fee-percentage N --fee-value N --additional-fee-percentage N
+                 --additional-fee-value N --min N --max N --fee-to-customer true|false
+                 (the value "default" clears an override)
+keys
+  key create --merchant MERCHANT_ID [--mode test|live]   prints the secret once
+  key list --merchant MERCHANT_ID                       never shows secrets
+  key revoke API_KEY
+channels
+  channel list
+  channel create --code CODE --name NAME --currency CUR --min N --max N
+                 [--status S] [--fee-percentage N] [--fee-value N]
+                 [--additional-fee-percentage N] [--additional-fee-value N]
+                 [--fee-to-customer true|false] [--requires-kyc true|false] [--sort-order N]
+  channel update CODE [--status active|offline|maintenance] [--name NAME] [--currency CUR]
+                 [--fee-percentage N] [--fee-value N] [--additional-fee-percentage N]
+                 [--additional-fee-value N] [--min N] [--max N]
+                 [--fee-to-customer true|false] [--requires-kyc true|false] [--sort-order N]
+currencies
+  currency list
+  currency set CODE --minor-units N
+
+Environment: the server's (DATA_DIR, MASTER_KEY, SEED_DEMO_DATA, ...). Exit: 0 ok, 1 refused, 2 usage.
+`;
+
+class UsageError extends Error {}
+
+const COMMANDS = new Set([
+  'merchant create', 'merchant list', 'merchant set-kyc', 'merchant channels', 'merchant enable-channel', 'merchant disable-channel',
+  'key create', 'key list', 'key revoke', 'channel list', 'channel create', 'channel update', 'currency list', 'currency set',
+]);
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+const str = { type: 'string' } as const;
+
+const SETTING_FLAGS: Options = {
+  'fee-percentage': str,
+  'fee-value': str,
+  'additional-fee-percentage': str,
+  'additional-fee-value': str,
+  min: str,
+  max: str,
+  'fee-to-customer': str,
+};
+const CHANNEL_FLAGS: Options = { ...SETTING_FLAGS, name: str, currency: str, status: str, 'requires-kyc': str, 'sort-order': str };
+
+/** Flag name → service field name. */
+const FIELD: Record<string, string> = {
+  'fee-percentage': 'feePercentage',
+  'fee-value': 'feeValue',
+  'additional-fee-percentage': 'additionalFeePercentage',
+  'additional-fee-value': 'additionalFeeValue',
+  min: 'minAmount',
+  max: 'maxAmount',
+  'fee-to-customer': 'feeChargedToCustomer',
+  'requires-kyc': 'requiresKyc',
+  'sort-order': 'sortOrder',
+  name: 'name',
+  currency: 'currency',
+  status: 'status',
+  code: 'code',
+};
+
+function fields(values: Record<string, unknown>, flags: Options): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const flag of Object.keys(flags)) if (values[flag] !== undefined) out[FIELD[flag] ?? flag] = values[flag];
+  return out;
+}
+
+/** A plain text table: header row, dashes, rows; columns padded to their widest cell. */
+function table(headers: string[], rows: (string | number | boolean | null | undefined)[][]): string {
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
+  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
+  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+}
+
+interface Io {
+  out: (text: string) => void;
+  json: boolean;
+}
+
+function emit(io: Io, value: unknown, human: () => string): void {
+  io.out(io.json ? `${JSON.stringify(value, null, 2)}\n` : human());
+}
+
+function channelTable(list: CatalogueChannel[]): string {
+  return table(
+    ['CODE', 'NAME', 'STATUS', 'CUR', 'FEE %', 'FEE', 'ADD %', 'ADD FEE', 'MIN', 'MAX', 'TO CUSTOMER', 'KYC', 'MERCHANTS'],
+    list.map((c) => [
+      c.code,
+      c.name,
+      c.status,
+      c.currency,
+      c.feePercentage,
+      c.feeValue,
+      c.additionalFeePercentage,
+      c.additionalFeeValue,
+      c.minAmount,
+      c.maxAmount,
+      c.feeChargedToCustomer,
+      c.requiresKyc ? 'required' : 'no',
+      c.enabledFor,
+    ]),
+  );
+}
+
+function merchantChannelTable(list: MerchantChannelView[]): string {
+  const show = (v: MerchantChannelView, k: keyof MerchantChannelView['effective']) => `${v.effective[k]}${v.overrides[k] !== undefined ? '*' : ''}`;
+  return (
+    table(
+      ['CODE', 'STATUS', 'FEE %', 'FEE', 'ADD %', 'ADD FEE', 'MIN', 'MAX', 'TO CUSTOMER'],
+      list.map((v) => [
+        v.code,
+        v.status,
+        show(v, 'feePercentage'),
+        show(v, 'feeValue'),
+        show(v, 'additionalFeePercentage'),
+        show(v, 'additionalFeeValue'),
+        show(v, 'minAmount'),
+        show(v, 'maxAmount'),
+        show(v, 'feeChargedToCustomer'),
+      ]),
+    ) + '(* = merchant override)\n'
+  );
+}
+
+function positional(positionals: string[], index: number, name: string): string {
+  const v = positionals[index];
+  if (v === undefined || v.trim() === '') throw new UsageError(`missing ${name}`);
+  return v;
+}
+
+function required(values: Record<string, unknown>, flag: string): string {
+  const v = values[flag];
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${flag} is required`);
+  return v;
+}
+
+/** Parse one command's arguments strictly (unknown flags and extra positionals are usage errors). */
+function args(argv: string[], options: Options, positionalCount: number) {
+  const parsed = parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  if (parsed.positionals.length > positionalCount) throw new UsageError(`unexpected argument: ${parsed.positionals[positionalCount]}`);
+  return parsed as { values: Record<string, unknown>; positionals: string[] };
+}
+
+/** Run one command against an open service. Returns nothing; throws UsageError / AdminError. */
+function runCommand(service: AdminService, argv: string[], out: (text: string) => void): void {
+  const [group, action, ...rest] = argv;
+  const command = `${group ?? ''} ${action ?? ''}`.trim();
+  const run = (options: Options, positionalCount: number) => {
+    const parsed = args(rest, options, positionalCount);
+    return { ...parsed, io: { out, json: parsed.values.json === true } as Io };
+  };
+
+  switch (command) {
+    case 'merchant create': {
+      const { values, io } = run({ name: str, kyc: str, channels: str }, 0);
+      const channels = typeof values.channels === 'string' ? (values.channels === 'all' ? 'all' : values.channels.split(',').map((c) => c.trim()).filter(Boolean)) : undefined;
+      const m = service.createMerchant({ name: required(values, 'name'), kycStatus: values.kyc, channels });
+      emit(io, m, () => `Created merchant ${m.id} (${m.name}, KYC ${m.kycStatus}).\n`);
+      return;
+    }
+    case 'merchant list': {
+      const { io } = run({}, 0);
+      const list = service.listMerchants();
+      emit(io, list, () => table(['MERCHANT ID', 'NAME', 'KYC', 'CREATED'], list.map((m) => [m.id, m.name, m.kycStatus, m.createdAt])));
+      return;
+    }
+    case 'merchant set-kyc': {
+      const { positionals, io } = run({}, 2);
+      const m = service.setKyc(positional(positionals, 0, 'MERCHANT_ID'), positional(positionals, 1, 'STATUS'));
+      emit(io, m, () => `Merchant ${m.id} KYC is now ${m.kycStatus}.\n`);
+      return;
+    }
+    case 'merchant channels': {
+      const { positionals, io } = run({}, 1);
+      const list = service.merchantChannels(positional(positionals, 0, 'MERCHANT_ID'));
+      emit(io, list, () => merchantChannelTable(list));
+      return;
+    }
+    case 'merchant enable-channel': {
+      const { values, positionals, io } = run(SETTING_FLAGS, 2);
+      const merchantId = positional(positionals, 0, 'MERCHANT_ID');
+      const v = service.enableChannel(merchantId, positional(positionals, 1, 'CODE'), fields(values, SETTING_FLAGS));
+      emit(io, v, () => `Channel ${v.code} is enabled for merchant ${merchantId}.\n${merchantChannelTable([v])}`);
+      return;
+    }
+    case 'merchant disable-channel': {
+      const { positionals, io } = run({}, 2);
+      const merchantId = positional(positionals, 0, 'MERCHANT_ID');
+      const code = positional(positionals, 1, 'CODE');
+      service.disableChannel(merchantId, code);
+      emit(io, { merchantId, code: code.toLowerCase(), enabled: false }, () => `Channel ${code} is disabled for merchant ${merchantId}.\n`);
+      return;
+    }
+    case 'key create': {
+      const { values, io } = run({ merchant: str, mode: str }, 0);
+      const k = service.createKey(required(values, 'merchant'), values.mode ?? 'test');
+      emit(io, { apiKey: k.apiKey, apiSecret: k.apiSecret, merchantId: k.merchantId }, () =>
+        `Created ${k.mode} key for merchant ${k.merchantId}.\n\n  API key:    ${k.apiKey}\n  API secret: ${k.apiSecret}\n\nThe secret is shown only now; it is stored encrypted and cannot be displayed again.\n`,
+      );
+      return;
+    }
+    case 'key list': {
+      const { values, io } = run({ merchant: str }, 0);
+      const list = service.listKeys(required(values, 'merchant'));
+      emit(io, list, () =>
+        table(['API KEY', 'MODE', 'STATUS', 'CREATED', 'REVOKED'], list.map((k) => [k.id, k.mode, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.revokedAt])),
+      );
+      return;
+    }
+    case 'key revoke': {
+      const { positionals, io } = run({}, 1);
+      const k = service.revokeKey(positional(positionals, 0, 'API_KEY'));
+      emit(io, k, () => `Revoked ${k.id} (merchant ${k.merchantId}) at ${k.revokedAt}.\n`);
+      return;
+    }
+    case 'channel list': {
+      const { io } = run({}, 0);
+      const list = service.listChannels();
+      emit(io, list, () => channelTable(list));
+      return;
+    }
+    case 'channel create': {
+      const flags = { ...CHANNEL_FLAGS, code: str };
+      const { values, io } = run(flags, 0);
+      for (const f of ['code', 'name', 'currency', 'min', 'max']) required(values, f);
+      const c = service.createChannel(fields(values, flags) as Parameters<AdminService['createChannel']>[0]);
+      emit(io, c, () => `Created channel ${c.code}.\n${channelTable([c])}`);
+      return;
+    }
+    case 'channel update': {
+      const { values, positionals, io } = run(CHANNEL_FLAGS, 1);
+      const c = service.updateChannel(positional(positionals, 0, 'CODE'), fields(values, CHANNEL_FLAGS));
+      emit(io, c, () => `Updated channel ${c.code}.\n${channelTable([c])}`);
+      return;
+    }
+    case 'currency list': {
+      const { io } = run({}, 0);
+      const list = service.listCurrencies();
+      emit(io, list, () => table(['CURRENCY', 'MINOR UNITS'], list.map((c) => [c.code, c.minorUnits])));
+      return;
+    }
+    case 'currency set': {
+      const { values, positionals, io } = run({ 'minor-units': str }, 1);
+      const c = service.setCurrency({ code: positional(positionals, 0, 'CODE'), minorUnits: required(values, 'minor-units') });
+      emit(io, c, () => `Currency ${c.code} has ${c.minorUnits} minor-unit decimals.\n`);
+      return;
+    }
+    default:
+      throw new UsageError(command === '' ? 'missing command' : `unknown command: ${command}`);
+  }
+}
+
+function main(argv: string[]): number {
+  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(HELP);
+    return argv.length === 0 ? 2 : 0;
+  }
+  // Usage errors need no database: report them before touching DATA_DIR.
+  const command = argv.slice(0, 2).join(' ');
+  if (!COMMANDS.has(command)) {
+    process.stderr.write(`error: unknown command: ${command}\nrun "npm run admin -- help" for the commands.\n`);
+    return 2;
+  }
+  let data: BootedData;
+  try {
+    data = bootData(loadConfig());
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof BootError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  try {
+    if (data.seeded) process.stderr.write(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
+    runCommand(new AdminService(data.database.db, data.secretBox), argv, (text) => process.stdout.write(text));
+    return 0;
+  } catch (err) {
+    if (err instanceof AdminError) {
+      for (const p of err.problems) process.stderr.write(`error: ${p}\n`);
+      return 1;
+    }
+    if (err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+      process.stderr.write(`error: ${err.message}\nrun "npm run admin -- help" for the commands.\n`);
+      return 2;
+    }
+    throw err;
+  } finally {
+    data.database.close();
+  }
+}
+
+process.exitCode = main(process.argv.slice(2));
