@@ -6,6 +6,7 @@
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { SecretBox } from './auth/secret-box.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { GraphQLContext, Services } from './context.js';
@@ -13,6 +14,7 @@ import { AppError } from './errors.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
+import { useMetrics } from './plugins/use-metrics.js';
 import { useRequestContext } from './plugins/use-request-context.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
 import { useSignatureAuth } from './plugins/use-signature-auth.js';
@@ -24,6 +26,27 @@ import { FeeService } from './services/fees.js';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
 export const REST_PREFIX = '/v1/payments';
+export const METRICS_PATH = '/metrics';
+
+/** Route templates for metric labels: a fixed set, so raw paths never become label values. */
+const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH]);
+
+/** The route template of a request path (`unmatched` for anything unknown). */
+export function routeTemplateOf(pathname: string): string {
+  if (ROUTE_TEMPLATES.has(pathname)) return pathname;
+  if (pathname.startsWith(IMAGE_PREFIX)) return `${IMAGE_PREFIX}:file`;
+  return 'unmatched';
+}
+
+/** Metrics settings of an app. */
+export interface AppMetricsOptions {
+  /** Registry to use (default: a new one per app, so in-process apps do not share counters). */
+  registry?: Registry;
+  /** Bearer token required by GET /metrics; null/absent = public. */
+  token?: string | null;
+  /** Also collect the default process metrics (`process_*`, `nodejs_*`); on in the server, off by default. */
+  collectDefault?: boolean;
+}
 
 /** What the app needs from its environment. */
 export interface AppOptions {
@@ -34,6 +57,8 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** Clock in ms (tests move it). */
   now?: () => number;
+  /** Prometheus metrics at GET /metrics (see src/plugins/use-metrics.ts). */
+  metrics?: AppMetricsOptions;
 }
 
 /** The assembled service. */
@@ -41,6 +66,10 @@ export interface App {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   services: Services;
   repositories: { merchants: MerchantRepository; channels: ChannelRepository };
+  /** The registry GET /metrics serves. */
+  metricsRegistry: Registry;
+  /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */
+  beginShutdown(): void;
 }
 
 export function createApp(options: AppOptions): App {
@@ -49,6 +78,9 @@ export function createApp(options: AppOptions): App {
   const channelRepo = new ChannelRepository(database.db);
   const channelService = new ChannelService(channelRepo);
   const services: Services = { channels: channelService, fees: new FeeService(channelService) };
+  const metricsRegistry = options.metrics?.registry ?? new Registry();
+  if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
+  let shuttingDown = false;
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -74,12 +106,15 @@ export function createApp(options: AppOptions): App {
       useRequestContext({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         restPrefix: REST_PREFIX,
-        publicPaths: ['/health', '/ready', IMAGE_PREFIX],
+        publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX],
         logger,
       }),
+      useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
       useReadinessCheck({
         endpoint: '/ready',
         check: () => {
+          // Draining: tell load balancers to stop sending traffic before the listener closes.
+          if (shuttingDown) return false;
           try {
             database.sqlite.prepare('select count(*) from merchants').get();
             return true;
@@ -102,5 +137,13 @@ export function createApp(options: AppOptions): App {
     ],
   });
 
-  return { yoga, services, repositories: { merchants: merchantRepo, channels: channelRepo } };
+  return {
+    yoga,
+    services,
+    repositories: { merchants: merchantRepo, channels: channelRepo },
+    metricsRegistry,
+    beginShutdown: () => {
+      shuttingDown = true;
+    },
+  };
 }

@@ -21,11 +21,24 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(100 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** `json` (one JSON object per line), `pretty` (human-readable), `auto` = pretty when stdout is a terminal. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /** Bearer token required by GET /metrics; unset = /metrics is public. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** After SIGTERM/SIGINT: how long /ready reports not-ready before the listener closes (load balancers notice). */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
+  /** After the listener closed: how long in-flight requests may take before connections are cut. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(9000).default(8000),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
+}).refine((e) => e.SHUTDOWN_DELAY_MS + e.SHUTDOWN_TIMEOUT_MS <= 9500, {
+  message: 'SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS must not exceed 9500 (the process must exit within 10 s of a signal)',
+  path: ['SHUTDOWN_TIMEOUT_MS'],
+  // Run even when other variables failed (all problems at once), but only on two valid numbers.
+  when: (payload) => !payload.issues.some((i) => ['SHUTDOWN_DELAY_MS', 'SHUTDOWN_TIMEOUT_MS'].includes(String(i.path?.[0]))),
 });
 
 /** Validated configuration of one server process. */
@@ -41,6 +54,11 @@ export interface Config {
   logLevel: string;
   nodeEnv: 'development' | 'production' | 'test';
   seedDemoData: boolean;
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Bearer token for /metrics, or null when /metrics is public. */
+  metricsToken: string | null;
+  shutdownDelayMs: number;
+  shutdownTimeoutMs: number;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -80,5 +98,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     nodeEnv: e.NODE_ENV,
     seedDemoData: e.SEED_DEMO_DATA,
+    logFormat: e.LOG_FORMAT,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };
 }

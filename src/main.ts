@@ -4,11 +4,11 @@
  */
 import fs from 'node:fs';
 import { createServer } from 'node:http';
-import pino from 'pino';
 import { createApp } from './app.js';
 import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { firstCallHelp } from './cli/first-call.js';
+import { createLogger, resolveLogFormat } from './logger.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -23,7 +23,7 @@ function start(): void {
     if (err instanceof ConfigError) fail(err.message);
     throw err;
   }
-  const logger = pino({ level: config.logLevel, base: { service: 'payment-gateway' } });
+  const logger = createLogger(config);
 
   let data;
   try {
@@ -39,6 +39,7 @@ function start(): void {
     logger,
     maxSkewSeconds: config.maxSkewSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
+    metrics: { token: config.metricsToken, collectDefault: true },
   });
   const server = createServer(app.yoga);
   server.on('error', (err: NodeJS.ErrnoException) => {
@@ -50,26 +51,44 @@ function start(): void {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    logger.info({ baseUrl, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null }, 'listening');
-    if (fs.existsSync(data.credentialsFile)) process.stdout.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
+    logger.info(
+      { baseUrl, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
+      'listening',
+    );
+    // The banner holds a signed demo request: a human convenience, kept out of machine-read (JSON) logs.
+    const human = resolveLogFormat(config.logFormat, Boolean(process.stdout.isTTY)) === 'pretty';
+    if (human && fs.existsSync(data.credentialsFile)) process.stdout.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
   });
 
+  /**
+   * Graceful shutdown (SIGTERM/SIGINT): /ready turns 503 at once; after
+   * SHUTDOWN_DELAY_MS the listener closes (no new connections) while
+   * in-flight requests finish; then the database closes and the process
+   * exits 0. Connections still busy after SHUTDOWN_TIMEOUT_MS are cut.
+   * Both bounds together stay under 10 s (validated in src/config.ts).
+   */
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const force = setTimeout(() => {
-      logger.warn('shutdown timed out; closing remaining connections');
-      server.closeAllConnections();
-    }, 8000);
-    force.unref();
-    server.close(() => {
-      data.database.close();
-      logger.info('stopped');
-      process.exit(0);
-    });
-    server.closeIdleConnections();
+    app.beginShutdown();
+    logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down: not ready');
+    setTimeout(() => {
+      logger.info('closing listener; waiting for in-flight requests');
+      server.close(() => {
+        clearInterval(reaper);
+        data.database.close();
+        logger.info('stopped');
+        process.exit(0);
+      });
+      // A keep-alive connection becomes idle when its in-flight response is done; close it then.
+      const reaper = setInterval(() => server.closeIdleConnections(), 50);
+      server.closeIdleConnections();
+      setTimeout(() => {
+        logger.warn('shutdown timed out; closing remaining connections');
+        server.closeAllConnections();
+      }, config.shutdownTimeoutMs).unref();
+    }, config.shutdownDelayMs);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
