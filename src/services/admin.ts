@@ -82,6 +82,13 @@ function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   return result.data;
 }
 
+/** Parse a single value, naming `field` in the message. */
+function parseField<T extends z.ZodType>(field: string, schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new AdminError('invalid', result.error.issues.map((i) => `${field}: ${i.message}`));
+  return result.data;
+}
+
 const OVERRIDE_KEYS = ['feePercentage', 'feeValue', 'additionalFeePercentage', 'additionalFeeValue', 'minAmount', 'maxAmount', 'feeChargedToCustomer'] as const;
 
 function settingsOf(c: CatalogueChannelRecord): ChannelSettings {
@@ -132,7 +139,7 @@ export class AdminService {
   }
 
   setKyc(merchantId: string, status: unknown): MerchantRecord {
-    const kyc: KycStatus = parse(kycStatusSchema, status);
+    const kyc: KycStatus = parseField('kyc', kycStatusSchema, status);
     return this.#repo.transaction(() => {
       this.#merchant(merchantId);
       this.#repo.setKyc(merchantId, kyc);
@@ -154,7 +161,7 @@ export class AdminService {
 
   /** Issue a key; the returned secret is shown once and stored only encrypted. */
   createKey(merchantId: string, mode: unknown = 'test'): IssuedKey {
-    const keyMode: KeyMode = parse(keyModeSchema, mode);
+    const keyMode: KeyMode = parseField('mode', keyModeSchema, mode);
     return this.#repo.transaction(() => {
       this.#merchant(merchantId);
       const key = generateKey(keyMode);

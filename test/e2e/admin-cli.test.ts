@@ -1,0 +1,197 @@
+/**
+ * The admin CLI spawned as an operator runs it: output formats, the
+ * one-time secret, and the error paths (message on stderr, non-zero exit,
+ * nothing written).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/app.js';
+import { admin, adminJson, childEnv, run } from '../helpers/ops.js';
+
+let dataDir: string;
+let merchantId: string;
+
+beforeAll(() => {
+  dataDir = makeTempDir('pgw-cli-');
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+describe('admin CLI', () => {
+  it('usage errors exit 2 before touching DATA_DIR', async () => {
+    const fresh = path.join(dataDir, 'never-created');
+    const unknown = await admin(fresh, ['merchant', 'frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('unknown command: merchant frobnicate');
+    expect(fs.existsSync(fresh)).toBe(false);
+
+    const help = await admin(fresh, ['help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('key create --merchant MERCHANT_ID');
+  });
+
+  it('on an empty DATA_DIR seeds the demo data like npm start, then lists merchants as a table and as JSON', async () => {
+    const table = await admin(dataDir, ['merchant', 'list']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stderr).toContain('seeded with demo data');
+    expect(table.stdout).toMatch(/^MERCHANT ID\s+NAME\s+KYC\s+CREATED\n-+/);
+    expect(table.stdout).toContain('Toko Kopi Nusantara');
+    expect(fs.existsSync(path.join(dataDir, 'demo-credentials.json'))).toBe(true);
+
+    const again = await admin(dataDir, ['merchant', 'list', '--json']);
+    expect(again.stderr).not.toContain('seeded'); // only the first run seeds
+    expect(JSON.parse(again.stdout)).toHaveLength(2);
+  }, 60_000);
+
+  it('merchant create / set-kyc and their error paths', async () => {
+    const m = await adminJson(dataDir, ['merchant', 'create', '--name', 'CLI Shop', '--kyc', 'approved', '--channels', 'qris,bca_va']);
+    expect(m).toMatchObject({ name: 'CLI Shop', kycStatus: 'approved' });
+    merchantId = m.id;
+    const channels = await adminJson<{ code: string }[]>(dataDir, ['merchant', 'channels', merchantId]);
+    expect(channels.map((c) => c.code)).toEqual(['qris', 'bca_va']);
+
+    const badKyc = await admin(dataDir, ['merchant', 'create', '--name', 'X', '--kyc', 'maybe']);
+    expect(badKyc.code).toBe(1);
+    expect(badKyc.stderr).toContain('kyc: must be one of approved, pending, rejected');
+    const noName = await admin(dataDir, ['merchant', 'create']);
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toContain('--name is required');
+    const badChannel = await admin(dataDir, ['merchant', 'create', '--name', 'Y', '--channels', 'nope']);
+    expect(badChannel.code).toBe(1);
+    expect(badChannel.stderr).toContain('no channel nope');
+    // The failed create was rolled back: no merchant "Y".
+    expect((await adminJson<{ name: string }[]>(dataDir, ['merchant', 'list'])).map((x) => x.name)).not.toContain('Y');
+
+    expect(await adminJson(dataDir, ['merchant', 'set-kyc', merchantId, 'rejected'])).toMatchObject({ kycStatus: 'rejected' });
+    const unknown = await admin(dataDir, ['merchant', 'set-kyc', '00000000-0000-0000-0000-000000000000', 'approved']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no merchant 00000000-0000-0000-0000-000000000000');
+  }, 60_000);
+
+  it('key create prints the secret once; key list never shows it; revoke is final', async () => {
+    const human = await admin(dataDir, ['key', 'create', '--merchant', merchantId]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/API key: {4}pk_test_[0-9a-f]{32}\n {2}API secret: sk_test_[A-Za-z0-9_-]{43}\n/);
+
+    const k = await adminJson(dataDir, ['key', 'create', '--merchant', merchantId, '--mode', 'live']);
+    expect(Object.keys(k).sort()).toEqual(['apiKey', 'apiSecret', 'merchantId']);
+    expect(k.apiKey).toMatch(/^pk_live_[0-9a-f]{32}$/);
+    expect(k.apiSecret).toMatch(/^sk_live_[A-Za-z0-9_-]{43}$/);
+    expect(k.merchantId).toBe(merchantId);
+
+    const listJson = await admin(dataDir, ['key', 'list', '--merchant', merchantId, '--json']);
+    const listTable = await admin(dataDir, ['key', 'list', '--merchant', merchantId]);
+    for (const out of [listJson.stdout, listTable.stdout]) {
+      expect(out).toContain(k.apiKey);
+      expect(out).not.toContain(k.apiSecret);
+      expect(out).not.toMatch(/sk_(test|live)_/);
+    }
+    expect(JSON.parse(listJson.stdout)).toHaveLength(2);
+
+    const revoked = await adminJson(dataDir, ['key', 'revoke', k.apiKey]);
+    expect(revoked.revokedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const twice = await admin(dataDir, ['key', 'revoke', k.apiKey]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('already revoked');
+    const unknownKey = await admin(dataDir, ['key', 'revoke', 'pk_test_doesnotexist']);
+    expect(unknownKey.code).toBe(1);
+    const badMode = await admin(dataDir, ['key', 'create', '--merchant', merchantId, '--mode', 'prod']);
+    expect(badMode.code).toBe(1);
+    expect(badMode.stderr).toContain('mode: must be one of test, live');
+    const unknownMerchant = await admin(dataDir, ['key', 'list', '--merchant', 'nobody']);
+    expect(unknownMerchant.code).toBe(1);
+    const unknownFlag = await admin(dataDir, ['key', 'list', '--merchant', merchantId, '--show-secrets']);
+    expect(unknownFlag.code).toBe(2);
+  }, 60_000);
+
+  it('channel create / update validate with the domain rules and refuse bad values', async () => {
+    const cases: [string[], string][] = [
+      [['channel', 'update', 'qris', '--min', '20000000'], 'min 20000000 is greater than max 10000000'],
+      [['channel', 'update', 'qris', '--fee-value=-5'], 'fee-value: must not be negative'],
+      [['channel', 'update', 'qris', '--fee-percentage', '100.5'], 'fee-percentage: must be at most 100'],
+      [['channel', 'update', 'qris', '--fee-value', '0.5'], 'has more decimals than the currency allows (0)'],
+      [['channel', 'update', 'qris', '--status', 'paused'], 'status: must be one of active, offline, maintenance'],
+      [['channel', 'update', 'qris', '--requires-kyc', 'yes'], 'requires-kyc: must be true or false'],
+      [['channel', 'update', 'qris', '--fee-value', 'abc'], 'fee-value: must be a number'],
+      [['channel', 'update', 'nope', '--status', 'active'], 'no channel nope'],
+      [['channel', 'update', 'qris'], 'nothing to change'],
+      [['channel', 'update', 'qris', '--currency', 'EUR'], 'unknown currency EUR'],
+      [['channel', 'create', '--code', 'qris', '--name', 'Dup', '--currency', 'IDR', '--min', '1', '--max', '2'], 'channel qris already exists'],
+      [['channel', 'create', '--code', 'Bad Code', '--name', 'X', '--currency', 'IDR', '--min', '1', '--max', '2'], 'code: must be 1-64 characters'],
+    ];
+    for (const [args, message] of cases) {
+      const r = await admin(dataDir, args);
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toContain(message);
+    }
+    // Several problems are reported together.
+    const many = await admin(dataDir, ['channel', 'update', 'qris', '--status', 'x', '--fee-value=-1', '--fee-to-customer', 'no']);
+    expect(many.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(3);
+    // Nothing was written by the refused changes.
+    const qris = (await adminJson<any[]>(dataDir, ['channel', 'list'])).find((c) => c.code === 'qris');
+    expect(qris).toMatchObject({ status: 'active', feeValue: '0', minAmount: '1000', maxAmount: '10000000', requiresKyc: true });
+
+    const created = await adminJson(dataDir, [
+      'channel', 'create', '--code', 'gopay', '--name', 'GoPay', '--currency', 'IDR', '--min', '1000', '--max', '2000000',
+      '--fee-percentage', '2', '--fee-to-customer', 'false', '--status', 'maintenance',
+    ]);
+    expect(created).toMatchObject({ code: 'gopay', feePercentage: '2', feeChargedToCustomer: false, status: 'maintenance', imagePath: '/images/channels/gopay.svg' });
+    const updated = await adminJson(dataDir, [
+      'channel', 'update', 'GOPAY', '--status', 'active', '--fee-percentage', '1.70', '--fee-value', '500', '--min', '5000', '--max', '3000000',
+      '--requires-kyc', 'true', '--fee-to-customer', 'true', '--name', 'GoPay Wallet', '--additional-fee-value', '250',
+    ]);
+    expect(updated).toMatchObject({
+      status: 'active', feePercentage: '1.7', feeValue: '500', minAmount: '5000', maxAmount: '3000000', requiresKyc: true,
+      feeChargedToCustomer: true, name: 'GoPay Wallet', additionalFeeValue: '250',
+    });
+
+    const table = await admin(dataDir, ['channel', 'list']);
+    expect(table.stdout).toMatch(/^CODE\s+NAME\s+STATUS/);
+    expect(table.stdout).toMatch(/gopay\s+GoPay Wallet\s+active\s+IDR\s+1\.7\s+500/);
+  }, 120_000);
+
+  it('currencies: decimals follow the currency minor units', async () => {
+    expect((await admin(dataDir, ['currency', 'set', 'SGD', '--minor-units', '7'])).code).toBe(1);
+    expect(await adminJson(dataDir, ['currency', 'set', 'sgd', '--minor-units', '2'])).toEqual({ code: 'SGD', minorUnits: 2 });
+    const tooFine = await admin(dataDir, ['channel', 'create', '--code', 'sg_card', '--name', 'SG Card', '--currency', 'SGD', '--min', '0.50', '--max', '5000', '--fee-value', '0.305']);
+    expect(tooFine.code).toBe(1);
+    expect(tooFine.stderr).toContain('fee value 0.305 has more decimals than the currency allows (2)');
+    expect((await admin(dataDir, ['channel', 'create', '--code', 'sg_card', '--name', 'SG Card', '--currency', 'SGD', '--min', '0.50', '--max', '5000', '--fee-value', '0.30'])).code).toBe(0);
+    // Lowering the minor units would make the stored 0.3 fee invalid: refused.
+    const lower = await admin(dataDir, ['currency', 'set', 'SGD', '--minor-units', '0']);
+    expect(lower.code).toBe(1);
+    expect(lower.stderr).toContain('more decimals than the currency allows (0)');
+  }, 60_000);
+
+  it('enable-channel with overrides validates the effective settings; disable-channel', async () => {
+    const ok = await adminJson(dataDir, ['merchant', 'enable-channel', merchantId, 'ovo', '--fee-percentage', '1.2', '--max', '1500000']);
+    expect(ok).toMatchObject({ code: 'ovo', overrides: { feePercentage: '1.2', maxAmount: '1500000' }, effective: { feePercentage: '1.2', minAmount: '10000', maxAmount: '1500000' } });
+
+    const bad = await admin(dataDir, ['merchant', 'enable-channel', merchantId, 'ovo', '--min', '1600000']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('min 1600000 is greater than max 1500000');
+    // A catalogue change that would break this merchant's overrides is refused too.
+    const catalogue = await admin(dataDir, ['channel', 'update', 'ovo', '--min', '1700000', '--max', '1800000']);
+    expect(catalogue.code).toBe(1);
+    expect(catalogue.stderr).toContain(`with the overrides of merchant ${merchantId}: min 1700000 is greater than max 1500000`);
+
+    const cleared = await adminJson(dataDir, ['merchant', 'enable-channel', merchantId, 'ovo', '--max', 'default']);
+    expect(cleared.overrides).toEqual({ feePercentage: '1.2' });
+    expect(cleared.effective.maxAmount).toBe('2000000');
+
+    expect((await admin(dataDir, ['merchant', 'disable-channel', merchantId, 'ovo'])).code).toBe(0);
+    const twice = await admin(dataDir, ['merchant', 'disable-channel', merchantId, 'ovo']);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain('is not enabled');
+  }, 60_000);
+
+  it('runs as the package bin and through npm run admin', async () => {
+    const bin = await run(process.execPath, ['bin/payment-gateway-admin.mjs', 'channel', 'list', '--json'], childEnv({ DATA_DIR: dataDir }));
+    expect(bin.code, bin.stderr).toBe(0);
+    expect(JSON.parse(bin.stdout).map((c: { code: string }) => c.code)).toContain('gopay');
+
+    const npm = await run('npm', ['run', '--silent', 'admin', '--', 'merchant', 'list', '--json'], childEnv({ DATA_DIR: dataDir }));
+    expect(npm.code, npm.stderr).toBe(0);
+    expect(JSON.parse(npm.stdout).map((m: { id: string }) => m.id)).toContain(merchantId);
+  }, 60_000);
+});

@@ -1,0 +1,76 @@
+/**
+ * Secrets at rest: no API secret appears in plaintext anywhere in the
+ * database files (main file, WAL, shared memory), neither while the server
+ * is writing (WAL not yet checkpointed) nor after the connection closed.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SecretBox, SecretDecryptionError } from '../../src/auth/secret-box.js';
+import { bootData, DATABASE_FILE } from '../../src/boot.js';
+import { AdminService } from '../../src/services/admin.js';
+import { makeTempDir } from '../helpers/app.js';
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+/** Every file SQLite keeps for the database. */
+function databaseFiles(dataDir: string): string[] {
+  return fs.readdirSync(dataDir).filter((f) => f.startsWith(DATABASE_FILE)).map((f) => path.join(dataDir, f));
+}
+
+/** Plaintext forms a secret could leak in: the whole string and its random part, as UTF-8 and UTF-16. */
+function needles(secret: string): Buffer[] {
+  const random = secret.replace(/^sk_(test|live)_/, '');
+  return [secret, random].flatMap((s) => [Buffer.from(s, 'utf8'), Buffer.from(s, 'utf16le')]);
+}
+
+function leaks(files: string[], secrets: string[]): string[] {
+  const found: string[] = [];
+  for (const file of files) {
+    const bytes = fs.readFileSync(file);
+    for (const secret of secrets) if (needles(secret).some((n) => bytes.includes(n))) found.push(`${path.basename(file)}: ${secret}`);
+  }
+  return found;
+}
+
+describe('API secrets at rest', () => {
+  it('never appear in plaintext in the database, WAL or shm files', () => {
+    const dataDir = makeTempDir('pgw-secrets-');
+    dirs.push(dataDir);
+    const data = bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
+    const service = new AdminService(data.database.db, data.secretBox);
+    const secrets = data.seeded!.map((m) => m.apiSecret);
+    const merchant = service.createMerchant({ name: 'Scan Shop', kycStatus: 'approved' });
+    for (let i = 0; i < 20; i++) secrets.push(service.createKey(merchant.id, i % 2 ? 'live' : 'test').apiSecret);
+
+    // While open: the new rows are in the WAL.
+    const open = databaseFiles(dataDir);
+    expect(open.map((f) => path.basename(f))).toContain(`${DATABASE_FILE}-wal`);
+    expect(fs.statSync(path.join(dataDir, `${DATABASE_FILE}-wal`)).size).toBeGreaterThan(0);
+    expect(leaks(open, secrets)).toEqual([]);
+
+    // The scan can find a secret when one is there (guards against a scan that cannot fail).
+    data.database.sqlite.prepare('create table canary (v text)').run();
+    data.database.sqlite.prepare('insert into canary values (?)').run(secrets[3]);
+    expect(leaks(databaseFiles(dataDir), [secrets[3]!])).not.toEqual([]);
+    data.database.sqlite.prepare('drop table canary').run();
+    data.database.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    data.database.sqlite.prepare('vacuum').run();
+
+    // What is stored decrypts to the secret with the master key and the key id as associated data.
+    const rows = data.database.sqlite.prepare('select id, secret_ciphertext as c from api_keys').all() as { id: string; c: string }[];
+    expect(rows).toHaveLength(22);
+    const decrypted = rows.map((r) => data.secretBox.decrypt(r.id, r.c));
+    expect(new Set(decrypted)).toEqual(new Set(secrets));
+    expect(() => data.secretBox.decrypt(rows[1]!.id, rows[0]!.c)).toThrow(SecretDecryptionError);
+    expect(() => new SecretBox(randomBytes(32)).decrypt(rows[0]!.id, rows[0]!.c)).toThrow(SecretDecryptionError);
+    // A fresh nonce per secret: no two ciphertexts share their first 12 bytes.
+    expect(new Set(rows.map((r) => Buffer.from(r.c, 'base64').subarray(0, 12).toString('hex'))).size).toBe(rows.length);
+
+    // After close (checkpointed into the main file).
+    data.database.close();
+    expect(leaks(databaseFiles(dataDir), secrets)).toEqual([]);
+  });
+});
