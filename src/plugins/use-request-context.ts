@@ -55,6 +55,11 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
     onRequestParse({ request, serverContext, requestParser, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state) return;
+      if (request.method !== 'GET' && request.method !== 'POST') {
+        const error = new AppError('METHOD_NOT_ALLOWED', 'GraphQL accepts GET and POST only.', { allow: 'GET, POST' }, { Allow: 'GET, POST' });
+        endResponse(errorResponseFor(fetchAPI.Response, state, error));
+        return;
+      }
       // GraphQL over POST is JSON only (contract §4: a POST body that is not JSON is 415).
       const contentType = request.headers.get('content-type') ?? '';
       if (!requestParser || (request.method === 'POST' && !JSON_MEDIA.test(contentType))) {
