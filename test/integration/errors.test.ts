@@ -284,16 +284,25 @@ describe('transport errors', () => {
 });
 
 describe('failures of the service itself', () => {
-  it('INTERNAL_ERROR (500) is masked: no message, stack or SQL of the original reaches the client', async () => {
-    const fresh = await createTestApp();
+  it('INTERNAL_ERROR (500) is masked: no message, stack or SQL of the original reaches the client; the log has it with the request id', async () => {
+    const logLines: string[] = [];
+    const fresh = await createTestApp({ logLines });
     try {
       fresh.app.services.channels.listForMerchant = () => {
         throw new Error('SQLITE_ERROR: near "select * from merchants": secret detail');
       };
       const p = await problem(await fresh.signedFetch('/v1/payments/channel'), 500, 'INTERNAL_ERROR');
       expect(p.detail).toBe('Unexpected error.');
+      const logged = logLines.map((l) => JSON.parse(l) as { requestId: string; err?: { message: string; stack: string }; errorCode?: string; status: number });
+      const entry = logged.find((l) => l.requestId === p.requestId);
+      expect(entry).toMatchObject({ status: 500, errorCode: 'INTERNAL_ERROR' });
+      expect(entry?.err?.message).toContain('secret detail');
+      expect(entry?.err?.stack).toBeTruthy();
       const e = await gqlError(await gql(fresh, '{ paymentChannels { code } }'), 500, 'INTERNAL_ERROR');
       expect(e.message).toBe('Unexpected error.');
+      expect(logged.length).toBeGreaterThan(0);
+      const gqlEntry = logLines.map((l) => JSON.parse(l) as { requestId: string; err?: { message: string } }).find((l) => l.requestId === e.extensions.requestId);
+      expect(gqlEntry?.err?.message).toContain('secret detail');
     } finally {
       fresh.close();
     }
