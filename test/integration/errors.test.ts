@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/auth/svc1.js';
+import type { ProblemDetails } from '../../src/errors.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -13,15 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  code: string;
-  detail: string;
-  requestId: string;
-  [k: string]: unknown;
-}
+type Problem = ProblemDetails;
 
 async function problem(res: Response, status: number, code: string): Promise<Problem> {
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
