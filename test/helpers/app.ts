@@ -34,7 +34,7 @@ export function makeTempDir(prefix = 'pgw-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function createTestApp(opts: { bodyLimitBytes?: number; maxSkewSeconds?: number } = {}): Promise<TestApp> {
+export async function createTestApp(opts: { bodyLimitBytes?: number; maxSkewSeconds?: number; logLines?: string[] } = {}): Promise<TestApp> {
   const dataDir = makeTempDir();
   const data = bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
   if (!data.seeded) throw new Error('test database was not seeded');
@@ -42,7 +42,7 @@ export async function createTestApp(opts: { bodyLimitBytes?: number; maxSkewSeco
   const app = createApp({
     database: data.database,
     secretBox: data.secretBox,
-    logger: pino({ level: 'silent' }),
+    logger: opts.logLines ? pino({ level: 'info' }, { write: (line: string) => void opts.logLines!.push(line) }) : pino({ level: 'silent' }),
     maxSkewSeconds: opts.maxSkewSeconds ?? 300,
     bodyLimitBytes: opts.bodyLimitBytes ?? 100 * 1024,
     now: () => clock.now,
