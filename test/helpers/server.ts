@@ -46,6 +46,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
       }
     };
     child.stdout!.on('data', check);
+    child.stderr!.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${out}`));
