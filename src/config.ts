@@ -41,6 +41,9 @@ const envSchema = z.object({
   when: (payload) => !payload.issues.some((i) => ['SHUTDOWN_DELAY_MS', 'SHUTDOWN_TIMEOUT_MS'].includes(String(i.path?.[0]))),
 });
 
+/** Names of every environment variable the service reads (the README table lists each). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 /** Validated configuration of one server process. */
 export interface Config {
   port: number;

@@ -1,0 +1,31 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, ENV_VARIABLES, loadConfig } from '../../src/config.js';
+
+describe('configuration', () => {
+  it('the README table lists every variable with its default', () => {
+    const readme = fs.readFileSync(path.join(import.meta.dirname, '../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Configuration'));
+    expect(ENV_VARIABLES.length).toBeGreaterThan(10);
+    for (const name of ENV_VARIABLES) expect(section, name).toMatch(new RegExp(`^\\| \`${name}\` \\| [^|]+ \\|`, 'm'));
+  });
+
+  it('defaults of the operations variables', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ logFormat: 'auto', metricsToken: null, shutdownDelayMs: 0, shutdownTimeoutMs: 8000 });
+  });
+
+  it('reports all problems together, including the shutdown budget', () => {
+    let error: unknown;
+    try {
+      loadConfig({ LOG_FORMAT: 'xml', METRICS_TOKEN: 'short', SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_TIMEOUT_MS: '9000', PORT: '-1' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['LOG_FORMAT', 'METRICS_TOKEN', 'SHUTDOWN_TIMEOUT_MS', 'PORT']) expect(problems).toContain(`${name}:`);
+    expect(problems).toContain('must not exceed 9500');
+  });
+});
