@@ -38,7 +38,7 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, des
   const options = { level: config.logLevel, base: { service: 'payment-gateway' }, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } };
   const format = resolveLogFormat(config.logFormat, Boolean(process.stdout.isTTY));
   if (format === 'pretty') {
-    return pino(options, pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', destination: destination ?? 1 }));
+    return pino(options, pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true, destination: destination ?? 1 }));
   }
   return destination ? pino(options, destination) : pino(options);
 }

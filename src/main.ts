@@ -69,7 +69,13 @@ function start(): void {
    */
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      // An impatient second Ctrl-C: give up on draining.
+      logger.warn({ signal }, 'second signal: exiting now');
+      server.closeAllConnections();
+      data.database.close();
+      process.exit(1);
+    }
     stopping = true;
     app.beginShutdown();
     logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down: not ready');

@@ -20,7 +20,7 @@ let server: RunningServer;
 beforeAll(async () => {
   dataDir = makeTempDir('pgw-stop-');
   // A long not-ready window and a long in-flight allowance, so the test never races the server's timers.
-  server = await startServer(dataDir, { SHUTDOWN_DELAY_MS: '4000', SHUTDOWN_TIMEOUT_MS: '5000' });
+  server = await startServer(dataDir, { SHUTDOWN_DELAY_MS: '5000', SHUTDOWN_TIMEOUT_MS: '4500' });
 }, 60_000);
 
 afterAll(async () => {
