@@ -80,7 +80,6 @@ function start(): void {
     app.beginShutdown();
     logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down: not ready');
     setTimeout(() => {
-      logger.info('closing listener; waiting for in-flight requests');
       server.close(() => {
         clearInterval(reaper);
         data.database.close();
@@ -90,6 +89,8 @@ function start(): void {
       // A keep-alive connection becomes idle when its in-flight response is done; close it then.
       const reaper = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
+      // Logged once the listening socket is closed: from this line on, new connections are refused.
+      logger.info('listener closed; waiting for in-flight requests');
       setTimeout(() => {
         logger.warn('shutdown timed out; closing remaining connections');
         server.closeAllConnections();

@@ -73,7 +73,7 @@ describe('graceful shutdown', () => {
     const ready = await fetch(`${server.baseUrl}/ready`, { headers: { connection: 'close' } });
     expect(ready.status).toBe(503);
 
-    await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('closing listener'));
+    await server.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('listener closed'));
     expect(await connectRefused(port)).toBe(true);
     expect(server.child.exitCode).toBeNull(); // still waiting for the in-flight request
 
