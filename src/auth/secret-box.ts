@@ -10,10 +10,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 const NONCE_BYTES = 12;
+const TAG_BYTES = 16;
 
 /** Name of the generated master key file inside DATA_DIR. */
 export const MASTER_KEY_FILE = 'master.key';
-const TAG_BYTES = 16;
 
 /** Raised when a stored secret cannot be decrypted: wrong master key or tampered row. */
 export class SecretDecryptionError extends Error {
