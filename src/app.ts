@@ -12,8 +12,10 @@ import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
+import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from './plugins/use-abuse-limits.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useRequestContext } from './plugins/use-request-context.js';
+import { useRateLimit, type RateLimitOptions } from './plugins/use-rate-limit.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
 import { useSignatureAuth } from './plugins/use-signature-auth.js';
 import { ChannelRepository } from './repositories/channels.js';
@@ -34,7 +36,14 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** Clock in ms (tests move it). */
   now?: () => number;
+  /** GraphQL document and execution limits (default {@link DEFAULT_ABUSE_LIMITS}). */
+  abuseLimits?: AbuseLimitOptions;
+  /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}). */
+  rateLimit?: RateLimitOptions;
 }
+
+/** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = { keyRatePerSecond: 50, keyBurst: 100, authFailuresPerMinute: 20 };
 
 /** The assembled service. */
 export interface App {
@@ -49,6 +58,8 @@ export function createApp(options: AppOptions): App {
   const channelRepo = new ChannelRepository(database.db);
   const channelService = new ChannelService(channelRepo);
   const services: Services = { channels: channelService, fees: new FeeService(channelService) };
+
+  const rateLimit = useRateLimit({ now: options.now, ...(options.rateLimit ?? DEFAULT_RATE_LIMIT) });
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -90,6 +101,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
+      rateLimit.addressGate,
       useSignatureAuth({
         findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
         secretBox: options.secretBox,
@@ -98,7 +110,9 @@ export function createApp(options: AppOptions): App {
         isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
         now: options.now,
       }),
+      rateLimit.keyLimit,
       useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS),
     ],
   });
 

@@ -39,6 +39,8 @@ function start(): void {
     logger,
     maxSkewSeconds: config.maxSkewSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
+    abuseLimits: config.graphqlLimits,
+    rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute },
   });
   const server = createServer(app.yoga);
   server.on('error', (err: NodeJS.ErrnoException) => {
