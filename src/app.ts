@@ -12,6 +12,7 @@ import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
+import { useDatabaseHealth } from './plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from './plugins/use-abuse-limits.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useRequestContext } from './plugins/use-request-context.js';
@@ -54,8 +55,9 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
-  const merchantRepo = new MerchantRepository(database.db);
-  const channelRepo = new ChannelRepository(database.db);
+  // Live: rebuilt (new prepared statements) when the database monitor reconnects.
+  const merchantRepo = database.live((db) => new MerchantRepository(db));
+  const channelRepo = database.live((db) => new ChannelRepository(db));
   const channelService = new ChannelService(channelRepo);
   const services: Services = { channels: channelService, fees: new FeeService(channelService) };
 
@@ -91,15 +93,13 @@ export function createApp(options: AppOptions): App {
       useReadinessCheck({
         endpoint: '/ready',
         check: () => {
-          try {
-            database.sqlite.prepare('select count(*) from merchants').get();
-            return true;
-          } catch (err) {
-            logger.warn({ err }, 'readiness check failed');
-            return false;
-          }
+          const checked = database.check();
+          const status = checked.ok ? database.probe() : checked;
+          if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
+          return status.ok;
         },
       }),
+      useDatabaseHealth({ database, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
       useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
       rateLimit.addressGate,
       useSignatureAuth({
