@@ -62,8 +62,11 @@ function useExecutionTimeout(ms: number): Plugin {
     onExecute({ args, executeFn, setExecuteFn }) {
       setExecuteFn((execArgs) => {
         const deadline = new AbortController();
-        const request = (args.contextValue as { request?: Request }).request;
-        const signals = request?.signal ? [deadline.signal, request.signal] : [deadline.signal];
+        // A client that goes away aborts execution too. (Not AbortSignal.any: on Node 20 it
+        // retains every combined signal — about 2.5 KB per request in the soak run.)
+        const clientSignal = (args.contextValue as { request?: Request }).request?.signal;
+        const onClientAbort = () => deadline.abort(clientSignal?.reason);
+        clientSignal?.addEventListener('abort', onClientAbort, { once: true });
         let timer: NodeJS.Timeout | undefined;
         const timedOut = new Promise<ExecutionResult>((resolve) => {
           timer = setTimeout(() => {
@@ -72,8 +75,11 @@ function useExecutionTimeout(ms: number): Plugin {
           }, ms);
         });
         // @graphql-tools/executor (Yoga's executor) honours `signal`; graphql-js ignores the extra key.
-        const run = Promise.resolve(executeFn({ ...execArgs, signal: AbortSignal.any(signals) } as typeof execArgs));
-        return Promise.race([run, timedOut]).finally(() => clearTimeout(timer)) as ReturnType<typeof executeFn>;
+        const run = Promise.resolve(executeFn({ ...execArgs, signal: deadline.signal } as typeof execArgs));
+        return Promise.race([run, timedOut]).finally(() => {
+          clearTimeout(timer);
+          clientSignal?.removeEventListener('abort', onClientAbort);
+        }) as ReturnType<typeof executeFn>;
       });
     },
   };
