@@ -12,6 +12,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    reporters: ['default', './test/helpers/closing-line-reporter.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,
     // e2e tests start real servers on free ports; files run in parallel workers.

@@ -72,6 +72,7 @@ export function createApp(options: AppOptions): App {
     graphiql: { title: 'Payment Gateway GraphiQL' },
     renderGraphiQL,
     batching: false,
+    multipart: false,
     // Request bodies are bounded by the signature plugin, which must read them anyway.
     maxRequestBodySize: options.bodyLimitBytes,
     // Errors are logged once, with the request id, by useRequestContext.

@@ -212,6 +212,19 @@ class MonitoredDatabase implements DatabaseHandle {
   }
 
   check(): DatabaseStatus {
+    try {
+      return this.#check();
+    } catch (err) {
+      // The health check itself must never take a request down.
+      this.#suspect = true;
+      this.#lastAttempt = this.#now();
+      return { ok: false, reason: `database health check failed: ${describe(err)}` };
+    }
+  }
+
+  #check(): DatabaseStatus {
+    // Closed on purpose (shutdown, or by its owner): never reopened behind the owner's back.
+    if ((this.#inode !== null || this.file === ':memory:') && !this.#conn.sqlite.open) return { ok: false, reason: 'database connection is closed' };
     if (this.file === ':memory:') return { ok: true };
     let st: fs.BigIntStats;
     try {
@@ -292,6 +305,7 @@ class MonitoredDatabase implements DatabaseHandle {
 
   probe(): DatabaseStatus {
     if (this.#down !== null) return { ok: false, reason: this.#down };
+    if (!this.#conn.sqlite.open) return { ok: false, reason: 'database connection is closed' };
     const sqlite = this.#conn.sqlite;
     try {
       sqlite.pragma('busy_timeout = 0');

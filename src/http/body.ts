@@ -1,6 +1,9 @@
 /** Reading a request body with a hard byte limit (contract §4 PAYLOAD_TOO_LARGE). */
 import { AppError } from '../errors.js';
 
+/** JSON media types (`application/json`, `application/graphql-response+json`, …), any parameters. */
+export const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
 function tooLarge(limit: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limit} bytes.`, { limit });
 }

@@ -98,6 +98,27 @@ interface HttpExtension {
   spec?: boolean;
 }
 
+/** graphql-js variable coercion: `Variable "$input" got invalid value … at "input.amount"; <reason>`. */
+const VARIABLE_ERROR = /^Variable "\$[_A-Za-z][_0-9A-Za-z]*" got invalid value [\s\S]*?(?: at "([^"]+)")?; ([\s\S]*)$/;
+const MISSING_FIELD = /^Field "([^"]+)" of required type "[^"]+" was not provided\.$/;
+
+/**
+ * Restate a variable coercion error without echoing the client's value and
+ * without GraphQL plumbing (`$input`), naming the field (`amount`,
+ * `currency`, …) as the contract asks of INVALID_REQUEST.
+ */
+function describeCoercion(message: string): { field: string; message: string } | null {
+  const match = VARIABLE_ERROR.exec(message);
+  if (!match) return null;
+  const reason = match[2]!;
+  // The path starts with the variable's own name ("input.amount"): the field is what follows.
+  const path = match[1]?.split('.').slice(1).join('.');
+  const missing = MISSING_FIELD.exec(reason);
+  const field = [path, missing?.[1]].filter(Boolean).join('.') || 'variables';
+  const text = missing ? `${field} is required.` : `${field}: ${reason.replace(/^Expected type "[^"]+"\. /, '')}`;
+  return { field, message: text };
+}
+
 /**
  * Give one outgoing error its contract code and request id.
  * @param requestLevel the result has no data: the request as a whole failed.
@@ -109,6 +130,14 @@ export function normalizeError(error: GraphQLError, requestId: string, requestLe
   // Yoga attaches the JSON parser's message as `originalError`; it is not part of our error model.
   delete ext.originalError;
   const code = ext.code as ErrorCode;
+  let message = error.message;
+  if (code === 'INVALID_REQUEST' && ext.field === undefined) {
+    const coercion = describeCoercion(message);
+    if (coercion) {
+      message = coercion.message;
+      ext.field = coercion.field;
+    }
+  }
   if (requestLevel && code !== 'INTERNAL_ERROR' && code !== 'SERVICE_UNAVAILABLE' && !error.path) {
     // A malformed request sets its status on every media type (contract §4), not only graphql-response+json.
     const status = code === 'INVALID_REQUEST' ? 400 : http.status;
@@ -120,7 +149,7 @@ export function normalizeError(error: GraphQLError, requestId: string, requestLe
   if (Object.keys(http).length > 0) ext.http = http;
   else delete ext.http;
   ext.requestId = requestId;
-  const normalized = new GraphQLError(error.message, {
+  const normalized = new GraphQLError(message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,

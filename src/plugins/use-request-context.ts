@@ -9,7 +9,8 @@ import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { normalizeResultErrors, originalOfMasked } from '../http/error-normalizer.js';
 import { initRequestState, requestStateOf, type Surface } from '../http/request-state.js';
-import { problemResponse } from '../http/responses.js';
+import { JSON_MEDIA } from '../http/body.js';
+import { errorResponseFor, problemResponse } from '../http/responses.js';
 
 /** Options of {@link useRequestContext}. */
 export interface RequestContextOptions {
@@ -50,6 +51,23 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
         return;
       }
       state.surface = surface;
+    },
+    onRequestParse({ request, serverContext, requestParser, endResponse, fetchAPI }) {
+      const state = requestStateOf(serverContext);
+      if (!state) return;
+      if (request.method !== 'GET' && request.method !== 'POST') {
+        const error = new AppError('METHOD_NOT_ALLOWED', 'GraphQL accepts GET and POST only.', { allow: 'GET, POST' }, { Allow: 'GET, POST' });
+        endResponse(errorResponseFor(fetchAPI.Response, state, error));
+        return;
+      }
+      // GraphQL over POST is JSON only (contract §4: a POST body that is not JSON is 415).
+      const contentType = request.headers.get('content-type') ?? '';
+      if (!requestParser || (request.method === 'POST' && !JSON_MEDIA.test(contentType))) {
+        const error = new AppError('UNSUPPORTED_MEDIA_TYPE', 'GraphQL requests must be POSTed as JSON (Content-Type: application/json) or sent as GET.', {
+          contentType,
+        });
+        endResponse(errorResponseFor(fetchAPI.Response, state, error));
+      }
     },
     onResultProcess({ serverContext, result, setResult }) {
       const state = requestStateOf(serverContext);

@@ -11,6 +11,7 @@ import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { z } from 'zod';
 import { AppError, isErrorCode, type ErrorDetails } from '../errors.js';
+import { JSON_MEDIA } from '../http/body.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../http/request-state.js';
 import { problemResponse } from '../http/responses.js';
 import { REST_CALCULATE_FEE, REST_LIST_CHANNELS, toRestChannel, type GqlChannel } from '../rest/operations.js';
@@ -36,7 +37,6 @@ const ROUTES: Record<string, RouteDef> = {
   '/v1/payments/calculate': { method: 'POST', name: 'calculateFee', query: REST_CALCULATE_FEE },
 };
 
-const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
 /** Parse and type-check the calculate body into GraphQL variables. */
 function calculateVariables(request: Request, body: Uint8Array | undefined): Record<string, unknown> {

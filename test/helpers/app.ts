@@ -30,6 +30,9 @@ export interface TestApp {
 
 export const BASE = 'http://gateway.test';
 
+/** Rate limits no test suite reaches by accident. */
+export const UNREACHABLE_RATE_LIMIT = { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 };
+
 export function makeTempDir(prefix = 'pgw-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -37,6 +40,7 @@ export function makeTempDir(prefix = 'pgw-test-'): string {
 export interface TestAppOptions {
   bodyLimitBytes?: number;
   maxSkewSeconds?: number;
+  logLines?: string[];
   /** Any further app options (limits, injected client address, …). */
   app?: Partial<AppOptions>;
 }
@@ -49,10 +53,13 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const app = createApp({
     database: data.database,
     secretBox: data.secretBox,
-    logger: pino({ level: 'silent' }),
+    logger: opts.logLines ? pino({ level: 'info' }, { write: (line: string) => void opts.logLines!.push(line) }) : pino({ level: 'silent' }),
     maxSkewSeconds: opts.maxSkewSeconds ?? 300,
     bodyLimitBytes: opts.bodyLimitBytes ?? 100 * 1024,
     now: () => clock.now,
+    // The fake clock never refills buckets and every in-process request shares one (unknown)
+    // address, so suites get limits they cannot reach; test/security/rate-limit.test.ts sets its own.
+    rateLimit: UNREACHABLE_RATE_LIMIT,
     ...opts.app,
   });
   const approved = data.seeded.find((m) => m.kyc === 'approved')!;

@@ -2,6 +2,7 @@
  * GraphQL abuse limits (issue 4 §1). Each test would pass a request that the
  * limit must stop if the protection were removed.
  */
+import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_ABUSE_LIMITS } from '../../src/plugins/use-abuse-limits.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
@@ -107,6 +108,13 @@ describe('introspection needs a signature', () => {
     const get = await t.fetch(`/graphql?query=${encodeURIComponent(query)}`, { headers: { accept: 'application/json' } });
     expect(get.status).toBe(401);
     expect(((await get.json()) as GqlBody).errors?.[0]?.extensions.code).toBe('AUTH_HEADER_MISSING');
+  });
+
+  it('the full introspection query GraphiQL sends fits the default limits', async () => {
+    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+    const res = await gql(t, query);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
   });
 
   it('signed introspection works', async () => {

@@ -1,0 +1,138 @@
+/**
+ * Parity (contract §2b): `paymentChannels` and REST list the same channels
+ * with the same values; `calculateFee` and REST compute the same result or
+ * fail with the same code, for any input.
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, gql, type TestApp } from '../helpers/app.js';
+import { DEMO_CHANNELS } from '../../src/db/seed.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(() => t.close());
+
+const LIST = '{ paymentChannels { id name code imageUrl status isFeeChargedToCustomer feeInfo { feePercentage feeValue minTransactions maxTransactions } } }';
+const CALC = 'query($i: CalculateFeeInput!) { calculateFee(input: $i) { amount fee additionalFee totalAmount getBalance currency } }';
+
+describe('channel list parity', () => {
+  it.each(['approved', 'pending'] as const)('REST and GraphQL list the same channels for the %s merchant', async (who) => {
+    const as = t[who];
+    const rest = (await (await t.signedFetch('/v1/payments/channel', { as })).json()) as { status: number; data: Record<string, unknown>[] };
+    const graph = (await (await gql(t, LIST, undefined, as)).json()) as { data: { paymentChannels: Record<string, any>[] } };
+    expect(rest.status).toBe(200);
+    const fromGraph = graph.data.paymentChannels.map((c) => ({
+      id: c.id,
+      name: c.name,
+      code: c.code,
+      image_url: c.imageUrl,
+      status: String(c.status).toLowerCase(),
+      is_fee_charged_to_customer: c.isFeeChargedToCustomer,
+      fee_info: {
+        fee_percentage: c.feeInfo.feePercentage,
+        fee_value: c.feeInfo.feeValue,
+        min_transactions: c.feeInfo.minTransactions,
+        max_transactions: c.feeInfo.maxTransactions,
+      },
+    }));
+    expect(rest.data.map(({ currency: _c, ...seedFields }) => seedFields)).toEqual(fromGraph);
+  });
+
+  it('has the seed shape exactly: field names, types, lower-case statuses, relative image paths', async () => {
+    const rest = (await (await t.signedFetch('/v1/payments/channel')).json()) as { data: Record<string, any>[] };
+    expect(rest.data.length).toBe(DEMO_CHANNELS.length);
+    for (const c of rest.data) {
+      expect(c.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(typeof c.name).toBe('string');
+      expect(c.code).toMatch(/^[a-z0-9_]+$/);
+      expect(c.image_url).toMatch(/^\/images\/channels\/[a-z0-9_]+\.svg$/);
+      expect(['active', 'offline', 'maintenance']).toContain(c.status);
+      expect(typeof c.is_fee_charged_to_customer).toBe('boolean');
+      for (const k of ['fee_percentage', 'fee_value', 'min_transactions', 'max_transactions']) expect(typeof c.fee_info[k]).toBe('number');
+    }
+    expect(rest.data.find((c) => c.code === 'qris')).toMatchObject({
+      name: 'QRIS',
+      status: 'active',
+      is_fee_charged_to_customer: true,
+      fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
+    });
+    const statuses = new Set(rest.data.map((c) => c.status));
+    expect(statuses).toEqual(new Set(['active', 'offline', 'maintenance']));
+    const bearers = new Set(rest.data.map((c) => c.is_fee_charged_to_customer));
+    expect(bearers).toEqual(new Set([true, false]));
+  });
+
+  it('per-merchant overrides show on both surfaces (pending merchant has a negotiated OVO rate)', async () => {
+    const a = (await (await t.signedFetch('/v1/payments/channel')).json()) as { data: any[] };
+    const p = (await (await t.signedFetch('/v1/payments/channel', { as: t.pending })).json()) as { data: any[] };
+    expect(a.data.find((c) => c.code === 'ovo').fee_info.fee_percentage).toBe(1.5);
+    expect(p.data.find((c) => c.code === 'ovo').fee_info.fee_percentage).toBe(1.2);
+  });
+
+  it('channel images are served, public and cacheable, for every image_url', async () => {
+    const rest = (await (await t.signedFetch('/v1/payments/channel')).json()) as { data: { image_url: string; name: string }[] };
+    for (const c of rest.data) {
+      const img = await t.fetch(c.image_url);
+      expect(img.status).toBe(200);
+      expect(img.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+      expect(img.headers.get('cache-control')).toMatch(/public/);
+      expect(await img.text()).toContain('<svg');
+    }
+  });
+});
+
+describe('calculation parity', () => {
+  const methods = [...DEMO_CHANNELS.map((c) => c.code), 'QRIS', 'Bca_Va', 'bitcoin'];
+  const input = fc.record({
+    amount: fc.oneof(fc.integer({ min: -10, max: 120_000_000 }), fc.constantFrom(999, 1000, 10_000, 2_000_000, 10_000_000, 10_000_001), fc.double({ min: 0, max: 1e6, noNaN: true })),
+    currency: fc.constantFrom('IDR', 'USD', 'idr'),
+    method: fc.constantFrom(...methods),
+    chargeFeeToCustomer: fc.option(fc.boolean(), { nil: undefined }),
+    who: fc.constantFrom('approved' as const, 'pending' as const),
+  });
+
+  it('REST and GraphQL agree on result or error code for random inputs', async () => {
+    await fc.assert(
+      fc.asyncProperty(input, async ({ who, ...i }) => {
+        const as = t[who];
+        const body = { ...i, merchantId: as.merchantId };
+        const restRes = await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: JSON.stringify(body), as });
+        const rest = (await restRes.json()) as Record<string, unknown>;
+        const graph = (await (await gql(t, CALC, { i: body }, as)).json()) as { data: { calculateFee: unknown } | null; errors?: { extensions: { code: string } }[] };
+        if (restRes.status === 200) {
+          expect(graph.errors).toBeUndefined();
+          expect(graph.data?.calculateFee).toEqual(rest);
+        } else {
+          expect(graph.errors?.[0]?.extensions.code).toBe(rest.code);
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('fee bearer: both surfaces apply the contract rule and the channel default', async () => {
+    const base = { amount: 100000, currency: 'IDR', merchantId: t.approved.merchantId };
+    const cases: [string, boolean | undefined, Record<string, number>][] = [
+      ['bni_va', undefined, { fee: 4000, totalAmount: 100000, getBalance: 96000 }], // channel default: merchant bears
+      ['bni_va', true, { fee: 4000, totalAmount: 104000, getBalance: 100000 }],
+      ['bca_va', undefined, { fee: 4000, totalAmount: 104000, getBalance: 100000 }], // channel default: customer bears
+      ['bca_va', false, { fee: 4000, totalAmount: 100000, getBalance: 96000 }],
+      ['credit_card', true, { fee: 4900, additionalFee: 1000, totalAmount: 105900, getBalance: 100000 }],
+      ['credit_card', false, { fee: 4900, additionalFee: 1000, totalAmount: 100000, getBalance: 94100 }],
+    ];
+    for (const [method, chargeFeeToCustomer, expected] of cases) {
+      const body = { ...base, method, ...(chargeFeeToCustomer === undefined ? {} : { chargeFeeToCustomer }) };
+      const rest = await (await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: JSON.stringify(body) })).json();
+      expect(rest).toMatchObject({ amount: 100000, currency: 'IDR', ...expected });
+      const graph = (await (await gql(t, CALC, { i: body })).json()) as { data: { calculateFee: unknown } };
+      expect(graph.data.calculateFee).toEqual(rest);
+    }
+  });
+
+  it('GraphQL merchantId is optional; REST requires it', async () => {
+    const graph = (await (await gql(t, CALC, { i: { amount: 150000, currency: 'IDR', method: 'qris' } })).json()) as { data: { calculateFee: { fee: number } } };
+    expect(graph.data.calculateFee.fee).toBe(1050);
+  });
+});
