@@ -116,11 +116,13 @@ export function useAbuseLimits(limits: AbuseLimitOptions = DEFAULT_ABUSE_LIMITS)
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isInteger(value) || value <= 0) throw new Error(`useAbuseLimits: ${name} must be a positive integer`);
   }
+  // armor prefixes every rejection with "Syntax Error: "; the documents are syntactically fine.
+  const onReject = [(_ctx: unknown, error: GraphQLError) => void (error.message = error.message.replace(/^Syntax Error: /, ''))];
   const plugins: Plugin[] = [
-    maxTokensPlugin({ n: limits.maxTokens }) as Plugin,
-    maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: true }) as Plugin,
-    maxAliasesPlugin({ n: limits.maxAliases }) as Plugin,
-    costLimitPlugin({ maxCost: limits.maxCost, ignoreIntrospection: true }) as Plugin,
+    maxTokensPlugin({ n: limits.maxTokens, onReject }) as Plugin,
+    maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: true, onReject }) as Plugin,
+    maxAliasesPlugin({ n: limits.maxAliases, onReject }) as Plugin,
+    costLimitPlugin({ maxCost: limits.maxCost, ignoreIntrospection: true, onReject }) as Plugin,
     blockFieldSuggestionsPlugin({ mask: '' }) as Plugin,
     useHiddenSuggestions(),
     useExecutionTimeout(limits.executionTimeoutMs),
