@@ -37,7 +37,7 @@ async function signedFetch(input: RequestInfo | URL, init: RequestInit = {}): Pr
     method: init.method ?? 'GET',
     target: `${target.pathname}${target.search}`,
     body,
-    timestamp: String(Math.floor(Date.now() / 1000)),
+    timestamp: String(Math.floor(t.clock.now / 1000)),
   });
   for (const [k, v] of Object.entries(signed)) headers.set(k, v);
   return fetch(input, { ...init, headers });

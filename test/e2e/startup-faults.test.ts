@@ -44,7 +44,7 @@ function run(command: string, args: string[], env: Record<string, string>, uid?:
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`server did not exit (it must refuse to start)\n${stdout}\n${stderr}`));
-    }, 30_000);
+    }, 50_000);
     child.on('exit', (code) => {
       clearTimeout(timer);
       resolve({ code, stderr, stdout });
@@ -68,7 +68,7 @@ describe('start-up with a DATA_DIR that takes no writes', () => {
     expect(result.stderr).toMatch(/DATA_DIR .*data (cannot be created or )?is not writable/);
     expect(result.stderr).not.toMatch(/\n\s+at /); // a message, not a stack trace
     expect(fs.readdirSync(dataDir)).toEqual([]);
-  });
+  }, 60_000);
 
   it.skipIf(!canMountTmpfs)('full DATA_DIR → clear message, non-zero exit', async () => {
     const dataDir = makeTempDir('pgw-full-');
@@ -79,5 +79,5 @@ describe('start-up with a DATA_DIR that takes no writes', () => {
     expect(result.code).not.toBe(0);
     expect(result.stderr).toMatch(/DATA_DIR .* is full/);
     expect(result.stderr).not.toMatch(/\n\s+at /);
-  });
+  }, 60_000);
 });

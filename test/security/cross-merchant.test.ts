@@ -4,9 +4,12 @@
  * MERCHANT_MISMATCH (403) before anything about B or the channel is looked
  * at, and the response carries nothing of B.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_CHANNELS, type DemoMerchantCredentials } from '../../src/db/seed.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
+
+// Many sequential requests: generous on a shared, loaded machine (no timing is asserted).
+vi.setConfig({ testTimeout: 60_000 });
 
 let t: TestApp;
 beforeAll(async () => {

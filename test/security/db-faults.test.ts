@@ -9,11 +9,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { generateKey } from '../../src/auth/keys.js';
 import { DATABASE_FILE } from '../../src/boot.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+
+// Many sequential requests: generous on a shared, loaded machine (no timing is asserted).
+vi.setConfig({ testTimeout: 60_000 });
 
 let t: TestApp;
 let dbFile: string;

@@ -7,10 +7,13 @@
  */
 import net from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { LEAK, serveRaw, type RawResponse, type RawServer } from '../helpers/raw-http.js';
+
+// Many sequential requests: generous on a shared, loaded machine (no timing is asserted).
+vi.setConfig({ testTimeout: 60_000 });
 
 let t: TestApp;
 let raw: RawServer;
@@ -40,7 +43,7 @@ function assertSafe(res: RawResponse, context: string): void {
 function signed(method: string, target: string, body: string, extra: Record<string, string> = {}) {
   const headers = {
     'Content-Type': 'application/json',
-    ...signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method, target, body, timestamp: String(Math.floor(Date.now() / 1000)) }),
+    ...signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method, target, body, timestamp: String(Math.floor(t.clock.now / 1000)) }),
     ...extra,
   };
   return raw.send(method, target, headers, body);
@@ -101,7 +104,7 @@ describe('REST calculate: hostile bodies', () => {
     const body = Buffer.from([0x7b, 0x22, 0xc3, 0x28, 0xff, 0x22, 0x7d]);
     const headers = {
       'Content-Type': 'application/json',
-      ...signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'POST', target: '/v1/payments/calculate', body, timestamp: String(Math.floor(Date.now() / 1000)) }),
+      ...signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'POST', target: '/v1/payments/calculate', body, timestamp: String(Math.floor(t.clock.now / 1000)) }),
     };
     const res = await raw.send('POST', '/v1/payments/calculate', headers, body);
     assertSafe(res, 'invalid utf-8');
@@ -158,7 +161,7 @@ function rawRequest(text: string | Buffer): Promise<RawResponse> {
 
 describe('headers: control characters, unicode, duplicates, oversize', () => {
   const target = '/v1/payments/channel';
-  const good = () => signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'GET', target, timestamp: String(Math.floor(Date.now() / 1000)) });
+  const good = () => signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'GET', target, timestamp: String(Math.floor(t.clock.now / 1000)) });
 
   it('odd bytes in each header (latin-1, tab, controls, UTF-8)', async () => {
     const odd = ['\t', '\x01', '\x7f', '\xe9', '\u00ff\u00fe', 'é', '🦄', '\x00', ' '.repeat(100)];

@@ -6,10 +6,13 @@
  * gives. Requests go over a loopback socket with the target as sent.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { sign } from '../../src/auth/svc1.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { LEAK, serveRaw, type RawServer } from '../helpers/raw-http.js';
+
+// Many sequential requests: generous on a shared, loaded machine (no timing is asserted).
+vi.setConfig({ testTimeout: 60_000 });
 
 let t: TestApp;
 let raw: RawServer;
