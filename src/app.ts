@@ -13,9 +13,12 @@ import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
+import { useDatabaseHealth } from './plugins/use-database-health.js';
+import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from './plugins/use-abuse-limits.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { useRequestContext } from './plugins/use-request-context.js';
+import { useRateLimit, type RateLimitOptions } from './plugins/use-rate-limit.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
 import { useSignatureAuth } from './plugins/use-signature-auth.js';
 import { ChannelRepository } from './repositories/channels.js';
@@ -59,7 +62,14 @@ export interface AppOptions {
   now?: () => number;
   /** Prometheus metrics at GET /metrics (see src/plugins/use-metrics.ts). */
   metrics?: AppMetricsOptions;
+  /** GraphQL document and execution limits (default {@link DEFAULT_ABUSE_LIMITS}). */
+  abuseLimits?: AbuseLimitOptions;
+  /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}). */
+  rateLimit?: RateLimitOptions;
 }
+
+/** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = { keyRatePerSecond: 50, keyBurst: 100, authFailuresPerMinute: 20 };
 
 /** The assembled service. */
 export interface App {
@@ -74,13 +84,16 @@ export interface App {
 
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
-  const merchantRepo = new MerchantRepository(database.db);
-  const channelRepo = new ChannelRepository(database.db);
+  // Live: rebuilt (new prepared statements) when the database monitor reconnects.
+  const merchantRepo = database.live((db) => new MerchantRepository(db));
+  const channelRepo = database.live((db) => new ChannelRepository(db));
   const channelService = new ChannelService(channelRepo);
   const services: Services = { channels: channelService, fees: new FeeService(channelService) };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   let shuttingDown = false;
+
+  const rateLimit = useRateLimit({ now: options.now, ...(options.rateLimit ?? DEFAULT_RATE_LIMIT) });
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -116,16 +129,15 @@ export function createApp(options: AppOptions): App {
         check: () => {
           // Draining: tell load balancers to stop sending traffic before the listener closes.
           if (shuttingDown) return false;
-          try {
-            database.sqlite.prepare('select count(*) from merchants').get();
-            return true;
-          } catch (err) {
-            logger.warn({ err }, 'readiness check failed');
-            return false;
-          }
+          const checked = database.check();
+          const status = checked.ok ? database.probe() : checked;
+          if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
+          return status.ok;
         },
       }),
+      useDatabaseHealth({ database, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
       useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
+      rateLimit.addressGate,
       useSignatureAuth({
         findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
         secretBox: options.secretBox,
@@ -134,7 +146,9 @@ export function createApp(options: AppOptions): App {
         isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
         now: options.now,
       }),
+      rateLimit.keyLimit,
       useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS),
     ],
   });
 

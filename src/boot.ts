@@ -36,6 +36,39 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+/** Bytes the start-up write probe needs free in DATA_DIR (room for the database to grow a little). */
+export const WRITE_PROBE_BYTES = 256 * 1024;
+
+/**
+ * Prove DATA_DIR takes writes by writing (and syncing) a probe file:
+ * `access()` says nothing about a full disk, and nothing at all for root.
+ */
+function probeWritable(dataDir: string): void {
+  const probe = path.join(dataDir, `.write-probe-${process.pid}`);
+  try {
+    const fd = fs.openSync(probe, 'w', 0o600);
+    try {
+      const zeros = Buffer.alloc(WRITE_PROBE_BYTES);
+      // writeSync may write less than asked on a nearly full disk; the next write then fails.
+      for (let done = 0; done < zeros.length; ) done += fs.writeSync(fd, zeros, done, zeros.length - done);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const full = code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG';
+    throw new BootError(
+      full
+        ? `DATA_DIR ${dataDir} is full: cannot write ${WRITE_PROBE_BYTES} bytes (${describe(err)}). Free some space or point DATA_DIR elsewhere.`
+        : `DATA_DIR ${dataDir} is not writable (${describe(err)}). Fix its permissions or point DATA_DIR elsewhere.`,
+      { cause: err },
+    );
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
+}
+
 export function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'>): BootedData {
   const { dataDir } = config;
   try {
@@ -44,6 +77,7 @@ export function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDem
   } catch (err) {
     throw new BootError(`DATA_DIR ${dataDir} cannot be created or is not writable: ${describe(err)}`, { cause: err });
   }
+  probeWritable(dataDir);
 
   let database: DatabaseHandle;
   try {

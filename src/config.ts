@@ -29,6 +29,16 @@ const envSchema = z.object({
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
   /** After the listener closed: how long in-flight requests may take before connections are cut. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(9000).default(8000),
+  /** Per API key token bucket: sustained requests/s and burst (issue 4; README "Abuse limits"). */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /** Failed authentications per minute per client address before 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(8),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).max(1000).default(15),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).max(100_000).default(1000),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(1_000_000).default(5000),
+  GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -62,6 +72,8 @@ export interface Config {
   metricsToken: string | null;
   shutdownDelayMs: number;
   shutdownTimeoutMs: number;
+  rateLimit: { perSecond: number; burst: number; authFailuresPerMinute: number };
+  graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; executionTimeoutMs: number };
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -105,5 +117,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN ?? null,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
+    graphqlLimits: {
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+      maxCost: e.GRAPHQL_MAX_COST,
+      executionTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    },
   };
 }

@@ -40,6 +40,8 @@ function start(): void {
     maxSkewSeconds: config.maxSkewSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: { token: config.metricsToken, collectDefault: true },
+    abuseLimits: config.graphqlLimits,
+    rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute },
   });
   const server = createServer(app.yoga);
   server.on('error', (err: NodeJS.ErrnoException) => {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import { bootData, type BootedData } from '../../src/boot.js';
 import type { DemoMerchantCredentials } from '../../src/db/seed.js';
@@ -30,11 +30,22 @@ export interface TestApp {
 
 export const BASE = 'http://gateway.test';
 
+/** Rate limits no test suite reaches by accident. */
+export const UNREACHABLE_RATE_LIMIT = { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 };
+
 export function makeTempDir(prefix = 'pgw-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-export async function createTestApp(opts: { bodyLimitBytes?: number; maxSkewSeconds?: number; logLines?: string[] } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  bodyLimitBytes?: number;
+  maxSkewSeconds?: number;
+  logLines?: string[];
+  /** Any further app options (limits, injected client address, …). */
+  app?: Partial<AppOptions>;
+}
+
+export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = makeTempDir();
   const data = bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
   if (!data.seeded) throw new Error('test database was not seeded');
@@ -46,6 +57,10 @@ export async function createTestApp(opts: { bodyLimitBytes?: number; maxSkewSeco
     maxSkewSeconds: opts.maxSkewSeconds ?? 300,
     bodyLimitBytes: opts.bodyLimitBytes ?? 100 * 1024,
     now: () => clock.now,
+    // The fake clock never refills buckets and every in-process request shares one (unknown)
+    // address, so suites get limits they cannot reach; test/security/rate-limit.test.ts sets its own.
+    rateLimit: UNREACHABLE_RATE_LIMIT,
+    ...opts.app,
   });
   const approved = data.seeded.find((m) => m.kyc === 'approved')!;
   const pending = data.seeded.find((m) => m.kyc === 'pending')!;
