@@ -4,12 +4,12 @@
  * `yoga.fetch` in-process against a temporary database.
  */
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Logger } from 'pino';
 import type { SecretBox } from './auth/secret-box.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
+import { createSigningGraphiQLRenderer } from './graphiql/render.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
@@ -55,9 +55,9 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: '/health',
     landingPage: false,
-    // Bundled GraphiQL: served from this process, no CDN (its signing fetcher is added later).
-    graphiql: { title: 'Payment Gateway GraphiQL' },
-    renderGraphiQL,
+    // Bundled GraphiQL served from this process (no CDN), with a credentials panel that signs every request (SVC1).
+    graphiql: { title: 'Payment Gateway GraphiQL', defaultQuery: '{ paymentChannels { code name status availability { selectable reasons } } }' },
+    renderGraphiQL: createSigningGraphiQLRenderer(GRAPHQL_ENDPOINT),
     batching: false,
     // Request bodies are bounded by the signature plugin, which must read them anyway.
     maxRequestBodySize: options.bodyLimitBytes,
