@@ -12,6 +12,7 @@ import { AppError } from './errors.js';
 import { createSigningGraphiQLRenderer } from './graphiql/render.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
+import { useHttpCaching } from './plugins/use-http-caching.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useRequestContext } from './plugins/use-request-context.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
@@ -71,6 +72,8 @@ export function createApp(options: AppOptions): App {
       return { principal: state.principal, services, requestId: state.id };
     },
     plugins: [
+      // First so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
+      useHttpCaching(),
       useRequestContext({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         restPrefix: REST_PREFIX,
