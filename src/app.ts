@@ -12,6 +12,8 @@ import { AppError } from './errors.js';
 import { createSigningGraphiQLRenderer } from './graphiql/render.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { useApiDocs } from './plugins/use-api-docs.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useRequestContext } from './plugins/use-request-context.js';
@@ -25,6 +27,8 @@ import { FeeService } from './services/fees.js';
 
 export const GRAPHQL_ENDPOINT = '/graphql';
 export const REST_PREFIX = '/v1/payments';
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const DOCS_PATH = '/docs';
 
 /** What the app needs from its environment. */
 export interface AppOptions {
@@ -77,7 +81,7 @@ export function createApp(options: AppOptions): App {
       useRequestContext({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         restPrefix: REST_PREFIX,
-        publicPaths: ['/health', '/ready', IMAGE_PREFIX],
+        publicPaths: ['/health', '/ready', IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH],
         logger,
       }),
       useReadinessCheck({
@@ -93,6 +97,7 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
+      useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
       useSignatureAuth({
         findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
         secretBox: options.secretBox,

@@ -55,4 +55,21 @@ describe('SDK over a real server', () => {
     expect(err.problem.bodySha256).toBe('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855');
     expect(err.problem.stringToSignSha256).toMatch(/^[0-9a-f]{64}$/);
   });
+
+  it('the real server publishes /v1/openapi.json and /docs without signature', async () => {
+    const doc = await fetch(`${server.baseUrl}/v1/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(((await doc.json()) as { openapi: string }).openapi).toBe('3.1.0');
+    const html = await fetch(`${server.baseUrl}/docs`);
+    expect(html.status).toBe(200);
+    expect(await html.text()).toContain('<h1>');
+  });
+
+  it('revalidates the channel list with ETag through client.request', async () => {
+    const first = await client.request('GET', '/v1/payments/channel');
+    const etag = first.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const again = await client.request('GET', '/v1/payments/channel', undefined, { 'If-None-Match': etag });
+    expect(again.status).toBe(304);
+  });
 });
