@@ -80,7 +80,14 @@ async function signingFetch(input: RequestInfo | URL, init?: RequestInit): Promi
   const hasBody = method !== 'GET' && method !== 'HEAD';
   // The exact bytes the browser will send: read them once and send those same bytes.
   const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : undefined;
-  const signed = await signRequestWeb({ method, target: `${url.pathname}${url.search}`, body, ...stored.credentials });
+  let signed;
+  try {
+    signed = await signRequestWeb({ method, target: `${url.pathname}${url.search}`, body, ...stored.credentials });
+  } catch (err) {
+    // e.g. no WebCrypto outside a secure context (plain http on a non-localhost host): say so where the developer looks.
+    setStatus(`Cannot sign: ${err instanceof Error ? err.message : String(err)}`, 'error');
+    throw err;
+  }
   const headers = new Headers(request.headers);
   for (const [name, value] of Object.entries(signed.headers)) headers.set(name, value);
   signedCount += 1;
