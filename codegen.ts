@@ -16,6 +16,7 @@ const config: CodegenConfig = {
           PaymentChannel: '../services/channels.js#ChannelView',
           FeeInfo: '../services/channels.js#FeeInfoView',
           FeeCalculation: '../domain/fee.js#FeeResult',
+          ChannelAvailability: '../services/eligibility.js#Availability',
         },
         scalars: { Decimal: { input: 'string', output: 'string | number' } },
         enumValues: { ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' } },

@@ -4,17 +4,20 @@
  * `yoga.fetch` in-process against a temporary database.
  */
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { SecretBox } from './auth/secret-box.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
+import { createSigningGraphiQLRenderer } from './graphiql/render.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { requestStateOf } from './http/request-state.js';
 import { useDatabaseHealth } from './plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from './plugins/use-abuse-limits.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { useApiDocs } from './plugins/use-api-docs.js';
+import { useHttpCaching } from './plugins/use-http-caching.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { useRequestContext } from './plugins/use-request-context.js';
@@ -50,6 +53,8 @@ export interface AppMetricsOptions {
   /** Also collect the default process metrics (`process_*`, `nodejs_*`); on in the server, off by default. */
   collectDefault?: boolean;
 }
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const DOCS_PATH = '/docs';
 
 /** What the app needs from its environment. */
 export interface AppOptions {
@@ -100,9 +105,9 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: '/health',
     landingPage: false,
-    // Bundled GraphiQL: served from this process, no CDN (its signing fetcher is added later).
-    graphiql: { title: 'Payment Gateway GraphiQL' },
-    renderGraphiQL,
+    // Bundled GraphiQL served from this process (no CDN), with a credentials panel that signs every request (SVC1).
+    graphiql: { title: 'Payment Gateway GraphiQL', defaultQuery: '{ paymentChannels { code name status availability { selectable reasons } } }' },
+    renderGraphiQL: createSigningGraphiQLRenderer(GRAPHQL_ENDPOINT),
     batching: false,
     multipart: false,
     // Request bodies are bounded by the signature plugin, which must read them anyway.
@@ -117,10 +122,12 @@ export function createApp(options: AppOptions): App {
       return { principal: state.principal, services, requestId: state.id };
     },
     plugins: [
+      // First so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
+      useHttpCaching(),
       useRequestContext({
         graphqlEndpoint: GRAPHQL_ENDPOINT,
         restPrefix: REST_PREFIX,
-        publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX],
+        publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH],
         logger,
       }),
       useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
@@ -137,6 +144,7 @@ export function createApp(options: AppOptions): App {
       }),
       useDatabaseHealth({ database, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
       useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
+      useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
       rateLimit.addressGate,
       useSignatureAuth({
         findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),

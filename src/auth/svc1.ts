@@ -8,9 +8,9 @@
  * Pure functions over bytes; no I/O.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { buildStringToSign, EMPTY_BODY_SHA256, isWellFormedSignature } from './svc1-core.js';
 
-/** SHA-256 of the empty body, the last line for bodiless requests. */
-export const EMPTY_BODY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+export { EMPTY_BODY_SHA256, isWellFormedSignature };
 
 /** The signed parts of one request. */
 export interface SignedParts {
@@ -33,7 +33,7 @@ export function sha256Hex(body: Uint8Array | string | undefined): string {
 
 /** The five-line string to sign (no trailing newline). */
 export function stringToSign(parts: SignedParts, bodySha256: string = sha256Hex(parts.body)): string {
-  return [parts.method.toUpperCase(), parts.target, parts.timestamp, parts.apiKey, bodySha256].join('\n');
+  return buildStringToSign(parts, bodySha256);
 }
 
 /** Raw 32-byte HMAC of a string to sign. */
@@ -60,12 +60,6 @@ export function signatureHeaders(
   };
 }
 
-const HEX64 = /^[0-9a-fA-F]{64}$/;
-
-/** True when `value` is exactly 64 hex characters (the only accepted signature form). */
-export function isWellFormedSignature(value: string): boolean {
-  return HEX64.test(value);
-}
 
 /**
  * Constant-time comparison of a presented hex signature with the expected

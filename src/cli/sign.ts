@@ -5,6 +5,12 @@
  * Credentials: --key/--secret, or API_KEY/API_SECRET, or the first approved
  * merchant in <DATA_DIR>/demo-credentials.json. Base URL: --base-url or
  * BASE_URL (default http://127.0.0.1:4000). --timestamp fixes the time.
+ * The body is the third argument, or the bytes of --body-file (use "-" for
+ * stdin), signed exactly as given (no re-serialisation).
+ *
+ * Besides the signature it prints the SHA-256 of the string to sign and of
+ * the body: a SIGNATURE_MISMATCH answer to a test key carries the server's
+ * two hashes (`stringToSignSha256`, `bodySha256`) to compare with.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +19,11 @@ import { sha256Hex, sign, stringToSign } from '../auth/svc1.js';
 import type { DemoMerchantCredentials } from '../db/seed.js';
 import { shellQuote } from './first-call.js';
 
-const USAGE = 'usage: npm run sign -- METHOD TARGET [BODY] [--key K --secret S] [--timestamp T] [--base-url URL]';
+const USAGE = [
+  'usage: npm run sign -- METHOD TARGET [BODY] [--body-file FILE|-] [--key K --secret S] [--timestamp T] [--base-url URL]',
+  '  credentials: --key/--secret, else API_KEY/API_SECRET, else the approved merchant in $DATA_DIR/demo-credentials.json',
+  `  example: npm run sign -- POST /v1/payments/calculate '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"…"}'`,
+].join('\n');
 
 function die(message: string): never {
   process.stderr.write(`${message}\n${USAGE}\n`);
@@ -27,6 +37,7 @@ const { values, positionals } = parseArgs({
     secret: { type: 'string' },
     timestamp: { type: 'string' },
     'base-url': { type: 'string' },
+    'body-file': { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
@@ -34,12 +45,25 @@ if (values.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-const [method, target, body = ''] = positionals;
+const [method, target, bodyArg, ...extra] = positionals;
 if (!method || !target) die('METHOD and TARGET are required.');
+if (extra.length > 0) die(`Unexpected argument(s): ${extra.join(' ')} (quote the BODY as one argument).`);
+if (!/^[A-Za-z]+$/.test(method)) die(`METHOD must be an HTTP method such as GET or POST, not "${method}".`);
+if (bodyArg !== undefined && values['body-file'] !== undefined) die('Give the BODY either as an argument or with --body-file, not both.');
+let body = bodyArg ?? '';
+if (values['body-file'] !== undefined) {
+  const file = values['body-file'];
+  try {
+    body = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    die(`Cannot read --body-file ${file}: ${(err as Error).message}`);
+  }
+}
 if (!target.startsWith('/')) die('TARGET is the path as sent, starting with "/" (plus "?query" if any).');
 
 let apiKey = values.key ?? process.env.API_KEY;
 let apiSecret = values.secret ?? process.env.API_SECRET;
+if ((apiKey && !apiSecret) || (!apiKey && apiSecret)) die('Give both the key and the secret (--key/--secret or API_KEY/API_SECRET).');
 if (!apiKey || !apiSecret) {
   const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
   if (!fs.existsSync(file)) die(`No credentials: pass --key/--secret, set API_KEY/API_SECRET, or start the server once to create ${file}.`);
@@ -50,6 +74,7 @@ if (!apiKey || !apiSecret) {
   apiSecret = demo.apiSecret;
 }
 const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
+if (!/^[0-9]{1,12}$/.test(timestamp)) die('--timestamp is Unix time in seconds (decimal digits), not milliseconds.');
 const baseUrl = (values['base-url'] ?? process.env.BASE_URL ?? 'http://127.0.0.1:4000').replace(/\/$/, '');
 const parts = { method: method.toUpperCase(), target, timestamp, apiKey, body };
 const toSign = stringToSign(parts);
@@ -64,8 +89,12 @@ const curl = [
 
 process.stdout.write(
   [
-    `String to sign (lines joined by \\n; body SHA-256 ${sha256Hex(body)}):`,
+    'String to sign (5 lines joined by \\n, no trailing newline):',
     ...toSign.split('\n').map((l) => `  ${l}`),
+    '',
+    `Body SHA-256 (bodySha256):                ${sha256Hex(body)}   (${Buffer.byteLength(body, 'utf8')} bytes)`,
+    `String-to-sign SHA-256 (stringToSignSha256): ${sha256Hex(toSign)}`,
+    `Signature = hex(HMAC-SHA256(secret, string to sign)): ${signature}`,
     '',
     'Headers:',
     ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`),

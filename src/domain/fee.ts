@@ -34,6 +34,8 @@ export interface FeeSchedule {
 
 /** One fee part split into what produced it. */
 export interface FeePartBreakdown {
+  /** The configured rate, in percent ("0.7" = 0.7 %). */
+  percentage: DecimalString;
   /** Rounded percentage part. */
   percentagePart: DecimalString;
   /** Fixed part. */
@@ -61,7 +63,7 @@ function part(amount: Big, component: FeeComponent, minorUnits: number): { value
   const value = percentagePart.plus(fixedPart);
   return {
     value,
-    breakdown: { percentagePart: toDecimalString(percentagePart), fixedPart: toDecimalString(fixedPart), total: toDecimalString(value) },
+    breakdown: { percentage: toDecimalString(new Big(component.percentage)), percentagePart: toDecimalString(percentagePart), fixedPart: toDecimalString(fixedPart), total: toDecimalString(value) },
   };
 }
 

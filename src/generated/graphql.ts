@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { ChannelView, FeeInfoView } from '../services/channels.js';
 import type { FeeResult } from '../domain/fee.js';
+import type { Availability } from '../services/eligibility.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -40,6 +41,15 @@ export type CalculateFeeInput = {
   method: Scalars['String']['input'];
 };
 
+/** Whether a channel can be selected for a payment. */
+export type ChannelAvailability = {
+  __typename?: 'ChannelAvailability';
+  /** Every reason the channel cannot take the payment, in the order the fee calculation checks them. */
+  reasons: Array<UnavailabilityReason>;
+  /** True when `reasons` is empty: the channel can take the payment. */
+  selectable: Scalars['Boolean']['output'];
+};
+
 /** Operational state of a channel. Only ACTIVE channels accept payments. */
 export type ChannelStatus =
   /** The channel may be offered to customers. */
@@ -48,6 +58,26 @@ export type ChannelStatus =
   | 'maintenance'
   /** The channel is down; do not offer it. */
   | 'offline';
+
+/** Who pays the fees. */
+export type FeeBearer =
+  /** The customer pays them on top: totalAmount = amount + fees, getBalance = amount. */
+  | 'CUSTOMER'
+  /** The merchant absorbs them: totalAmount = amount, getBalance = amount - fees. */
+  | 'MERCHANT';
+
+/** The parts of a fee calculation (published so a checkout can explain the total). */
+export type FeeBreakdown = {
+  __typename?: 'FeeBreakdown';
+  /** The additional fee (`additionalFee`), zero parts when the channel has none. */
+  additionalFee: FeePart;
+  /** The channel fee (`fee`). */
+  fee: FeePart;
+  /** Who pays fee + additionalFee after applying `chargeFeeToCustomer`. */
+  feeBearer: FeeBearer;
+  /** How the percentage parts were rounded. */
+  rounding: RoundingRule;
+};
 
 /**
  * The priced payment. With the fee charged to the customer:
@@ -60,6 +90,8 @@ export type FeeCalculation = {
   additionalFee: Scalars['Decimal']['output'];
   /** The base amount, echoed. */
   amount: Scalars['Decimal']['output'];
+  /** How `fee` and `additionalFee` were computed, and who bears them. */
+  breakdown: FeeBreakdown;
   /** ISO 4217 currency code of every amount above. */
   currency: Scalars['String']['output'];
   /** round_half_up(amount x feePercentage / 100) + feeValue. */
@@ -87,13 +119,40 @@ export type FeeInfo = {
   minTransactions: Scalars['Decimal']['output'];
 };
 
+/** One fee: a rounded percentage of the amount plus a fixed part. */
+export type FeePart = {
+  __typename?: 'FeePart';
+  /** The configured fixed part. */
+  fixedPart: Scalars['Decimal']['output'];
+  /** The configured rate in percent (0.7 means 0.7 %). */
+  percentage: Scalars['Decimal']['output'];
+  /** round_half_up(amount x percentage / 100) to the currency's minor unit. */
+  percentagePart: Scalars['Decimal']['output'];
+  /** percentagePart + fixedPart. */
+  total: Scalars['Decimal']['output'];
+};
+
 /** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
 export type PaymentChannel = {
   __typename?: 'PaymentChannel';
+  /**
+   * Whether a customer can pay with this channel now, and every reason why
+   * not. Judged against the `amount`/`currency` of the list's `filter` when
+   * given; otherwise status and KYC only.
+   */
+  availability: ChannelAvailability;
   /** Method code, lower case, e.g. `qris`; `calculateFee(input: { method })` matches it case-insensitively. */
   code: Scalars['String']['output'];
   /** ISO 4217 code of the currency this channel settles in. */
   currency: Scalars['String']['output'];
+  /**
+   * The fee of a payment of `amount` (in this channel's currency) on this
+   * channel: the same result as `calculateFee` with this channel's code. Null,
+   * with an error at this field's path carrying `extensions.code`
+   * (CHANNEL_UNAVAILABLE, KYC_REQUIRED, AMOUNT_OUT_OF_RANGE, INVALID_REQUEST),
+   * when this channel cannot price it; the other channels are unaffected.
+   */
+  fee: Maybe<FeeCalculation>;
   /** Fee and limit settings for this merchant (merchant overrides applied). */
   feeInfo: FeeInfo;
   /** Stable channel identifier (UUID). */
@@ -108,6 +167,30 @@ export type PaymentChannel = {
   requiresKyc: Scalars['Boolean']['output'];
   /** Current operational state. */
   status: ChannelStatus;
+};
+
+
+/** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
+export type PaymentChannelFeeArgs = {
+  amount: Scalars['Decimal']['input'];
+  chargeFeeToCustomer?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Narrows `paymentChannels` and describes the payment availability is judged for. Every member is optional. */
+export type PaymentChannelFilter = {
+  /** Payment amount in the currency's major unit (> 0); channels whose limits or precision exclude it get AMOUNT_OUT_OF_RANGE / AMOUNT_PRECISION. */
+  amount?: InputMaybe<Scalars['Decimal']['input']>;
+  /** ISO 4217 code of the payment; channels settling in another currency get CURRENCY_MISMATCH. */
+  currency?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Also list channels this merchant cannot use because its KYC is not
+   * approved (reason KYC_REQUIRED). Default false: the REST list.
+   */
+  includeIneligible?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Keep only channels whose `availability.selectable` is true. */
+  selectableOnly?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Keep only channels with one of these statuses. */
+  status?: InputMaybe<Array<ChannelStatus>>;
 };
 
 export type Query = {
@@ -125,6 +208,12 @@ export type Query = {
    * status so a checkout can hide them; only ACTIVE channels are selectable.
    * Channels requiring approved KYC are left out for a merchant whose KYC is not
    * approved (the same list as REST GET /v1/payments/channel).
+   *
+   * Without `filter` (or with an empty one) the result is exactly the REST
+   * list. `filter` can describe a payment (`amount`, `currency`) to judge every
+   * channel's `availability` against, narrow the list (`status`,
+   * `selectableOnly`), or add the KYC-gated channels the merchant cannot use
+   * yet (`includeIneligible`), each with its reasons.
    */
   paymentChannels: Array<PaymentChannel>;
 };
@@ -133,6 +222,40 @@ export type Query = {
 export type QueryCalculateFeeArgs = {
   input: CalculateFeeInput;
 };
+
+
+export type QueryPaymentChannelsArgs = {
+  filter?: InputMaybe<PaymentChannelFilter>;
+};
+
+/** Rounding modes. */
+export type RoundingMode =
+  /** Half away from zero (0.5 rounds up), to `decimals` places. */
+  | 'HALF_UP';
+
+/** The rounding applied to each percentage part separately (fixed parts are exact). */
+export type RoundingRule = {
+  __typename?: 'RoundingRule';
+  /** Decimals kept: the currency's minor unit (IDR 0, USD 2). */
+  decimals: Scalars['Int']['output'];
+  /** Rounding mode. */
+  mode: RoundingMode;
+};
+
+/** Why a channel cannot take a payment. */
+export type UnavailabilityReason =
+  /** The amount is outside the channel's min/max (calculateFee: AMOUNT_OUT_OF_RANGE). */
+  | 'AMOUNT_OUT_OF_RANGE'
+  /** The amount has more decimals than the channel currency allows (calculateFee: INVALID_REQUEST). */
+  | 'AMOUNT_PRECISION'
+  /** The payment currency is not the channel's currency (calculateFee: UNSUPPORTED_CURRENCY). */
+  | 'CURRENCY_MISMATCH'
+  /** The channel requires approved KYC and the merchant's KYC is not approved (calculateFee: KYC_REQUIRED). */
+  | 'KYC_REQUIRED'
+  /** The channel is under maintenance (calculateFee: CHANNEL_UNAVAILABLE). */
+  | 'MAINTENANCE'
+  /** The channel is offline (calculateFee: CHANNEL_UNAVAILABLE). */
+  | 'OFFLINE';
 
 
 
@@ -209,27 +332,47 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CalculateFeeInput: CalculateFeeInput;
+  ChannelAvailability: ResolverTypeWrapper<Availability>;
   ChannelStatus: null;
   Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  FeeBearer: FeeBearer;
+  FeeBreakdown: ResolverTypeWrapper<FeeBreakdown>;
   FeeCalculation: ResolverTypeWrapper<FeeResult>;
   FeeInfo: ResolverTypeWrapper<FeeInfoView>;
+  FeePart: ResolverTypeWrapper<FeePart>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   PaymentChannel: ResolverTypeWrapper<ChannelView>;
+  PaymentChannelFilter: PaymentChannelFilter;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RoundingMode: RoundingMode;
+  RoundingRule: ResolverTypeWrapper<RoundingRule>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  UnavailabilityReason: UnavailabilityReason;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   CalculateFeeInput: CalculateFeeInput;
+  ChannelAvailability: Availability;
   Decimal: Scalars['Decimal']['output'];
+  FeeBreakdown: FeeBreakdown;
   FeeCalculation: FeeResult;
   FeeInfo: FeeInfoView;
+  FeePart: FeePart;
   ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
   PaymentChannel: ChannelView;
+  PaymentChannelFilter: PaymentChannelFilter;
   Query: Record<PropertyKey, never>;
+  RoundingRule: RoundingRule;
   String: Scalars['String']['output'];
+};
+
+export type ChannelAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChannelAvailability'] = ResolversParentTypes['ChannelAvailability']> = {
+  reasons?: Resolver<Array<ResolversTypes['UnavailabilityReason']>, ParentType, ContextType>;
+  selectable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type ChannelStatusResolvers = { ACTIVE: 'active', MAINTENANCE: 'maintenance', OFFLINE: 'offline' };
@@ -238,9 +381,17 @@ export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
   name: 'Decimal';
 }
 
+export type FeeBreakdownResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeBreakdown'] = ResolversParentTypes['FeeBreakdown']> = {
+  additionalFee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
+  feeBearer?: Resolver<ResolversTypes['FeeBearer'], ParentType, ContextType>;
+  rounding?: Resolver<ResolversTypes['RoundingRule'], ParentType, ContextType>;
+};
+
 export type FeeCalculationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeCalculation'] = ResolversParentTypes['FeeCalculation']> = {
   additionalFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  breakdown?: Resolver<ResolversTypes['FeeBreakdown'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   fee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   getBalance?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
@@ -256,9 +407,18 @@ export type FeeInfoResolvers<ContextType = GraphQLContext, ParentType extends Re
   minTransactions?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
+export type FeePartResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeePart'] = ResolversParentTypes['FeePart']> = {
+  fixedPart?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  percentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  percentagePart?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
 export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentChannel'] = ResolversParentTypes['PaymentChannel']> = {
+  availability?: Resolver<ResolversTypes['ChannelAvailability'], ParentType, ContextType>;
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<Maybe<ResolversTypes['FeeCalculation']>, ParentType, ContextType, RequireFields<PaymentChannelFeeArgs, 'amount'>>;
   feeInfo?: Resolver<ResolversTypes['FeeInfo'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -270,15 +430,24 @@ export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType ext
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   calculateFee?: Resolver<ResolversTypes['FeeCalculation'], ParentType, ContextType, RequireFields<QueryCalculateFeeArgs, 'input'>>;
-  paymentChannels?: Resolver<Array<ResolversTypes['PaymentChannel']>, ParentType, ContextType>;
+  paymentChannels?: Resolver<Array<ResolversTypes['PaymentChannel']>, ParentType, ContextType, Partial<QueryPaymentChannelsArgs>>;
+};
+
+export type RoundingRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RoundingRule'] = ResolversParentTypes['RoundingRule']> = {
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['RoundingMode'], ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  ChannelAvailability?: ChannelAvailabilityResolvers<ContextType>;
   ChannelStatus?: ChannelStatusResolvers;
   Decimal?: GraphQLScalarType;
+  FeeBreakdown?: FeeBreakdownResolvers<ContextType>;
   FeeCalculation?: FeeCalculationResolvers<ContextType>;
   FeeInfo?: FeeInfoResolvers<ContextType>;
+  FeePart?: FeePartResolvers<ContextType>;
   PaymentChannel?: PaymentChannelResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
+  RoundingRule?: RoundingRuleResolvers<ContextType>;
 };
 

@@ -44,6 +44,22 @@ export function verifiedBodyOf(serverContext: object): Uint8Array | undefined {
 
 const DIGITS = /^[0-9]+$/;
 
+/**
+ * Debugging help on SIGNATURE_MISMATCH, for test keys only: the SHA-256 of
+ * the server's string to sign and of the body it received, so an integrator
+ * can compare line by line (`npm run sign` prints the same two hashes). Both
+ * are hashes of what the client itself sent, never the secret or the
+ * expected signature; live keys get nothing, so a live key cannot be probed.
+ */
+export function signatureDebugDetails(mode: ActiveKeyRecord['mode'], apiKey: string, toSign: string, bodySha256: string): Record<string, string> {
+  if (mode !== 'test' || !apiKey.startsWith('pk_test_')) return {};
+  return {
+    stringToSignSha256: sha256Hex(toSign),
+    bodySha256,
+    hint: 'Test keys only: compare with the hashes `npm run sign` prints; a different bodySha256 means the body bytes differ, otherwise a line of the string to sign does.',
+  };
+}
+
 function headerValue(request: Request, name: string): string | null {
   const value = request.headers.get(name);
   return value === null || value.trim() === '' ? null : value;
@@ -94,10 +110,15 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
     if (!key) throw new AppError('INVALID_API_KEY', 'Unknown or revoked API key.');
 
     const body = await readBodyWithin(request, options.bodyLimitBytes);
-    const toSign = stringToSign({ method: request.method, target, timestamp, apiKey }, sha256Hex(body));
+    const bodySha256 = sha256Hex(body);
+    const toSign = stringToSign({ method: request.method, target, timestamp, apiKey }, bodySha256);
     const expected = hmacBytes(options.secretBox.decrypt(key.keyId, key.secretCiphertext), toSign);
     if (!signatureMatches(signature, expected)) {
-      throw new AppError('SIGNATURE_MISMATCH', 'The signature does not match the request. Check the string to sign (method, target, timestamp, key, body SHA-256).');
+      throw new AppError(
+        'SIGNATURE_MISMATCH',
+        'The signature does not match the request. Check the string to sign (method, target, timestamp, key, body SHA-256).',
+        signatureDebugDetails(key.mode, apiKey, toSign, bodySha256),
+      );
     }
     verifiedBodies.set(serverContext, body);
     return { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc };

@@ -2,17 +2,33 @@
  * Resolvers: thin adapters from GraphQL to the services. No business rule
  * lives here.
  */
-import type { QueryResolvers, Resolvers } from '../generated/graphql.js';
+import type { FeeCalculationResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from '../generated/graphql.js';
 import { DecimalScalar } from './decimal-scalar.js';
 
-const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent, _args, ctx) =>
-  ctx.services.channels.listForMerchant(ctx.principal);
+const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent, { filter }, ctx) =>
+  filter == null ? ctx.services.channels.listForMerchant(ctx.principal) : ctx.services.channels.search(ctx.principal, filter);
 
 const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { input }, ctx) => ctx.services.fees.quote(ctx.principal, input);
+
+const PaymentChannel: PaymentChannelResolvers = {
+  availability: (channel, _args, ctx) => ctx.services.channels.availabilityFor(ctx.principal, channel),
+  fee: (channel, { amount, chargeFeeToCustomer }, ctx) => ctx.services.fees.quoteForChannel(ctx.principal, channel, amount, chargeFeeToCustomer),
+};
+
+const FeeCalculation: FeeCalculationResolvers = {
+  breakdown: (result) => ({
+    fee: result.breakdown.fee,
+    additionalFee: result.breakdown.additionalFee,
+    feeBearer: result.feeChargedToCustomer ? 'CUSTOMER' : 'MERCHANT',
+    rounding: { mode: result.breakdown.rounding, decimals: result.breakdown.minorUnits },
+  }),
+};
 
 export const resolvers: Resolvers = {
   Decimal: DecimalScalar,
   // Internal enum values are the lower-case database/REST values.
   ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
   Query: { paymentChannels, calculateFee },
+  PaymentChannel,
+  FeeCalculation,
 };

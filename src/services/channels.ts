@@ -7,6 +7,9 @@ import type { DecimalString } from '../domain/money.js';
 import type { FeeSchedule } from '../domain/fee.js';
 import type { Principal } from '../http/request-state.js';
 import type { ChannelRepository, EffectiveChannelRecord } from '../repositories/channels.js';
+import { invalidRequest } from '../errors.js';
+import { parseDecimalText } from '../domain/money.js';
+import { availabilityOf, type Availability, type PaymentContext } from './eligibility.js';
 
 /** Fee settings and limits of a channel for one merchant (GraphQL `FeeInfo`). */
 export interface FeeInfoView {
@@ -31,6 +34,22 @@ export interface ChannelView {
   /** Decimals of the channel currency's minor unit. */
   minorUnits: number;
   requiresKyc: boolean;
+  /** Set by {@link ChannelService.search}: availability judged against the filter's payment. */
+  availability?: Availability;
+}
+
+/** GraphQL `PaymentChannelFilter` after scalar coercion. */
+export interface ChannelFilter {
+  /** Canonical decimal text: the payment amount channels are judged for. */
+  amount?: string | null;
+  /** ISO 4217 code of the payment. */
+  currency?: string | null;
+  /** Keep only channels with one of these statuses. */
+  status?: readonly ChannelStatusValue[] | null;
+  /** Keep only channels that can take the payment described by amount/currency. */
+  selectableOnly?: boolean | null;
+  /** Also list channels the merchant cannot use because of KYC (with reason KYC_REQUIRED). */
+  includeIneligible?: boolean | null;
 }
 
 /** True when the merchant may use a channel as far as KYC goes. */
@@ -84,6 +103,41 @@ export class ChannelService {
       .listForMerchant(principal.merchantId)
       .filter((c) => kycAllows(c, principal.merchantKyc))
       .map(toChannelView);
+  }
+
+  /**
+   * The channel list with availability. Without a filter (or an empty one)
+   * it is exactly {@link listForMerchant} (REST parity); `includeIneligible`
+   * adds the KYC-gated channels; amount/currency only change availability,
+   * and `selectableOnly`/`status` narrow the list.
+   */
+  search(principal: Principal, filter: ChannelFilter | null | undefined): ChannelView[] {
+    const f = filter ?? {};
+    const payment: PaymentContext = {};
+    if (f.amount != null) {
+      const amount = parseDecimalText(f.amount, 'filter.amount');
+      if (amount.lte(0)) throw invalidRequest('filter.amount', 'filter.amount must be greater than 0.');
+      payment.amount = amount;
+    }
+    if (f.currency != null) {
+      if (!/^[A-Za-z]{3}$/.test(f.currency)) throw invalidRequest('filter.currency', 'filter.currency must be a three-letter ISO 4217 code, e.g. "IDR".');
+      payment.currency = f.currency.toUpperCase();
+    }
+    const statuses = f.status ? new Set(f.status) : null;
+    return this.channels
+      .listForMerchant(principal.merchantId)
+      .filter((c) => f.includeIneligible === true || kycAllows(c, principal.merchantKyc))
+      .filter((c) => statuses === null || statuses.has(c.status))
+      .map((r) => {
+        const view = toChannelView(r);
+        return { ...view, availability: availabilityOf(view, principal.merchantKyc, payment) };
+      })
+      .filter((c) => f.selectableOnly !== true || c.availability.selectable);
+  }
+
+  /** Availability of a channel with no payment in view (status and KYC only). */
+  availabilityFor(principal: Principal, channel: ChannelView): Availability {
+    return channel.availability ?? availabilityOf(channel, principal.merchantKyc);
   }
 
   /** The enabled channel for a method code (case-insensitive), KYC not yet checked. */

@@ -5,9 +5,10 @@
  */
 import { AppError, invalidRequest } from '../errors.js';
 import { calculateFee, type FeeResult } from '../domain/fee.js';
-import { Big, parseDecimalText, scaleOf } from '../domain/money.js';
+import { Big, parseDecimalText } from '../domain/money.js';
 import type { Principal } from '../http/request-state.js';
-import { feeScheduleOf, kycAllows, type ChannelService } from './channels.js';
+import { feeScheduleOf, type ChannelService, type ChannelView } from './channels.js';
+import { unavailabilityReasons } from './eligibility.js';
 
 /** A fee request, as both surfaces deliver it after type coercion. */
 export interface FeeQuoteInput {
@@ -44,32 +45,48 @@ export class FeeService {
 
     const channel = this.channels.findForMerchant(principal, method);
     if (!channel) throw new AppError('CHANNEL_NOT_FOUND', `No channel "${method}" is enabled for this merchant.`, { field: 'method' });
-    if (!kycAllows(channel, principal.merchantKyc)) {
-      throw new AppError('KYC_REQUIRED', `Channel "${channel.code}" requires approved KYC; this merchant's KYC is ${principal.merchantKyc}.`, {
-        kycStatus: principal.merchantKyc,
-      });
+    return this.price(principal, channel, amount, currency, input.chargeFeeToCustomer);
+  }
+
+  /**
+   * The fee of `amount` on one listed channel, in the channel's currency
+   * (GraphQL `PaymentChannel.fee`): the same checks and calculator as
+   * {@link quote}, minus the lookup.
+   */
+  quoteForChannel(principal: Principal, channel: ChannelView, amountText: string, chargeFeeToCustomer?: boolean | null): FeeResult {
+    const amount = parseDecimalText(amountText, 'amount');
+    if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
+    return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer);
+  }
+
+  /** Eligibility (first reason → contract error, see eligibility.ts), then the pure calculator. */
+  private price(principal: Principal, channel: ChannelView, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): FeeResult {
+    const [reason] = unavailabilityReasons(channel, principal.merchantKyc, { amount, currency });
+    switch (reason) {
+      case 'KYC_REQUIRED':
+        throw new AppError('KYC_REQUIRED', `Channel "${channel.code}" requires approved KYC; this merchant's KYC is ${principal.merchantKyc}.`, {
+          kycStatus: principal.merchantKyc,
+        });
+      case 'OFFLINE':
+      case 'MAINTENANCE':
+        throw new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${channel.status}.`, { channelStatus: channel.status });
+      case 'CURRENCY_MISMATCH':
+        throw new AppError('UNSUPPORTED_CURRENCY', `Channel "${channel.code}" settles in ${channel.currency}, not ${currency}.`, {
+          field: 'currency',
+          supported: channel.currency,
+        });
+      case 'AMOUNT_PRECISION':
+        throw invalidRequest('amount', `amount has more decimals than ${currency} allows (${channel.minorUnits}).`);
+      case 'AMOUNT_OUT_OF_RANGE': {
+        const min = new Big(channel.feeInfo.minTransactions);
+        const max = new Big(channel.feeInfo.maxTransactions);
+        throw new AppError('AMOUNT_OUT_OF_RANGE', `amount must be between ${min.toFixed()} and ${max.toFixed()} ${currency} for "${channel.code}".`, {
+          field: 'amount',
+          min: min.toNumber(),
+          max: max.toNumber(),
+        });
+      }
     }
-    if (channel.status !== 'active') {
-      throw new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${channel.status}.`, { channelStatus: channel.status });
-    }
-    if (currency !== channel.currency) {
-      throw new AppError('UNSUPPORTED_CURRENCY', `Channel "${channel.code}" settles in ${channel.currency}, not ${currency}.`, {
-        field: 'currency',
-        supported: channel.currency,
-      });
-    }
-    if (scaleOf(amount) > channel.minorUnits) {
-      throw invalidRequest('amount', `amount has more decimals than ${currency} allows (${channel.minorUnits}).`);
-    }
-    const min = new Big(channel.feeInfo.minTransactions);
-    const max = new Big(channel.feeInfo.maxTransactions);
-    if (amount.lt(min) || amount.gt(max)) {
-      throw new AppError('AMOUNT_OUT_OF_RANGE', `amount must be between ${min.toFixed()} and ${max.toFixed()} ${currency} for "${channel.code}".`, {
-        field: 'amount',
-        min: min.toNumber(),
-        max: max.toNumber(),
-      });
-    }
-    return calculateFee(feeScheduleOf(channel), amount, input.chargeFeeToCustomer);
+    return calculateFee(feeScheduleOf(channel), amount, chargeFeeToCustomer);
   }
 }

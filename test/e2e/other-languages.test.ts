@@ -1,0 +1,75 @@
+/**
+ * The README's examples for merchants in other languages, run for real:
+ * docs/examples/svc1-curl.sh (bash + openssl + curl) and
+ * docs/examples/svc1_sign.py (Python standard library) reproduce the
+ * contract's test vectors and talk to a real server.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRealServer, type RealServer } from '../helpers/real-server.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const SH = path.join(ROOT, 'docs/examples/svc1-curl.sh');
+const PY = path.join(ROOT, 'docs/examples/svc1_sign.py');
+const VECTOR_ENV = { API_KEY: 'pk_test_4f9a1c2e7b5d3a6c', API_SECRET: 'sk_test_9xQeWvG816bUx9EPjHmaT23yvVMZbrpp', TIMESTAMP: '1767225600', SIGN_ONLY: '1' };
+const CALC_VECTOR = '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13","chargeFeeToCustomer":true}';
+const VECTORS: [string, string, string | undefined, string][] = [
+  ['GET', '/v1/payments/channel', undefined, '72c8d3db46601f4144c285d92cdb3ed8ed63ddb8545f9043f0f8de29cd874f78'],
+  ['POST', '/v1/payments/calculate', CALC_VECTOR, '6e35f8b4343a767e00588addb31506ece6dd6030a98d6cc46c796d45a4d1e4dd'],
+  ['POST', '/graphql', '{"query":"{ paymentChannels { code status } }"}', 'e88d025a3f04a90cd42c59ba0fc4e022ad0bc6fba0186b34e5933f6a5b2cf66a'],
+];
+const python = ['python3', 'python'].find((bin) => spawnSync(bin, ['-c', 'import sys; assert sys.version_info >= (3, 10)']).status === 0);
+
+function run(cmd: string, args: string[], env: Record<string, string>): string {
+  return execFileSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...env } });
+}
+
+let server: RealServer;
+beforeAll(async () => {
+  server = await startRealServer();
+});
+afterAll(() => server?.stop());
+
+describe('bash + openssl example', () => {
+  it.each(VECTORS)('reproduces the contract vector for %s %s', (method, target, body, signature) => {
+    expect(run(SH, [method, target, ...(body ? [body] : [])], VECTOR_ENV)).toContain(`signature: ${signature}`);
+  });
+
+  it('calls the real server', () => {
+    const env = { API_KEY: server.approved.apiKey, API_SECRET: server.approved.apiSecret, BASE_URL: server.baseUrl };
+    const list = JSON.parse(run(SH, ['GET', '/v1/payments/channel'], env)) as { status: number; data: { code: string }[] };
+    expect(list.data.map((c) => c.code)).toContain('qris');
+    const body = JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: server.approved.merchantId, chargeFeeToCustomer: true });
+    expect(JSON.parse(run(SH, ['POST', '/v1/payments/calculate', body], env))).toEqual({
+      amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR',
+    });
+  });
+});
+
+describe.skipIf(!python && process.env.CI !== 'true')('Python example', () => {
+  it.each(VECTORS)('reproduces the contract vector for %s %s', (method, target, body, signature) => {
+    expect(run(python!, [PY, method, target, ...(body ? [body] : [])], VECTOR_ENV).trim()).toBe(signature);
+  });
+
+  it('calls the real server', () => {
+    const env = { API_KEY: server.approved.apiKey, API_SECRET: server.approved.apiSecret, BASE_URL: server.baseUrl };
+    const body = JSON.stringify({ amount: 250000, currency: 'IDR', method: 'credit_card', merchantId: server.approved.merchantId, chargeFeeToCustomer: false });
+    const out = run(python!, [PY, 'POST', '/v1/payments/calculate', body], env);
+    expect(out.startsWith('200 ')).toBe(true);
+    expect(JSON.parse(out.slice(4))).toEqual({ amount: 250000, fee: 9250, additionalFee: 1000, totalAmount: 250000, getBalance: 239750, currency: 'IDR' });
+  });
+});
+
+describe('TypeScript checkout example (docs/examples/checkout.ts)', () => {
+  it('prints the offerable channels with totals from one signed GraphQL request', () => {
+    const out = run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'docs/examples/checkout.ts'), '150000'], {
+      BASE_URL: server.baseUrl,
+      DATA_DIR: server.dataDir,
+      API_KEY: '',
+      API_SECRET: '',
+    });
+    expect(out).toContain('qris         pay 151050 (fee 1050: 0.7% + 0, paid by customer)');
+    expect(out).not.toContain('mandiri_va');
+  });
+});

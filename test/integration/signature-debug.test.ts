@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex, stringToSign } from '../../src/auth/svc1.js';
+import { generateKey } from '../../src/auth/keys.js';
+import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import { createTestApp, type TestApp } from '../helpers/app.js';
+
+let t: TestApp;
+let live: DemoMerchantCredentials;
+beforeAll(async () => {
+  t = await createTestApp();
+  const key = generateKey('live');
+  t.app.repositories.merchants.insertKey({
+    id: key.apiKey,
+    merchantId: t.approved.merchantId,
+    mode: 'live',
+    secretCiphertext: t.data.secretBox.encrypt(key.apiKey, key.apiSecret),
+  });
+  live = { ...t.approved, apiKey: key.apiKey, apiSecret: key.apiSecret };
+});
+afterAll(() => t.close());
+
+const BODY = '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13"}';
+
+describe('SIGNATURE_MISMATCH debugging details', () => {
+  it('a live key works and gets no debugging details on a mismatch', async () => {
+    const ok = await t.signedFetch('/v1/payments/channel', { as: live });
+    expect(ok.status).toBe(200);
+    for (const target of ['/v1/payments/calculate', '/graphql']) {
+      const res = await t.signedFetch(target, { method: 'POST', body: BODY, as: { ...live, apiSecret: 'sk_live_wrong' } });
+      expect(res.status).toBe(401);
+      const text = await res.text();
+      expect(text).toContain('SIGNATURE_MISMATCH');
+      expect(text).not.toContain('stringToSignSha256');
+      expect(text).not.toContain('bodySha256');
+      expect(text).not.toContain(sha256Hex(BODY));
+    }
+  });
+
+  it('a test key gets the SHA-256 of the server string to sign and of the body it received (REST and GraphQL)', async () => {
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const serverSide = stringToSign({ method: 'POST', target: '/v1/payments/calculate', timestamp, apiKey: t.approved.apiKey, body: BODY });
+    const res = await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: BODY, timestamp, as: { ...t.approved, apiSecret: 'sk_test_wrong' } });
+    expect(res.status).toBe(401);
+    expect(await res.json()).toMatchObject({
+      code: 'SIGNATURE_MISMATCH',
+      bodySha256: sha256Hex(BODY),
+      stringToSignSha256: sha256Hex(serverSide),
+    });
+
+    const gqlRes = await t.signedFetch('/graphql', { method: 'POST', body: '{"query":"{ paymentChannels { code } }"}', as: { ...t.approved, apiSecret: 'x' } });
+    const gqlBody = (await gqlRes.json()) as { errors: { extensions: Record<string, unknown> }[] };
+    expect(gqlRes.status).toBe(401);
+    expect(gqlBody.errors[0]!.extensions).toMatchObject({ code: 'SIGNATURE_MISMATCH', bodySha256: sha256Hex('{"query":"{ paymentChannels { code } }"}') });
+  });
+
+  it('a body changed after signing shows a different bodySha256 than the client computed', async () => {
+    // Sign one body, send another: the hashes tell the integrator the body is the differing line.
+    const { signatureHeaders } = await import('../../src/auth/svc1.js');
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const headers = signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'POST', target: '/v1/payments/calculate', body: BODY, timestamp });
+    const sent = BODY.replace('150000', '150001');
+    const res = await t.fetch('/v1/payments/calculate', { method: 'POST', body: sent, headers: { ...headers, 'content-type': 'application/json' } });
+    const problem = (await res.json()) as Record<string, unknown>;
+    expect(problem.code).toBe('SIGNATURE_MISMATCH');
+    expect(problem.bodySha256).toBe(sha256Hex(sent));
+    expect(problem.bodySha256).not.toBe(sha256Hex(BODY));
+  });
+});
