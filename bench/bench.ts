@@ -34,6 +34,8 @@ const QUICK = args.has('--quick');
 const GROWTH = args.has('--growth') || args.has('--all');
 const WORKERS = args.has('--workers') || args.has('--all');
 const CONNECTIONS = 50;
+/** `--servers=project,mercurius` limits the main table (for development runs). */
+const ONLY = ((process.argv.find((a) => a.startsWith('--servers='))?.slice(10) ?? 'raw,project,mercurius,yoga,apollo').split(',') as ServerName[]);
 const TIMING = QUICK ? { warmupS: 0.5, roundS: 1, rounds: 2 } : { warmupS: 3, roundS: 8, rounds: 3 };
 
 interface Creds {
@@ -291,7 +293,7 @@ async function main(): Promise<void> {
     const results: Measurement[] = [];
     process.stderr.write(`bench: ${QUICK ? 'quick' : 'full'} mode, ${CONNECTIONS} connections, warm-up ${TIMING.warmupS}s + ${TIMING.rounds}×${TIMING.roundS}s per cell\n`);
     // One server at a time: the two cores are shared by the server and the load generator only.
-    for (const name of ['raw', 'project', 'mercurius', 'yoga', 'apollo'] as ServerName[]) {
+    for (const name of ONLY) {
       const s = await startServer(name, dataDir, tmp);
       running.push(s);
       for (const sc of scs.filter((x) => x.servers.includes(name))) results.push(await measure(s, sc, approved));

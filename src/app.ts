@@ -3,6 +3,7 @@
  * pipeline. `createApp` does no network I/O, so tests drive the returned
  * `yoga.fetch` in-process against a temporary database.
  */
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { Logger } from 'pino';
@@ -10,13 +11,16 @@ import type { SecretBox } from './auth/secret-box.js';
 import type { DatabaseHandle } from './db/client.js';
 import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
+import { createDataVersion } from './db/data-version.js';
 import { createMaskError } from './http/error-normalizer.js';
+import { createNodeHandler, type FastPathStats, type NodeHandler } from './http/fast-path.js';
 import { requestStateOf } from './http/request-state.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useRequestContext } from './plugins/use-request-context.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
-import { useSignatureAuth } from './plugins/use-signature-auth.js';
-import { ChannelRepository } from './repositories/channels.js';
+import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from './plugins/use-signature-auth.js';
+import { CachedChannelRepository } from './repositories/cached-channels.js';
+import type { ChannelRepository } from './repositories/channels.js';
 import { MerchantRepository } from './repositories/merchants.js';
 import { buildSchema } from './schema.js';
 import { ChannelService } from './services/channels.js';
@@ -34,6 +38,11 @@ export interface AppOptions {
   bodyLimitBytes: number;
   /** Clock in ms (tests move it). */
   now?: () => number;
+  /**
+   * Serve the hot requests through the Node fast path (src/http/fast-path.ts)
+   * in `handler`; default true. False: `handler` is plain Yoga.
+   */
+  fastPath?: boolean;
 }
 
 /** The assembled service. */
@@ -41,14 +50,30 @@ export interface App {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   services: Services;
   repositories: { merchants: MerchantRepository; channels: ChannelRepository };
+  /** The Node `request` listener to serve (fast path in front of `yoga`). */
+  handler: NodeHandler;
+  /** What the fast path answered itself vs handed to Yoga. */
+  fastPathStats: FastPathStats;
 }
 
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
   const merchantRepo = new MerchantRepository(database.db);
-  const channelRepo = new ChannelRepository(database.db);
+  // Every cache (channel records, key material, REST bodies) is dropped on any commit from any process.
+  const dataVersion = createDataVersion(database.sqlite);
+  const channelRepo = new CachedChannelRepository(database.db, dataVersion);
   const channelService = new ChannelService(channelRepo);
   const services: Services = { channels: channelService, fees: new FeeService(channelService) };
+
+  const signatureOptions: SignatureAuthOptions = {
+    findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
+    secretBox: options.secretBox,
+    maxSkewSeconds: options.maxSkewSeconds,
+    bodyLimitBytes: options.bodyLimitBytes,
+    isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
+    now: options.now,
+    dataVersion,
+  };
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -90,17 +115,18 @@ export function createApp(options: AppOptions): App {
         },
       }),
       useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
-      useSignatureAuth({
-        findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
-        secretBox: options.secretBox,
-        maxSkewSeconds: options.maxSkewSeconds,
-        bodyLimitBytes: options.bodyLimitBytes,
-        isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
-        now: options.now,
-      }),
+      useSignatureAuth(signatureOptions),
       useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
+      // Compiled execution per (cached) document; results are identical to graphql-js.
+      useGraphQlJit(),
     ],
   });
 
-  return { yoga, services, repositories: { merchants: merchantRepo, channels: channelRepo } };
+  const fastPathStats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0 };
+  const handler: NodeHandler =
+    options.fastPath === false
+      ? (req, res) => void yoga(req, res)
+      : createNodeHandler({ yoga, verifier: createSignatureVerifier(signatureOptions), logger, graphqlEndpoint: GRAPHQL_ENDPOINT, dataVersion, stats: fastPathStats });
+
+  return { yoga, services, repositories: { merchants: merchantRepo, channels: channelRepo }, handler, fastPathStats };
 }

@@ -40,7 +40,8 @@ function start(): void {
     maxSkewSeconds: config.maxSkewSeconds,
     bodyLimitBytes: config.bodyLimitBytes,
   });
-  const server = createServer(app.yoga);
+  // The fast path in front of Yoga (src/http/fast-path.ts); everything else is Yoga itself.
+  const server = createServer(app.handler);
   server.on('error', (err: NodeJS.ErrnoException) => {
     data.database.close();
     fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);
