@@ -107,7 +107,7 @@ async function startServer(name: ServerName, dataDir: string, tmp: string, extra
   const deadline = Date.now() + 30_000;
   for (;;) {
     const text = fs.readFileSync(logFile, 'utf8');
-    const m = /BENCH_READY (\d+)/.exec(text) ?? /"baseUrl":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(text);
+    const m = /BENCH_READY (\d+)/.exec(text) ?? /http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
     if (m) {
       const port = Number(m[1]);
       return { name, child, port, logFile, pids: () => [child.pid!, ...childPids(child.pid!)] };
@@ -128,6 +128,16 @@ function childPids(pid: number): number[] {
       .map(Number);
   } catch {
     return [];
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
   }
 }
 
@@ -152,6 +162,9 @@ async function stopServer(s: Running): Promise<void> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface RoundResult {
+  total: number;
+  /** Server CPU time (user+system, all its processes) spent per answered request, µs. */
+  cpuUsPerReq?: number;
   rps: number;
   p50: number;
   p99: number;
@@ -191,7 +204,7 @@ function runAutocannon(port: number, sc: Scenario, credsIn: Creds | Creds[], sec
       },
       (err: Error | null, r: autocannon.Result) => {
         if (err) return reject(err);
-        resolve({ rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts });
+        resolve({ total: r.requests.total, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts });
       },
     );
   });
@@ -210,6 +223,8 @@ export interface Measurement {
   rps: number;
   p50: number;
   p99: number;
+  /** Median server CPU µs per request: robust to other load on the machine, unlike req/s. */
+  cpuUsPerReq: number;
   peakRssMb: number;
   rounds: number[];
   valid: boolean;
@@ -220,7 +235,13 @@ export interface Measurement {
 async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label = s.name): Promise<Measurement> {
   const warm = await runAutocannon(s.port, sc, creds, TIMING.warmupS);
   const rounds: RoundResult[] = [];
-  for (let i = 0; i < TIMING.rounds; i++) rounds.push(await runAutocannon(s.port, sc, creds, TIMING.roundS));
+  const serverCpu = () => s.pids().reduce((sum, pid) => sum + cpuMs(pid), 0);
+  for (let i = 0; i < TIMING.rounds; i++) {
+    const before = serverCpu();
+    const r = await runAutocannon(s.port, sc, creds, TIMING.roundS);
+    r.cpuUsPerReq = ((serverCpu() - before) * 1000) / Math.max(1, r.total);
+    rounds.push(r);
+  }
   const bad = [warm, ...rounds].reduce((n, r) => n + r.non2xx + r.errors, 0);
   const m: Measurement = {
     server: label,
@@ -228,6 +249,7 @@ async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label =
     rps: median(rounds.map((r) => r.rps)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
+    cpuUsPerReq: median(rounds.map((r) => r.cpuUsPerReq ?? NaN)),
     peakRssMb: s.pids().reduce((sum, pid) => sum + peakRssMb(pid), 0),
     rounds: rounds.map((r) => Math.round(r.rps)),
     valid: bad === 0,
@@ -235,7 +257,7 @@ async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label =
     loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100) as [number, number, number],
   };
   process.stderr.write(
-    `  ${label.padEnd(22)} ${sc.name.padEnd(22)} ${Math.round(m.rps).toString().padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  rss ${m.peakRssMb.toFixed(0)} MB${m.valid ? '' : `  INVALID (${m.note})`}\n`,
+    `  ${label.padEnd(22)} ${sc.name.padEnd(22)} ${Math.round(m.rps).toString().padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuUsPerReq.toFixed(0)} µs/req  rss ${m.peakRssMb.toFixed(0)} MB${m.valid ? '' : `  INVALID (${m.note})`}\n`,
   );
   return m;
 }
@@ -260,20 +282,20 @@ function mainTable(ms: Measurement[]): string {
       const peer = ms.find((x) => x.server === p && x.scenario === m.scenario);
       return peer && m.server !== p ? `${fmt(m.rps / peer.rps, 2)}×` : '';
     });
-    return `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.peakRssMb)} | ${raw ? `${fmt((100 * m.rps) / raw.rps)} %` : ''} | ${ratios.join(' | ')} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`;
+    return `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.cpuUsPerReq)} | ${fmt(m.peakRssMb)} | ${raw ? `${fmt((100 * m.rps) / raw.rps)} %` : ''} | ${ratios.join(' | ')} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`;
   });
   return [
-    '| server | scenario | req/s | p50 ms | p99 ms | peak RSS MB | vs raw | vs mercurius+jit | vs yoga | vs apollo | check |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| server | scenario | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MB | vs raw | vs mercurius+jit | vs yoga | vs apollo | check |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
     ...rows,
   ].join('\n');
 }
 
 function simpleTable(ms: Measurement[], firstCol: string): string {
   return [
-    `| ${firstCol} | scenario | req/s | p50 ms | p99 ms | peak RSS MB | check |`,
-    '|---|---|---:|---:|---:|---:|---|',
-    ...ms.map((m) => `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.peakRssMb)} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`),
+    `| ${firstCol} | scenario | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MB | check |`,
+    '|---|---|---:|---:|---:|---:|---:|---|',
+    ...ms.map((m) => `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.cpuUsPerReq)} | ${fmt(m.peakRssMb)} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`),
   ].join('\n');
 }
 
