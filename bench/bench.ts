@@ -112,7 +112,10 @@ async function startServer(name: ServerName, dataDir: string, tmp: string, extra
       const port = Number(m[1]);
       return { name, child, port, logFile, pids: () => [child.pid!, ...childPids(child.pid!)] };
     }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${name} did not start:\n${text.slice(-2000)}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not start:\n${text.slice(-2000)}`);
+    }
     await sleep(100);
   }
 }
@@ -141,10 +144,10 @@ function cpuMs(pid: number): number {
   }
 }
 
-/** Peak resident set (VmHWM) of a process in MB, from /proc. */
-function peakRssMb(pid: number): number {
+/** Resident set (VmRSS) of a process in MB, from /proc. */
+function rssMb(pid: number): number {
   try {
-    const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) / 1024 : NaN;
   } catch {
     return NaN;
@@ -236,12 +239,19 @@ async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label =
   const warm = await runAutocannon(s.port, sc, creds, TIMING.warmupS);
   const rounds: RoundResult[] = [];
   const serverCpu = () => s.pids().reduce((sum, pid) => sum + cpuMs(pid), 0);
+  // Peak RSS under load: the largest sum of VmRSS over the server's processes, sampled every 100 ms
+  // (VmHWM would report the start-up peak of the TypeScript loader instead).
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, s.pids().reduce((sum, pid) => sum + rssMb(pid), 0));
+  }, 100);
   for (let i = 0; i < TIMING.rounds; i++) {
     const before = serverCpu();
     const r = await runAutocannon(s.port, sc, creds, TIMING.roundS);
     r.cpuUsPerReq = ((serverCpu() - before) * 1000) / Math.max(1, r.total);
     rounds.push(r);
   }
+  clearInterval(sampler);
   const bad = [warm, ...rounds].reduce((n, r) => n + r.non2xx + r.errors, 0);
   const m: Measurement = {
     server: label,
@@ -250,7 +260,7 @@ async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label =
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
     cpuUsPerReq: median(rounds.map((r) => r.cpuUsPerReq ?? NaN)),
-    peakRssMb: s.pids().reduce((sum, pid) => sum + peakRssMb(pid), 0),
+    peakRssMb: peak,
     rounds: rounds.map((r) => Math.round(r.rps)),
     valid: bad === 0,
     note: bad ? `${bad} non-2xx/errors` : undefined,

@@ -4,8 +4,7 @@
  * `yoga.fetch` in-process against a temporary database.
  */
 import { useGraphQlJit } from '@envelop/graphql-jit';
-import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { SecretBox } from './auth/secret-box.js';
 import type { DatabaseHandle } from './db/client.js';
@@ -75,6 +74,41 @@ export function createApp(options: AppOptions): App {
     dataVersion,
   };
 
+  // Plugins the Node fast path replaces by the same functions (request context, auth, REST) or that only
+  // serve public paths it never takes (readiness, images); every other plugin's hooks also run there.
+  const requestContextPlugin = useRequestContext({
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    restPrefix: REST_PREFIX,
+    publicPaths: ['/health', '/ready', IMAGE_PREFIX],
+    logger,
+  });
+  const readinessPlugin = useReadinessCheck({
+    endpoint: '/ready',
+    check: () => {
+      try {
+        database.sqlite.prepare('select count(*) from merchants').get();
+        return true;
+      } catch (err) {
+        logger.warn({ err }, 'readiness check failed');
+        return false;
+      }
+    },
+  });
+  const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) });
+  const signaturePlugin = useSignatureAuth(signatureOptions);
+  const restPlugin = useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT });
+  const replacedOnFastPath = new Set<unknown>([requestContextPlugin, readinessPlugin, imagesPlugin, signaturePlugin, restPlugin]);
+
+  const plugins = [
+    requestContextPlugin,
+    readinessPlugin,
+    imagesPlugin,
+    signaturePlugin,
+    restPlugin,
+    // Compiled execution per (cached) document; results are identical to graphql-js.
+    useGraphQlJit(),
+  ];
+
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -82,7 +116,8 @@ export function createApp(options: AppOptions): App {
     landingPage: false,
     // Bundled GraphiQL: served from this process, no CDN (its signing fetcher is added later).
     graphiql: { title: 'Payment Gateway GraphiQL' },
-    renderGraphiQL,
+    // Loaded on the first GraphiQL page view: the bundle costs ~80 MB RSS, which an API-only process never needs.
+    renderGraphiQL: async (opts) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(opts),
     batching: false,
     // Request bodies are bounded by the signature plugin, which must read them anyway.
     maxRequestBodySize: options.bodyLimitBytes,
@@ -95,38 +130,22 @@ export function createApp(options: AppOptions): App {
       if (!state?.principal) throw new AppError('AUTH_HEADER_MISSING', 'Authentication required.');
       return { principal: state.principal, services, requestId: state.id };
     },
-    plugins: [
-      useRequestContext({
-        graphqlEndpoint: GRAPHQL_ENDPOINT,
-        restPrefix: REST_PREFIX,
-        publicPaths: ['/health', '/ready', IMAGE_PREFIX],
-        logger,
-      }),
-      useReadinessCheck({
-        endpoint: '/ready',
-        check: () => {
-          try {
-            database.sqlite.prepare('select count(*) from merchants').get();
-            return true;
-          } catch (err) {
-            logger.warn({ err }, 'readiness check failed');
-            return false;
-          }
-        },
-      }),
-      useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
-      useSignatureAuth(signatureOptions),
-      useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
-      // Compiled execution per (cached) document; results are identical to graphql-js.
-      useGraphQlJit(),
-    ],
+    plugins,
   });
+
+  // The user plugins as Yoga flattened them (plugins added by other plugins included), minus the replaced ones.
+  // (`plugins` is protected in the typings; it is the flattened list Yoga itself iterates.)
+  const flattened = (yoga as unknown as { plugins: (Plugin | undefined)[] }).plugins;
+  const first = flattened.indexOf(plugins[0] as Plugin);
+  const last = flattened.indexOf(plugins[plugins.length - 1] as Plugin);
+  if (first < 0 || last < first) throw new Error('createApp: user plugins not found in the Yoga pipeline');
+  const hookPlugins = flattened.slice(first, last + 1).filter((p): p is Plugin => !!p && !replacedOnFastPath.has(p) && !!(p.onRequest || p.onResponse));
 
   const fastPathStats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0 };
   const handler: NodeHandler =
     options.fastPath === false
       ? (req, res) => void yoga(req, res)
-      : createNodeHandler({ yoga, verifier: createSignatureVerifier(signatureOptions), logger, graphqlEndpoint: GRAPHQL_ENDPOINT, dataVersion, stats: fastPathStats });
+      : createNodeHandler({ yoga, verifier: createSignatureVerifier(signatureOptions), logger, graphqlEndpoint: GRAPHQL_ENDPOINT, dataVersion, stats: fastPathStats, hookPlugins });
 
   return { yoga, services, repositories: { merchants: merchantRepo, channels: channelRepo }, handler, fastPathStats };
 }

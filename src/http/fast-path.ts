@@ -26,7 +26,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getOperationAST, type ExecutionResult } from 'graphql';
-import { isAsyncIterable, type YogaServerInstance } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import type { GraphQLContext } from '../context.js';
@@ -49,6 +49,17 @@ export interface FastPathOptions {
   dataVersion: DataVersion;
   /** Counters for tests and diagnosis: requests answered here vs handed to the full pipeline. */
   stats?: FastPathStats;
+  /**
+   * The pipeline's other plugins (everything except request context, signature
+   * auth and REST adapter, which the fast path replaces by their shared
+   * functions): their `onRequest` hooks run here, in order, once the answer is
+   * ready and before it is sent (rate limits, metrics, ...) and may replace it
+   * via `endResponse`; their `onResponse` hooks see (and may add headers to)
+   * every answer sent from here. A hook calling `setRequest` sends the request
+   * down the full pipeline instead. Hooks never run twice for one request:
+   * a request handed to Yoga ran none of them here.
+   */
+  hookPlugins?: Plugin[];
 }
 
 /** How many requests the fast path answered itself and how many it handed to Yoga. */
@@ -132,6 +143,8 @@ function mediaTypeFor(accept: string | undefined): string | null {
 
 export function createNodeHandler(options: FastPathOptions): NodeHandler {
   const { yoga, verifier, logger, graphqlEndpoint, stats } = options;
+  const onRequestHooks = (options.hookPlugins ?? []).flatMap((p) => (p.onRequest ? [p.onRequest.bind(p)] : []));
+  const onResponseHooks = (options.hookPlugins ?? []).flatMap((p) => (p.onResponse ? [p.onResponse.bind(p)] : []));
   const restLists = new VersionedCache<string, Buffer>(options.dataVersion, 1_000);
 
   /** Full Yoga pipeline; with the body when it was already consumed from the socket. */
@@ -163,12 +176,86 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
     res.end(bytes);
   }
 
-  function send(res: ServerResponse, state: RequestState, contentType: string, body: Buffer | string, extra?: Readonly<Record<string, string>>): void {
-    res.writeHead(200, { ...extra, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': state.id });
+  /** Send a successful answer (after the other plugins' hooks, if any). */
+  function send(res: ServerResponse, state: RequestState, contentType: string, body: Buffer | string, extra?: Readonly<Record<string, string>>): void | Promise<void> {
+    const head: Record<string, string | number> = { ...extra, 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body), 'X-Request-Id': state.id };
+    if (onRequestHooks.length === 0 && onResponseHooks.length === 0) return write(res, state, head, body);
+    return sendAfterHooks(res, state, head, body);
+  }
+
+  function write(res: ServerResponse, state: RequestState, head: Record<string, string | number>, body: Buffer | string): void {
+    res.writeHead(200, head);
     res.end(body);
     if (stats) stats.fast++;
     logRequest(logger, state, 200);
   }
+
+  async function sendAfterHooks(res: ServerResponse, state: RequestState, head: Record<string, string | number>, body: Buffer | string): Promise<void> {
+    const serverContext = contextOf.get(state)!;
+    const request = serverContext.request as Request;
+    let url: URL | undefined;
+    for (const hook of onRequestHooks) {
+      let ended: Response | undefined;
+      let rerouted = false;
+      await hook({
+        request,
+        get url() {
+          return (url ??= new URL(request.url));
+        },
+        serverContext,
+        fetchAPI: yoga.fetchAPI,
+        requestHandler: yoga.handleRequest as never,
+        setRequestHandler: () => {
+          rerouted = true;
+        },
+        setRequest: () => {
+          rerouted = true;
+        },
+        endResponse: (r: Response) => {
+          ended = r;
+        },
+      } as never);
+      if (rerouted) throw new Fallback(fallbackBody.get(state) ?? null);
+      if (ended) return sendEnded(res, state, ended);
+    }
+    // onResponse hooks see a Response-like view; headers they set are sent.
+    const lower = new Map(Object.entries(head).map(([k, v]) => [k.toLowerCase(), [k, String(v)] as [string, string]]));
+    const headers = {
+      get: (n: string) => lower.get(n.toLowerCase())?.[1] ?? null,
+      has: (n: string) => lower.has(n.toLowerCase()),
+      set: (n: string, v: string) => void lower.set(n.toLowerCase(), [n, v]),
+      append: (n: string, v: string) => void lower.set(n.toLowerCase(), [n, lower.has(n.toLowerCase()) ? `${lower.get(n.toLowerCase())![1]}, ${v}` : v]),
+      delete: (n: string) => void lower.delete(n.toLowerCase()),
+      forEach: (cb: (v: string, k: string) => void) => lower.forEach(([k, v]) => cb(v, k)),
+    };
+    let replacement: Response | undefined;
+    for (const hook of onResponseHooks) {
+      await hook({ request, serverContext, response: { status: 200, ok: true, headers } as unknown as Response, setResponse: (r: Response) => (replacement = r), fetchAPI: yoga.fetchAPI } as never);
+    }
+    if (replacement) {
+      replacement.headers.set('X-Request-Id', state.id);
+      await sendResponse(res, replacement);
+      logRequest(logger, state, replacement.status);
+      return;
+    }
+    write(res, state, Object.fromEntries([...lower.values()]), body);
+  }
+
+  /** An answer a hook (or the body limit) produced here: onResponse hooks, request id, one log line. */
+  async function sendEnded(res: ServerResponse, state: RequestState, response: Response): Promise<void> {
+    const serverContext = contextOf.get(state)!;
+    let final = response;
+    for (const hook of onResponseHooks) {
+      await hook({ request: serverContext.request as Request, serverContext, response: final, setResponse: (r: Response) => (final = r), fetchAPI: yoga.fetchAPI } as never);
+    }
+    final.headers.set('X-Request-Id', state.id);
+    await sendResponse(res, final);
+    logRequest(logger, state, final.status);
+  }
+
+  /** Per request: its server context and the verified body (for a late hand-over to the pipeline). */
+  const contextOf = new WeakMap<RequestState, Record<string, unknown>>();
+  const fallbackBody = new WeakMap<RequestState, Uint8Array>();
 
   /** Run one query through the Yoga instance's envelop; success only, anything else → Fallback. */
   async function execute(serverContext: Record<string, unknown>, adapter: VerifiableRequest, query: string, variables: unknown, operationName: string | undefined, body: Uint8Array): Promise<ExecutionResult> {
@@ -177,7 +264,6 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
     // `request.method` (Yoga's mutation-via-GET check on every parse) or headers: those are answered from the
     // Node request; any other property builds the real WHATWG Request once (measured: building it on every
     // request cost ~4 % of CPU).
-    serverContext.request = requestFacade(serverContext.req as IncomingMessage, adapter);
     serverContext.params = params;
     const enveloped = yoga.getEnveloped(serverContext);
     let document;
@@ -199,24 +285,27 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
     const serverContext: Record<string, unknown> = { req, res };
     const state = initRequestState(serverContext, adapter, req.url ?? '/');
     state.surface = surface;
+    serverContext.request = requestFacade(req, adapter);
+    contextOf.set(state, serverContext);
     const read: { body: Uint8Array | null } = { body: null };
     try {
       const verified = await verifier(adapter, state.target, async (limit) => (read.body = await readNodeBody(req, limit)));
       state.principal = verified.principal;
       const { principal } = verified;
       const bytes = verified.body;
+      fallbackBody.set(state, bytes);
 
       if (kind === 'listChannels') {
         // Pre-serialised per merchant + KYC (the only inputs of the list) until the data changes.
         const key = `${principal.merchantId}\n${principal.merchantKyc}`;
         const { value: hit, token } = restLists.peek(key);
         if (hit !== undefined && stats) stats.restListCacheHits++;
-        if (hit !== undefined) return send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, hit, REST_SUCCESS_HEADERS);
+        if (hit !== undefined) return await send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, hit, REST_SUCCESS_HEADERS);
         state.rest = { name: 'listChannels' };
         const result = await execute(serverContext, adapter, ROUTES['/v1/payments/channel']!.query, undefined, undefined, bytes);
         const built = Buffer.from(restSuccessBody('listChannels', result.data));
         restLists.put(key, built, token); // kept only if no commit happened while it was built
-        return send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, built, REST_SUCCESS_HEADERS);
+        return await send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, built, REST_SUCCESS_HEADERS);
       }
 
       if (kind === 'calculateFee') {
@@ -228,7 +317,7 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
         }
         state.rest = { name: 'calculateFee', variables };
         const result = await execute(serverContext, adapter, ROUTES['/v1/payments/calculate']!.query, variables, undefined, bytes);
-        return send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, restSuccessBody('calculateFee', result.data), REST_SUCCESS_HEADERS);
+        return await send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, restSuccessBody('calculateFee', result.data), REST_SUCCESS_HEADERS);
       }
 
       let params: Record<string, unknown>;
@@ -243,18 +332,15 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
       if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) throw new Fallback(bytes);
       if (operationName != null && typeof operationName !== 'string') throw new Fallback(bytes);
       const result = await execute(serverContext, adapter, params.query, variables ?? undefined, (operationName as string | null) ?? undefined, bytes);
-      return send(res, state, mediaType, JSON.stringify(result));
+      return await send(res, state, mediaType, JSON.stringify(result));
     } catch (err) {
       if (err instanceof Fallback) return fallback(req, res, err.body);
       const appError = toAppError(err);
       if (appError?.code === 'PAYLOAD_TOO_LARGE') {
         // The rest of the body was never read, so it cannot be handed on: answer here, with the shared renderer.
         const response = errorResponseFor(Response, state, appError);
-        response.headers.set('X-Request-Id', state.id);
         response.headers.set('Connection', 'close');
-        await sendResponse(res, response);
-        logRequest(logger, state, response.status);
-        return;
+        return sendEnded(res, state, response);
       }
       // Every other failure (auth errors included) is answered by the full pipeline.
       return fallback(req, res, read.body);

@@ -5,11 +5,20 @@
  * another connection (as the admin CLI or another worker would) or through
  * the server's own connection.
  */
+import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { Plugin } from 'graphql-yoga';
+import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import { DATABASE_FILE } from '../../src/boot.js';
+import { createDataVersion } from '../../src/db/data-version.js';
+import { AppError } from '../../src/errors.js';
+import { createNodeHandler, type FastPathStats } from '../../src/http/fast-path.js';
+import { requestStateOf } from '../../src/http/request-state.js';
+import { errorResponseFor } from '../../src/http/responses.js';
+import { createSignatureVerifier } from '../../src/plugins/use-signature-auth.js';
 import { BASE, createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -227,5 +236,83 @@ describe('caches are invalidated by any committed change', () => {
     expect(gql.status).toBe(401);
     other.prepare('update api_keys set revoked_at = null where id = ?').run(t.approved.apiKey);
     expect((await probe()).status).toBe(200);
+  });
+});
+
+describe('other plugins hooks run on the fast path (rate limits, metrics)', () => {
+  let server: Server;
+  let port = 0;
+  const seen: { status: number; principal?: string }[] = [];
+  let refuse = false;
+  let reroute = false;
+  const stats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0 };
+  // Shaped like issue 4's key rate limit and a metrics plugin: onRequest after auth, onResponse counting.
+  const probe: Plugin = {
+    onRequest({ serverContext, endResponse, setRequest, request, fetchAPI }) {
+      const state = requestStateOf(serverContext)!;
+      if (refuse) endResponse(errorResponseFor(fetchAPI.Response, state, new AppError('RATE_LIMITED', 'slow down', { retryAfter: 1 }, { 'Retry-After': '1' })));
+      if (reroute) setRequest(request);
+    },
+    onResponse({ serverContext, response }) {
+      seen.push({ status: response.status, principal: requestStateOf(serverContext)?.principal?.merchantId });
+      response.headers.set('X-Probe', 'seen');
+    },
+  };
+
+  beforeAll(async () => {
+    const handler = createNodeHandler({
+      yoga: t.app.yoga,
+      verifier: createSignatureVerifier({
+        findActiveKey: (id) => t.app.repositories.merchants.findActiveKey(id),
+        secretBox: t.data.secretBox,
+        maxSkewSeconds: 300,
+        bodyLimitBytes: 2048,
+        isProtectedPath: () => true,
+        now: () => t.clock.now,
+      }),
+      logger: pino({ level: 'silent' }),
+      graphqlEndpoint: '/graphql',
+      dataVersion: createDataVersion(t.data.database.sqlite),
+      stats,
+      hookPlugins: [probe],
+    });
+    server = createServer(handler);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const get = () => fetch(`http://127.0.0.1:${port}/v1/payments/channel`, build({ target: '/v1/payments/channel' }));
+
+  it('onResponse sees the answer (with the principal) and may add headers', async () => {
+    t.clock.now = Date.now();
+    const res = await get();
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-probe')).toBe('seen');
+    expect(seen.at(-1)).toEqual({ status: 200, principal: t.approved.merchantId });
+    expect(stats.fast).toBe(1);
+  });
+
+  it('onRequest may refuse (429 problem, Retry-After, request id)', async () => {
+    refuse = true;
+    const res = await get();
+    refuse = false;
+    expect(res.status).toBe(429);
+    expect(res.headers.get('retry-after')).toBe('1');
+    expect(res.headers.get('x-request-id')).toBeTruthy();
+    expect(((await res.json()) as { code: string }).code).toBe('RATE_LIMITED');
+    expect(seen.at(-1)?.status).toBe(429);
+  });
+
+  it('setRequest hands the request to the full pipeline', async () => {
+    reroute = true;
+    const before = stats.fallback;
+    const res = await get();
+    reroute = false;
+    expect(res.status).toBe(200);
+    expect(stats.fallback).toBe(before + 1);
   });
 });
