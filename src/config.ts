@@ -21,6 +21,8 @@ const envSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(100 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** Server processes behind the one port (node:cluster, src/cluster.ts); 1 = no cluster. */
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -41,6 +43,8 @@ export interface Config {
   logLevel: string;
   nodeEnv: 'development' | 'production' | 'test';
   seedDemoData: boolean;
+  /** Number of server processes (node:cluster workers) sharing the port and the SQLite file. */
+  workers: number;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -80,5 +84,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     nodeEnv: e.NODE_ENV,
     seedDemoData: e.SEED_DEMO_DATA,
+    workers: e.WORKERS,
   };
 }

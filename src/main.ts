@@ -2,6 +2,7 @@
  * `npm start`: validate configuration, prepare DATA_DIR, serve HTTP.
  * Exits non-zero with every problem printed when it cannot start.
  */
+import cluster from 'node:cluster';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
 import pino from 'pino';
@@ -9,6 +10,7 @@ import { createApp } from './app.js';
 import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { firstCallHelp } from './cli/first-call.js';
+import { runClusterPrimaryIfConfigured } from './cluster.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -52,7 +54,8 @@ function start(): void {
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.info({ baseUrl, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null }, 'listening');
-    if (fs.existsSync(data.credentialsFile)) process.stdout.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
+    // With WORKERS > 1 only the first worker prints the banner.
+    if (fs.existsSync(data.credentialsFile) && (cluster.worker?.id ?? 1) === 1) process.stdout.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
   });
 
   let stopping = false;
@@ -76,4 +79,5 @@ function start(): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-start();
+// WORKERS > 1: this process is the cluster primary (src/cluster.ts) and the workers run start().
+if (!runClusterPrimaryIfConfigured()) start();
