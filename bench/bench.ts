@@ -36,7 +36,7 @@ const WORKERS = args.has('--workers') || args.has('--all');
 const CONNECTIONS = 50;
 /** `--servers=project,mercurius` limits the main table (for development runs). */
 const ONLY = ((process.argv.find((a) => a.startsWith('--servers='))?.slice(10) ?? 'raw,project,mercurius,yoga,apollo').split(',') as ServerName[]);
-const TIMING = QUICK ? { warmupS: 0.5, roundS: 1, rounds: 2 } : { warmupS: 3, roundS: 8, rounds: 3 };
+const TIMING = QUICK ? { warmupS: 0.5, roundS: 0.8, rounds: 2 } : { warmupS: 3, roundS: 8, rounds: 3 };
 
 interface Creds {
   merchantId: string;
@@ -338,11 +338,12 @@ async function main(): Promise<void> {
       const sizes = QUICK
         ? [{ channels: 1000, merchants: 1000 }]
         : [
-            { channels: 10, merchants: 1 },
-            { channels: 1000, merchants: 1 },
-            { channels: 10000, merchants: 1 },
-            { channels: 10, merchants: 1000 },
-            { channels: 10, merchants: 100000 },
+            // The demo data is 12 channels and 2 merchants; sizes include it.
+            { channels: 12, merchants: 2 },
+            { channels: 1000, merchants: 2 },
+            { channels: 10000, merchants: 2 },
+            { channels: 12, merchants: 1000 },
+            { channels: 12, merchants: 100000 },
           ];
       for (const size of sizes) {
         const label = `${size.channels} ch / ${size.merchants} merch`;
