@@ -38,7 +38,7 @@ const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`
 let port = 0;
 while (!port) {
   await new Promise((res) => setTimeout(res, 100));
-  const m = /"baseUrl":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(fs.readFileSync(log, 'utf8'));
+  const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(fs.readFileSync(log, 'utf8'));
   if (m) port = Number(m[1]);
 }
 const result = await autocannon({

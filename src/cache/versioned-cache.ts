@@ -1,18 +1,28 @@
 /**
  * A map that empties itself whenever the database's version token changes
  * (see src/db/data-version.ts), so nothing derived from an older state of
- * the data is ever returned. Bounded: past `maxEntries` it is cleared
- * rather than grown (entries are cheap to rebuild).
+ * the data is ever returned. Bounded by entry count and, optionally, by a
+ * total weight (e.g. bytes): past either bound it is cleared rather than
+ * grown (entries are cheap to rebuild); a single entry heavier than the
+ * whole budget is never kept.
  */
 import type { DataVersion } from '../db/data-version.js';
 
+/** Optional weight budget of a {@link VersionedCache}. */
+export interface CacheWeight<V> {
+  weigh: (value: V) => number;
+  max: number;
+}
+
 export class VersionedCache<K, V> {
   #version: string | undefined;
+  #weight = 0;
   readonly #entries = new Map<K, V>();
 
   constructor(
     private readonly version: DataVersion,
     private readonly maxEntries = 10_000,
+    private readonly weight?: CacheWeight<V>,
   ) {}
 
   /** The cached value, or `build()`'s result (cached) when absent or the data changed. */
@@ -20,12 +30,10 @@ export class VersionedCache<K, V> {
     this.sync();
     const hit = this.#entries.get(key);
     if (hit !== undefined) return hit;
+    const token = this.#version!;
     const value = build();
-    // Re-check: build() itself may have written (it should not), and a value built across a change must not be kept.
-    if (value !== undefined && this.#version === this.version()) {
-      if (this.#entries.size >= this.maxEntries) this.#entries.clear();
-      this.#entries.set(key, value);
-    }
+    // A value built across a change must not be kept.
+    if (value !== undefined) this.put(key, value, token);
     return value;
   }
 
@@ -42,16 +50,24 @@ export class VersionedCache<K, V> {
   put(key: K, value: V, token: string): void {
     this.sync();
     if (token !== this.#version) return;
-    if (this.#entries.size >= this.maxEntries) this.#entries.clear();
+    const w = this.weight ? this.weight.weigh(value) : 0;
+    if (this.weight && w > this.weight.max) return;
+    if (this.#entries.size >= this.maxEntries || (this.weight && this.#weight + w > this.weight.max)) this.clear();
     this.#entries.set(key, value);
+    this.#weight += w;
   }
 
   /** Drop everything if the data changed since the last call. */
   sync(): void {
     const now = this.version();
     if (now !== this.#version) {
-      this.#entries.clear();
+      this.clear();
       this.#version = now;
     }
+  }
+
+  private clear(): void {
+    this.#entries.clear();
+    this.#weight = 0;
   }
 }

@@ -145,7 +145,8 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
   const { yoga, verifier, logger, graphqlEndpoint, stats } = options;
   const onRequestHooks = (options.hookPlugins ?? []).flatMap((p) => (p.onRequest ? [p.onRequest.bind(p)] : []));
   const onResponseHooks = (options.hookPlugins ?? []).flatMap((p) => (p.onResponse ? [p.onResponse.bind(p)] : []));
-  const restLists = new VersionedCache<string, Buffer>(options.dataVersion, 1_000);
+  // At most 1,000 merchants' lists and 64 MiB in total (a 10,000-channel list is ~3 MB).
+  const restLists = new VersionedCache<string, Buffer>(options.dataVersion, 1_000, { weigh: (b) => b.length, max: 64 * 2 ** 20 });
 
   /** Full Yoga pipeline; with the body when it was already consumed from the socket. */
   async function fallback(req: IncomingMessage, res: ServerResponse, body: Uint8Array | null): Promise<void> {
@@ -258,7 +259,7 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
   const fallbackBody = new WeakMap<RequestState, Uint8Array>();
 
   /** Run one query through the Yoga instance's envelop; success only, anything else → Fallback. */
-  async function execute(serverContext: Record<string, unknown>, adapter: VerifiableRequest, query: string, variables: unknown, operationName: string | undefined, body: Uint8Array): Promise<ExecutionResult> {
+  async function execute(serverContext: Record<string, unknown>, query: string, variables: unknown, operationName: string | undefined, body: Uint8Array): Promise<ExecutionResult> {
     const params = { query, variables, operationName };
     // Yoga's own handler puts `request` and `params` on the context before getEnveloped. Plugins mostly read
     // `request.method` (Yoga's mutation-via-GET check on every parse) or headers: those are answered from the
@@ -302,7 +303,7 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
         if (hit !== undefined && stats) stats.restListCacheHits++;
         if (hit !== undefined) return await send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, hit, REST_SUCCESS_HEADERS);
         state.rest = { name: 'listChannels' };
-        const result = await execute(serverContext, adapter, ROUTES['/v1/payments/channel']!.query, undefined, undefined, bytes);
+        const result = await execute(serverContext, ROUTES['/v1/payments/channel']!.query, undefined, undefined, bytes);
         const built = Buffer.from(restSuccessBody('listChannels', result.data));
         restLists.put(key, built, token); // kept only if no commit happened while it was built
         return await send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, built, REST_SUCCESS_HEADERS);
@@ -316,7 +317,7 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
           throw new Fallback(bytes);
         }
         state.rest = { name: 'calculateFee', variables };
-        const result = await execute(serverContext, adapter, ROUTES['/v1/payments/calculate']!.query, variables, undefined, bytes);
+        const result = await execute(serverContext, ROUTES['/v1/payments/calculate']!.query, variables, undefined, bytes);
         return await send(res, state, REST_SUCCESS_HEADERS['Content-Type']!, restSuccessBody('calculateFee', result.data), REST_SUCCESS_HEADERS);
       }
 
@@ -331,7 +332,7 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
       const { variables, operationName } = params;
       if (variables != null && (typeof variables !== 'object' || Array.isArray(variables))) throw new Fallback(bytes);
       if (operationName != null && typeof operationName !== 'string') throw new Fallback(bytes);
-      const result = await execute(serverContext, adapter, params.query, variables ?? undefined, (operationName as string | null) ?? undefined, bytes);
+      const result = await execute(serverContext, params.query, variables ?? undefined, (operationName as string | null) ?? undefined, bytes);
       return await send(res, state, mediaType, JSON.stringify(result));
     } catch (err) {
       if (err instanceof Fallback) return fallback(req, res, err.body);

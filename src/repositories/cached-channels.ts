@@ -14,7 +14,8 @@ export class CachedChannelRepository extends ChannelRepository {
 
   constructor(db: Db, version: DataVersion) {
     super(db);
-    this.#lists = new VersionedCache(version, 1_000);
+    // At most 1,000 merchants and 200,000 records in total (a 10,000-channel catalogue is ~10 MB of records).
+    this.#lists = new VersionedCache(version, 1_000, { weigh: (list) => list.length, max: 200_000 });
     this.#byCode = new VersionedCache(version, 20_000);
   }
 
