@@ -3,7 +3,8 @@
  * pipeline. `createApp` does no network I/O, so tests drive the returned
  * `yoga.fetch` in-process against a temporary database.
  */
-import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { SecretBox } from './auth/secret-box.js';
@@ -11,7 +12,9 @@ import type { DatabaseHandle } from './db/client.js';
 import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
 import { createSigningGraphiQLRenderer } from './graphiql/render.js';
+import { createDataVersion, type DataVersion } from './db/data-version.js';
 import { createMaskError } from './http/error-normalizer.js';
+import { createNodeHandler, type FastPathStats, type NodeHandler } from './http/fast-path.js';
 import { requestStateOf } from './http/request-state.js';
 import { useDatabaseHealth } from './plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from './plugins/use-abuse-limits.js';
@@ -23,8 +26,10 @@ import { useMetrics } from './plugins/use-metrics.js';
 import { useRequestContext } from './plugins/use-request-context.js';
 import { useRateLimit, type RateLimitOptions } from './plugins/use-rate-limit.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
-import { useSignatureAuth } from './plugins/use-signature-auth.js';
-import { ChannelRepository } from './repositories/channels.js';
+import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from './plugins/use-signature-auth.js';
+import { useStandardVariableCoercion } from './plugins/use-standard-variable-coercion.js';
+import { CachedChannelRepository } from './repositories/cached-channels.js';
+import type { ChannelRepository } from './repositories/channels.js';
 import { MerchantRepository } from './repositories/merchants.js';
 import { buildSchema } from './schema.js';
 import { ChannelService } from './services/channels.js';
@@ -71,6 +76,11 @@ export interface AppOptions {
   abuseLimits?: AbuseLimitOptions;
   /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}). */
   rateLimit?: RateLimitOptions;
+  /**
+   * Serve the hot requests through the Node fast path (src/http/fast-path.ts)
+   * in `handler`; default true. False: `handler` is plain Yoga.
+   */
+  fastPath?: boolean;
 }
 
 /** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
@@ -85,13 +95,27 @@ export interface App {
   metricsRegistry: Registry;
   /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */
   beginShutdown(): void;
+  /** The Node `request` listener to serve (fast path in front of `yoga`). */
+  handler: NodeHandler;
+  /** What the fast path answered itself vs handed to Yoga. */
+  fastPathStats: FastPathStats;
 }
 
 export function createApp(options: AppOptions): App {
   const { database, logger } = options;
+  // Every cache (channel records, key material, REST bodies) is dropped on any commit from any process.
+  // The token is tied to the current connection: after the database monitor reconnects, a new generation
+  // prefix makes sure no token of the old connection can ever match again.
+  let connections = 0;
+  const versionSource = database.live((db) => {
+    const generation = ++connections;
+    const read = createDataVersion((db as unknown as { $client: Parameters<typeof createDataVersion>[0] }).$client);
+    return { read: () => `${generation}:${read()}` };
+  });
+  const dataVersion: DataVersion = () => versionSource.read();
   // Live: rebuilt (new prepared statements) when the database monitor reconnects.
   const merchantRepo = database.live((db) => new MerchantRepository(db));
-  const channelRepo = database.live((db) => new ChannelRepository(db));
+  const channelRepo: ChannelRepository = database.live((db) => new CachedChannelRepository(db, dataVersion));
   const channelService = new ChannelService(channelRepo);
   const services: Services = { channels: channelService, fees: new FeeService(channelService) };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
@@ -99,6 +123,61 @@ export function createApp(options: AppOptions): App {
   let shuttingDown = false;
 
   const rateLimit = useRateLimit({ now: options.now, ...(options.rateLimit ?? DEFAULT_RATE_LIMIT) });
+
+  const signatureOptions: SignatureAuthOptions = {
+    findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
+    secretBox: options.secretBox,
+    maxSkewSeconds: options.maxSkewSeconds,
+    bodyLimitBytes: options.bodyLimitBytes,
+    isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
+    now: options.now,
+    dataVersion,
+  };
+
+  // Plugins the Node fast path replaces by the same functions (request context, auth, REST) or that only
+  // serve public paths it never takes (readiness, images); every other plugin's hooks also run there.
+  const requestContextPlugin = useRequestContext({
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    restPrefix: REST_PREFIX,
+    publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH],
+    logger,
+  });
+  const readinessPlugin = useReadinessCheck({
+    endpoint: '/ready',
+    check: () => {
+      // Draining: tell load balancers to stop sending traffic before the listener closes.
+      if (shuttingDown) return false;
+      const checked = database.check();
+      const status = checked.ok ? database.probe() : checked;
+      if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
+      return status.ok;
+    },
+  });
+  const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) });
+  const signaturePlugin = useSignatureAuth(signatureOptions);
+  const restPlugin = useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT });
+  const replacedOnFastPath = new Set<unknown>([requestContextPlugin, readinessPlugin, imagesPlugin, signaturePlugin, restPlugin]);
+
+  const plugins = [
+    // First so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
+    useHttpCaching(),
+    requestContextPlugin,
+    useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
+    readinessPlugin,
+    useDatabaseHealth({ database, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
+    imagesPlugin,
+    useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
+    rateLimit.addressGate,
+    signaturePlugin,
+    rateLimit.keyLimit,
+    restPlugin,
+    // Variable errors worded by graphql-js whatever executes (must stop execution before the executor runs).
+    useStandardVariableCoercion(),
+    // Compiled execution per (cached) document. Before the abuse limits: their execution timeout wraps
+    // whatever execute function is current when their hook runs, so it must wrap the JIT's.
+    useGraphQlJit(),
+    useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS),
+  ];
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),
@@ -121,44 +200,22 @@ export function createApp(options: AppOptions): App {
       if (!state?.principal) throw new AppError('AUTH_HEADER_MISSING', 'Authentication required.');
       return { principal: state.principal, services, requestId: state.id };
     },
-    plugins: [
-      // First so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
-      useHttpCaching(),
-      useRequestContext({
-        graphqlEndpoint: GRAPHQL_ENDPOINT,
-        restPrefix: REST_PREFIX,
-        publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH],
-        logger,
-      }),
-      useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
-      useReadinessCheck({
-        endpoint: '/ready',
-        check: () => {
-          // Draining: tell load balancers to stop sending traffic before the listener closes.
-          if (shuttingDown) return false;
-          const checked = database.check();
-          const status = checked.ok ? database.probe() : checked;
-          if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
-          return status.ok;
-        },
-      }),
-      useDatabaseHealth({ database, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
-      useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) }),
-      useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
-      rateLimit.addressGate,
-      useSignatureAuth({
-        findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
-        secretBox: options.secretBox,
-        maxSkewSeconds: options.maxSkewSeconds,
-        bodyLimitBytes: options.bodyLimitBytes,
-        isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
-        now: options.now,
-      }),
-      rateLimit.keyLimit,
-      useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT }),
-      useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS),
-    ],
+    plugins,
   });
+
+  // The user plugins as Yoga flattened them (plugins added by other plugins included), minus the replaced ones.
+  // (`plugins` is protected in the typings; it is the flattened list Yoga itself iterates.)
+  const flattened = (yoga as unknown as { plugins: (Plugin | undefined)[] }).plugins;
+  const first = flattened.indexOf(plugins[0] as Plugin);
+  const last = flattened.indexOf(plugins[plugins.length - 1] as Plugin);
+  if (first < 0 || last < first) throw new Error('createApp: user plugins not found in the Yoga pipeline');
+  const hookPlugins = flattened.slice(first, last + 1).filter((p): p is Plugin => !!p && !replacedOnFastPath.has(p) && !!(p.onRequest || p.onResponse));
+
+  const fastPathStats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0 };
+  const handler: NodeHandler =
+    options.fastPath === false
+      ? (req, res) => void yoga(req, res)
+      : createNodeHandler({ yoga, verifier: createSignatureVerifier(signatureOptions), logger, graphqlEndpoint: GRAPHQL_ENDPOINT, dataVersion, stats: fastPathStats, hookPlugins });
 
   return {
     yoga,
@@ -168,5 +225,7 @@ export function createApp(options: AppOptions): App {
     beginShutdown: () => {
       shuttingDown = true;
     },
+    handler,
+    fastPathStats,
   };
 }

@@ -39,6 +39,8 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).max(100_000).default(1000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(1_000_000).default(5000),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /** Server processes behind the one port (node:cluster, src/cluster.ts); 1 = no cluster. */
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -74,6 +76,8 @@ export interface Config {
   shutdownTimeoutMs: number;
   rateLimit: { perSecond: number; burst: number; authFailuresPerMinute: number };
   graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; executionTimeoutMs: number };
+  /** Number of server processes (node:cluster workers) sharing the port and the SQLite file. */
+  workers: number;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -125,5 +129,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: e.GRAPHQL_MAX_COST,
       executionTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     },
+    workers: e.WORKERS,
   };
 }

@@ -40,5 +40,7 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'logFormat'>, des
   if (format === 'pretty') {
     return pino(options, pretty({ colorize: Boolean(process.stdout.isTTY), sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', singleLine: true, destination: destination ?? 1 }));
   }
-  return destination ? pino(options, destination) : pino(options);
+  // Asynchronous stdout (lines written in one tick go out in one write; pino flushes it synchronously on
+  // exit): a synchronous write per request log line cost ~6 % of CPU on the hot paths (bench/profile.ts).
+  return pino(options, destination ?? pino.destination({ dest: 1, sync: false }));
 }

@@ -2,6 +2,7 @@
  * `npm start`: validate configuration, prepare DATA_DIR, serve HTTP.
  * Exits non-zero with every problem printed when it cannot start.
  */
+import cluster from 'node:cluster';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
@@ -9,6 +10,7 @@ import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { firstCallHelp } from './cli/first-call.js';
 import { createLogger } from './logger.js';
+import { runClusterPrimaryIfConfigured } from './cluster.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -43,7 +45,8 @@ function start(): void {
     abuseLimits: config.graphqlLimits,
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute },
   });
-  const server = createServer(app.yoga);
+  // The fast path in front of Yoga (src/http/fast-path.ts); everything else is Yoga itself.
+  const server = createServer(app.handler);
   server.on('error', (err: NodeJS.ErrnoException) => {
     data.database.close();
     fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);
@@ -59,7 +62,8 @@ function start(): void {
     );
     // Demo mode only (the credentials file exists): the banner holds a signed demo request, so it goes to
     // stderr and stdout stays the log stream, JSON lines without any signature.
-    if (fs.existsSync(data.credentialsFile)) process.stderr.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
+    // With WORKERS > 1 only the first worker prints the banner.
+    if (fs.existsSync(data.credentialsFile) && (cluster.worker?.id ?? 1) === 1) process.stderr.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
   });
 
   /**
@@ -103,4 +107,5 @@ function start(): void {
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-start();
+// WORKERS > 1: this process is the cluster primary (src/cluster.ts) and the workers run start().
+if (!runClusterPrimaryIfConfigured()) start();

@@ -6,7 +6,6 @@
  */
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions } from 'graphql-yoga';
 
 let bundle: string | undefined;
@@ -32,7 +31,6 @@ export function signingScript(): string {
   return bundle;
 }
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const PANEL_CSS = `
   html, body { height: 100%; }
@@ -59,19 +57,25 @@ const PANEL_HTML = `
     <span id="svc1-status" role="status"></span>
   </form>`;
 
-/** A Yoga `renderGraphiQL` that adds the credentials panel and the signing fetch. */
-export function createSigningGraphiQLRenderer(endpoint: string): (opts: GraphiQLOptions) => string {
+/**
+ * A Yoga `renderGraphiQL` that adds the credentials panel and the signing fetch.
+ * The GraphiQL bundle (~80 MB of heap once loaded) and the signing script are
+ * built on the first page view, so an API-only process never pays for them.
+ */
+export function createSigningGraphiQLRenderer(endpoint: string): (opts: GraphiQLOptions) => Promise<string> {
   if (!endpoint.startsWith('/')) throw new Error('createSigningGraphiQLRenderer: endpoint must start with "/"');
-  const script = signingScript();
-  const head = `<style>${PANEL_CSS}</style><script>window.__SVC1_GRAPHIQL__ = ${JSON.stringify({ endpoint }).replace(/</g, '\\u003c')};\n${script}</script>`;
-  const render = (opts: GraphiQLOptions): string => {
-    const html = renderGraphiQL({ ...opts, endpoint });
-    const withHead = html.replace('</title>', () => `</title>${head}`);
-    const withPanel = withHead.replace(/<body[^>]*>/, (tag) => `${tag}${PANEL_HTML}`);
-    if (withHead === html || withPanel === withHead) throw new Error('GraphiQL page layout changed: cannot inject the signing panel');
-    return withPanel;
+  let ready: Promise<(opts: GraphiQLOptions) => string> | undefined;
+  const build = async () => {
+    const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
+    const script = signingScript();
+    const head = `<style>${PANEL_CSS}</style><script>window.__SVC1_GRAPHIQL__ = ${JSON.stringify({ endpoint }).replace(/</g, '\\u003c')};\n${script}</script>`;
+    return (opts: GraphiQLOptions): string => {
+      const html = renderGraphiQL({ ...opts, endpoint });
+      const withHead = html.replace('</title>', () => `</title>${head}`);
+      const withPanel = withHead.replace(/<body[^>]*>/, (tag) => `${tag}${PANEL_HTML}`);
+      if (withHead === html || withPanel === withHead) throw new Error('GraphiQL page layout changed: cannot inject the signing panel');
+      return withPanel;
+    };
   };
-  // Fail at start, not on the first page view, if the page cannot be built.
-  render({ title: escapeHtml('probe') });
-  return render;
+  return async (opts) => (await (ready ??= build()))(opts);
 }

@@ -4,19 +4,24 @@ import { AppError } from '../errors.js';
 /** JSON media types (`application/json`, `application/graphql-response+json`, …), any parameters. */
 export const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
-function tooLarge(limit: number): AppError {
+export function tooLarge(limit: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limit} bytes.`, { limit });
 }
 
+/** Anything with WHATWG-style header access (a Request, or a Node request adapter). */
+export interface HeaderSource {
+  headers: { get(name: string): string | null };
+}
+
 /** Declared Content-Length, or undefined when absent/unparseable. */
-export function declaredLength(request: Request): number | undefined {
+export function declaredLength(request: HeaderSource): number | undefined {
   const header = request.headers.get('content-length');
   if (header === null || !/^\d{1,15}$/.test(header)) return undefined;
   return Number(header);
 }
 
 /** Throw PAYLOAD_TOO_LARGE when the declared length already exceeds the limit (no body read). */
-export function assertDeclaredLengthWithin(request: Request, limit: number): void {
+export function assertDeclaredLengthWithin(request: HeaderSource, limit: number): void {
   const length = declaredLength(request);
   if (length !== undefined && length > limit) throw tooLarge(limit);
 }

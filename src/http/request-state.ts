@@ -50,7 +50,7 @@ type Carrier = Record<PropertyKey, unknown>;
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /** Create the state of a new request; a sane client `X-Request-Id` is kept, anything else replaced. */
-export function initRequestState(serverContext: object, request: Request, rawTarget: string): RequestState {
+export function initRequestState(serverContext: object, request: Pick<Request, 'method'> & { headers: { get(name: string): string | null } }, rawTarget: string): RequestState {
   const incoming = request.headers.get('x-request-id');
   const state: RequestState = {
     id: incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID(),

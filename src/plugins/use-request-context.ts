@@ -8,7 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { AppError } from '../errors.js';
 import { normalizeResultErrors, originalOfMasked } from '../http/error-normalizer.js';
-import { initRequestState, requestStateOf, type Surface } from '../http/request-state.js';
+import { initRequestState, requestStateOf, type RequestState, type Surface } from '../http/request-state.js';
 import { JSON_MEDIA } from '../http/body.js';
 import { errorResponseFor, problemResponse } from '../http/responses.js';
 
@@ -24,6 +24,21 @@ export interface RequestContextOptions {
 
 interface NodeServerContext {
   req?: { url?: string };
+}
+
+/** The one log line of a request (also written by the Node fast path, src/http/fast-path.ts). */
+export function logRequest(logger: Logger, state: RequestState, status: number): void {
+  const line = {
+    requestId: state.id,
+    method: state.method,
+    route: state.target.split('?')[0],
+    status,
+    durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
+    merchantId: state.principal?.merchantId,
+    errorCode: state.errorCode,
+  };
+  if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
+  else logger.info(line, 'request');
 }
 
 export function useRequestContext(options: RequestContextOptions): Plugin {
@@ -87,17 +102,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
       const state = requestStateOf(serverContext);
       if (!state) return;
       response.headers.set('X-Request-Id', state.id);
-      const line = {
-        requestId: state.id,
-        method: state.method,
-        route: state.target.split('?')[0],
-        status: response.status,
-        durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
-        merchantId: state.principal?.merchantId,
-        errorCode: state.errorCode,
-      };
-      if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
-      else logger.info(line, 'request');
+      logRequest(logger, state, response.status);
     },
   };
 }

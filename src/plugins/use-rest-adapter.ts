@@ -26,20 +26,22 @@ const calculateBody = z.object({
   chargeFeeToCustomer: z.boolean().nullish(),
 });
 
-interface RouteDef {
+/** A REST route and the prebuilt GraphQL operation it runs. */
+export interface RouteDef {
   method: 'GET' | 'POST';
   name: RestRoute['name'];
   query: string;
 }
 
-const ROUTES: Record<string, RouteDef> = {
+/** The REST routes by path (also matched by the Node fast path, src/http/fast-path.ts). */
+export const ROUTES: Record<string, RouteDef> = {
   '/v1/payments/channel': { method: 'GET', name: 'listChannels', query: REST_LIST_CHANNELS },
   '/v1/payments/calculate': { method: 'POST', name: 'calculateFee', query: REST_CALCULATE_FEE },
 };
 
 
 /** Parse and type-check the calculate body into GraphQL variables. */
-function calculateVariables(request: Request, body: Uint8Array | undefined): Record<string, unknown> {
+export function calculateVariables(request: { headers: { get(name: string): string | null } }, body: Uint8Array | undefined): Record<string, unknown> {
   const contentType = request.headers.get('content-type') ?? '';
   if (!JSON_MEDIA.test(contentType)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).', { contentType });
@@ -72,10 +74,19 @@ function restResponse(Response: typeof globalThis.Response, state: RequestState,
     state.errorCode = appError.code;
     return problemResponse(Response, appError, state.id);
   }
-  const data = result.data as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown> };
+  // A copy: the fetch ponyfill may keep (and add content-length to) the object it is given.
+  return new Response(restSuccessBody(state.rest?.name, result.data), { status: 200, headers: { ...REST_SUCCESS_HEADERS } });
+}
+
+/** Headers of a successful REST answer. */
+export const REST_SUCCESS_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
+
+/** The seed's wire body for a successful route result (shared with the Node fast path). */
+export function restSuccessBody(route: RestRoute['name'] | undefined, resultData: unknown): string {
+  const data = resultData as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown> };
   // The envelope's `status` mirrors the HTTP status (seed); calculate answers the flat object.
-  const body = state.rest?.name === 'listChannels' ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) } : data.calculateFee;
-  return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
+  const body = route === 'listChannels' ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) } : data.calculateFee;
+  return JSON.stringify(body);
 }
 
 /** Options of {@link useRestAdapter}. */

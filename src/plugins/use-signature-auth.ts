@@ -9,11 +9,14 @@
  * timestamp format → skew → signature format → key known → HMAC. Merchant
  * scope is checked by the services, which know the requested merchant.
  */
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { hmacBytes, isWellFormedSignature, sha256Hex, signatureMatches, stringToSign } from '../auth/svc1.js';
+import { isWellFormedSignature, sha256Hex, signatureMatches, stringToSign } from '../auth/svc1.js';
 import type { SecretBox } from '../auth/secret-box.js';
+import { VersionedCache } from '../cache/versioned-cache.js';
+import type { DataVersion } from '../db/data-version.js';
 import { AppError } from '../errors.js';
-import { assertDeclaredLengthWithin, readBodyWithin } from '../http/body.js';
+import { assertDeclaredLengthWithin, readBodyWithin, type HeaderSource } from '../http/body.js';
 import { toAppError } from '../http/error-normalizer.js';
 import { requestStateOf, type Principal } from '../http/request-state.js';
 import { errorResponseFor } from '../http/responses.js';
@@ -32,7 +35,26 @@ export interface SignatureAuthOptions {
   isProtectedPath: (pathname: string) => boolean;
   /** Clock in milliseconds; injectable for tests. */
   now?: () => number;
+  /**
+   * When given, a key's record and prepared HMAC key are cached until the
+   * database changes (any commit from any process), so revocation still
+   * takes effect on the next request. Absent: looked up and decrypted per request.
+   */
+  dataVersion?: DataVersion;
 }
+
+/** What verification reads from a request: its method and headers (WHATWG Request or a Node adapter). */
+export interface VerifiableRequest extends HeaderSource {
+  method: string;
+}
+
+/** Checks one request per contract §3/§4; throws the contract AppError on failure. */
+export type SignatureVerifier = (
+  request: VerifiableRequest,
+  target: string,
+  /** Reads the raw body, rejecting more than `limit` bytes with PAYLOAD_TOO_LARGE. */
+  readBody: (limit: number) => Promise<Uint8Array<ArrayBuffer>>,
+) => Promise<{ principal: Principal; body: Uint8Array<ArrayBuffer> }>;
 
 /** Raw body bytes as verified, for adapters that need them (REST). */
 const verifiedBodies = new WeakMap<object, Uint8Array<ArrayBuffer>>();
@@ -60,18 +82,37 @@ export function signatureDebugDetails(mode: ActiveKeyRecord['mode'], apiKey: str
   };
 }
 
-function headerValue(request: Request, name: string): string | null {
+function headerValue(request: HeaderSource, name: string): string | null {
   const value = request.headers.get(name);
   return value === null || value.trim() === '' ? null : value;
 }
 
-export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
+/** A key as verification needs it: the record and its HMAC key, prepared once. */
+interface PreparedKey {
+  record: ActiveKeyRecord;
+  hmacKey: KeyObject;
+}
+
+/**
+ * THE signature check (contract §3, order of §4), shared by the Yoga plugin
+ * below and the Node fast path (src/http/fast-path.ts): one implementation.
+ */
+export function createSignatureVerifier(options: SignatureAuthOptions): SignatureVerifier {
   if (!Number.isInteger(options.maxSkewSeconds) || options.maxSkewSeconds <= 0) throw new Error('useSignatureAuth: maxSkewSeconds must be a positive integer');
   if (!Number.isInteger(options.bodyLimitBytes) || options.bodyLimitBytes <= 0) throw new Error('useSignatureAuth: bodyLimitBytes must be a positive integer');
   const now = options.now ?? Date.now;
 
-  /** Verify and return the principal, or throw the contract error. */
-  async function verify(request: Request, target: string, serverContext: object): Promise<Principal> {
+  const prepare = (keyId: string): PreparedKey | undefined => {
+    const record = options.findActiveKey(keyId);
+    // The HMAC key is the UTF-8 bytes of the secret (contract §3); decrypted once per key and data version.
+    return record ? { record, hmacKey: createSecretKey(Buffer.from(options.secretBox.decrypt(record.keyId, record.secretCiphertext), 'utf8')) } : undefined;
+  };
+  // Unknown keys are never cached (undefined), so guessing key ids cannot evict the real ones.
+  const cache = options.dataVersion ? new VersionedCache<string, PreparedKey | undefined>(options.dataVersion, 10_000) : null;
+  const findKey = (keyId: string): PreparedKey | undefined => (cache ? cache.get(keyId, () => prepare(keyId)) : prepare(keyId));
+
+  /** Verify and return the principal and the verified body bytes, or throw the contract error. */
+  return async function verify(request, target, readBody) {
     assertDeclaredLengthWithin(request, options.bodyLimitBytes);
 
     const apiKey = headerValue(request, 'x-service-api-key');
@@ -106,13 +147,14 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
       throw new AppError('SIGNATURE_MALFORMED', 'X-SERVICE-Signature must be 64 hexadecimal characters (hex HMAC-SHA256).');
     }
 
-    const key = options.findActiveKey(apiKey);
-    if (!key) throw new AppError('INVALID_API_KEY', 'Unknown or revoked API key.');
+    const prepared = findKey(apiKey);
+    if (!prepared) throw new AppError('INVALID_API_KEY', 'Unknown or revoked API key.');
+    const key = prepared.record;
 
-    const body = await readBodyWithin(request, options.bodyLimitBytes);
+    const body = await readBody(options.bodyLimitBytes);
     const bodySha256 = sha256Hex(body);
     const toSign = stringToSign({ method: request.method, target, timestamp, apiKey }, bodySha256);
-    const expected = hmacBytes(options.secretBox.decrypt(key.keyId, key.secretCiphertext), toSign);
+    const expected = createHmac('sha256', prepared.hmacKey).update(toSign, 'utf8').digest();
     if (!signatureMatches(signature, expected)) {
       throw new AppError(
         'SIGNATURE_MISMATCH',
@@ -120,8 +162,17 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
         signatureDebugDetails(key.mode, apiKey, toSign, bodySha256),
       );
     }
+    return { principal: { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc }, body };
+  };
+}
+
+export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
+  const verifier = createSignatureVerifier(options);
+  /** Verify and return the principal, or throw the contract error. */
+  async function verify(request: Request, target: string, serverContext: object): Promise<Principal> {
+    const { principal, body } = await verifier(request, target, (limit) => readBodyWithin(request, limit));
     verifiedBodies.set(serverContext, body);
-    return { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc };
+    return principal;
   }
 
   return {

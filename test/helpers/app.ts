@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { signatureHeaders } from '../../src/auth/svc1.js';
@@ -19,6 +20,8 @@ export interface TestApp {
   /** approved (index 0) and pending (index 1) demo merchants. */
   approved: DemoMerchantCredentials;
   pending: DemoMerchantCredentials;
+  /** 'in-process' (yoga.fetch) or 'node' (a real server on a free port serving app.handler, i.e. the fast path). */
+  transport: Transport;
   /** Current fake clock in ms (starts at the real time). */
   clock: { now: number };
   /** Unsigned request through the app. */
@@ -33,6 +36,13 @@ export const BASE = 'http://gateway.test';
 /** Rate limits no test suite reaches by accident. */
 export const UNREACHABLE_RATE_LIMIT = { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 };
 
+/**
+ * How requests reach the app. `TEST_TRANSPORT=node npm test` runs the whole
+ * suite through a real HTTP server and the Node fast path (`npm run test:node`).
+ */
+export type Transport = 'in-process' | 'node';
+const DEFAULT_TRANSPORT: Transport = process.env.TEST_TRANSPORT === 'node' ? 'node' : 'in-process';
+
 export function makeTempDir(prefix = 'pgw-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -41,11 +51,14 @@ export interface TestAppOptions {
   bodyLimitBytes?: number;
   maxSkewSeconds?: number;
   logLines?: string[];
+  /** How requests reach the app (default from TEST_TRANSPORT). */
+  transport?: Transport;
   /** Any further app options (limits, injected client address, …). */
   app?: Partial<AppOptions>;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const transport = opts.transport ?? DEFAULT_TRANSPORT;
   const dataDir = makeTempDir();
   const data = bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
   if (!data.seeded) throw new Error('test database was not seeded');
@@ -65,12 +78,25 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const approved = data.seeded.find((m) => m.kyc === 'approved')!;
   const pending = data.seeded.find((m) => m.kyc === 'pending')!;
 
-  const fetchApp = (target: string, init?: RequestInit): Promise<Response> => Promise.resolve(app.yoga.fetch(new URL(`${BASE}${target}`), init ?? {}));
+  let server: Server | undefined;
+  let fetchApp = (target: string, init?: RequestInit): Promise<Response> => Promise.resolve(app.yoga.fetch(new URL(`${BASE}${target}`), init ?? {}));
+  if (transport === 'node') {
+    const listening = createServer(app.handler);
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+    const { port } = listening.address() as { port: number };
+    fetchApp = async (target, init) => {
+      const res = await fetch(`http://127.0.0.1:${port}${target}`, init);
+      // A buffered copy, so tests may read it like the in-process Response.
+      return new Response(res.status === 204 || res.status === 304 ? null : await res.arrayBuffer(), { status: res.status, headers: res.headers });
+    };
+  }
 
   return {
     app,
     data,
     dataDir,
+    transport,
     approved,
     pending,
     clock,
@@ -92,6 +118,8 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       return fetchApp(target, { ...rest, method, headers });
     },
     close() {
+      server?.closeAllConnections();
+      server?.close();
       data.database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },

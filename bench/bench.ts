@@ -1,0 +1,412 @@
+/**
+ * `npm run bench [-- --quick] [-- --growth] [-- --workers] [-- --all]`
+ *
+ * --quick: short rounds and one small growth size, under a minute; writes
+ * bench/results-quick.{md,json} so it never overwrites a full run.
+ *
+ * One run, one machine: seeds a temporary DATA_DIR with the real demo data,
+ * starts the project server (NODE_ENV=production, `npm start`'s entry) and
+ * the baselines (raw node:http with a fixed body, plain Yoga, Apollo Server,
+ * Mercurius + graphql-jit) as separate child processes over that same SQLite
+ * file and schema, and drives each with autocannon from this process.
+ *
+ * Every request to every server is signed per SVC1 with a fresh timestamp in
+ * autocannon's `setupRequest` hook (the baselines ignore the headers; signing
+ * them too keeps the load generator's cost identical for all targets). A run
+ * with any non-2xx answer or socket error is reported as invalid, so a
+ * signing bug cannot masquerade as speed.
+ *
+ * Results: a table on stdout, bench/results.md and bench/results.json.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { signatureHeaders } from '../src/auth/svc1.js';
+import { bootData } from '../src/boot.js';
+import { seedGrowth } from './growth.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const args = new Set(process.argv.slice(2));
+const QUICK = args.has('--quick');
+const GROWTH = args.has('--growth') || args.has('--all');
+const WORKERS = args.has('--workers') || args.has('--all');
+const CONNECTIONS = 50;
+/** `--servers=project,mercurius` limits the main table (for development runs). */
+const ONLY = ((process.argv.find((a) => a.startsWith('--servers='))?.slice(10) ?? 'raw,project,mercurius,yoga,apollo').split(',') as ServerName[]);
+const TIMING = QUICK ? { warmupS: 0.5, roundS: 0.8, rounds: 2 } : { warmupS: 3, roundS: 8, rounds: 3 };
+
+interface Creds {
+  merchantId: string;
+  apiKey: string;
+  apiSecret: string;
+  kyc: string;
+}
+
+/** One request shape of a scenario. */
+interface Scenario {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  body?: string;
+  /** Which servers can answer it (REST routes exist on the project only; raw answers its fixed body). */
+  servers: ServerName[];
+}
+
+type ServerName = 'raw' | 'project' | 'yoga' | 'apollo' | 'mercurius';
+
+const GQL_CHANNELS = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
+const GQL_CALC = JSON.stringify({
+  query: '{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
+});
+
+function scenarios(merchantId: string): Scenario[] {
+  return [
+    { name: 'raw fixed body', method: 'GET', path: '/v1/payments/channel', servers: ['raw'] },
+    { name: 'REST channel list', method: 'GET', path: '/v1/payments/channel', servers: ['project'] },
+    {
+      name: 'REST calculate',
+      method: 'POST',
+      path: '/v1/payments/calculate',
+      body: JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId, chargeFeeToCustomer: true }),
+      servers: ['project'],
+    },
+    { name: 'GraphQL channels', method: 'POST', path: '/graphql', body: GQL_CHANNELS, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
+    { name: 'GraphQL calculateFee', method: 'POST', path: '/graphql', body: GQL_CALC, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
+  ];
+}
+
+/** A server child process; stdout/stderr go to files so the load generator never drains pipes. */
+interface Running {
+  name: string;
+  child: ChildProcess;
+  port: number;
+  logFile: string;
+  pids: () => number[];
+}
+
+const SERVER_ENTRY: Record<Exclude<ServerName, 'project'>, string> = {
+  raw: 'bench/servers/raw.ts',
+  yoga: 'bench/servers/yoga.ts',
+  apollo: 'bench/servers/apollo.ts',
+  mercurius: 'bench/servers/mercurius.ts',
+};
+
+async function startServer(name: ServerName, dataDir: string, tmp: string, extraEnv: Record<string, string> = {}): Promise<Running> {
+  const logFile = path.join(tmp, `${name}-${Date.now()}.log`);
+  const out = fs.openSync(logFile, 'w');
+  const entry = name === 'project' ? 'src/main.ts' : SERVER_ENTRY[name];
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...extraEnv },
+    stdio: ['ignore', out, out],
+  });
+  fs.closeSync(out);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const text = fs.readFileSync(logFile, 'utf8');
+    const m = /BENCH_READY (\d+)/.exec(text) ?? /http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+    if (m) {
+      const port = Number(m[1]);
+      return { name, child, port, logFile, pids: () => [child.pid!, ...childPids(child.pid!)] };
+    }
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`${name} did not start:\n${text.slice(-2000)}`);
+    }
+    await sleep(100);
+  }
+}
+
+/** Direct children of a pid (cluster workers), from /proc. */
+function childPids(pid: number): number[] {
+  try {
+    return fs
+      .readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** CPU time (user + system) a process has used, in ms, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Resident set (VmRSS) of a process in MB, from /proc. */
+function rssMb(pid: number): number {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function stopServer(s: Running): Promise<void> {
+  if (s.child.exitCode !== null) return;
+  const exited = new Promise((r) => s.child.once('exit', r));
+  s.child.kill('SIGTERM');
+  await Promise.race([exited, sleep(10_000)]);
+  if (s.child.exitCode === null) s.child.kill('SIGKILL');
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface RoundResult {
+  total: number;
+  /** Server CPU time (user+system, all its processes) spent per answered request, µs. */
+  cpuUsPerReq?: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+function runAutocannon(port: number, sc: Scenario, credsIn: Creds | Creds[], seconds: number): Promise<RoundResult> {
+  // Several keys: round-robin over them (many merchants in the growth runs).
+  const keys = Array.isArray(credsIn) ? credsIn : [credsIn];
+  let turn = 0;
+  const baseHeaders: Record<string, string> = sc.body ? { 'content-type': 'application/json' } : {};
+  return new Promise((resolve, reject) => {
+    autocannon(
+      {
+        url: `http://127.0.0.1:${port}`,
+        connections: CONNECTIONS,
+        duration: seconds,
+        requests: [
+          {
+            method: sc.method,
+            path: sc.path,
+            body: sc.body,
+            // Re-signed for every request: fresh timestamp, real HMAC over method, target, timestamp, key, body hash.
+            setupRequest: (req: autocannon.Request) => {
+              const creds = keys[turn++ % keys.length]!;
+              return {
+                ...req,
+                headers: {
+                  ...baseHeaders,
+                  ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: sc.method, target: sc.path, body: sc.body ?? '' }),
+                },
+              };
+            },
+          },
+        ],
+      },
+      (err: Error | null, r: autocannon.Result) => {
+        if (err) return reject(err);
+        resolve({ total: r.requests.total, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors + r.timeouts });
+      },
+    );
+  });
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
+};
+
+/** One measured cell of the table. */
+export interface Measurement {
+  server: string;
+  scenario: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** Median server CPU µs per request: robust to other load on the machine, unlike req/s. */
+  cpuUsPerReq: number;
+  peakRssMb: number;
+  rounds: number[];
+  valid: boolean;
+  note?: string;
+  loadavg: [number, number, number];
+}
+
+async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label = s.name): Promise<Measurement> {
+  const warm = await runAutocannon(s.port, sc, creds, TIMING.warmupS);
+  const rounds: RoundResult[] = [];
+  const serverCpu = () => s.pids().reduce((sum, pid) => sum + cpuMs(pid), 0);
+  // Peak RSS under load: the largest sum of VmRSS over the server's processes, sampled every 100 ms
+  // (VmHWM would report the start-up peak of the TypeScript loader instead).
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, s.pids().reduce((sum, pid) => sum + rssMb(pid), 0));
+  }, 100);
+  for (let i = 0; i < TIMING.rounds; i++) {
+    const before = serverCpu();
+    const r = await runAutocannon(s.port, sc, creds, TIMING.roundS);
+    r.cpuUsPerReq = ((serverCpu() - before) * 1000) / Math.max(1, r.total);
+    rounds.push(r);
+  }
+  clearInterval(sampler);
+  const bad = [warm, ...rounds].reduce((n, r) => n + r.non2xx + r.errors, 0);
+  const m: Measurement = {
+    server: label,
+    scenario: sc.name,
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    cpuUsPerReq: median(rounds.map((r) => r.cpuUsPerReq ?? NaN)),
+    peakRssMb: peak,
+    rounds: rounds.map((r) => Math.round(r.rps)),
+    valid: bad === 0,
+    note: bad ? `${bad} non-2xx/errors` : undefined,
+    loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100) as [number, number, number],
+  };
+  process.stderr.write(
+    `  ${label.padEnd(22)} ${sc.name.padEnd(22)} ${Math.round(m.rps).toString().padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  cpu ${m.cpuUsPerReq.toFixed(0)} µs/req  rss ${m.peakRssMb.toFixed(0)} MB${m.valid ? '' : `  INVALID (${m.note})`}\n`,
+  );
+  return m;
+}
+
+function seedDataDir(tmp: string, name: string): { dataDir: string; approved: Creds } {
+  const dataDir = path.join(tmp, name);
+  const data = bootData({ dataDir, masterKey: null, seedDemoData: true });
+  const approved = data.seeded!.find((m) => m.kyc === 'approved')!;
+  data.database.close();
+  return { dataDir, approved };
+}
+
+function fmt(n: number, digits = 0): string {
+  return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
+}
+
+function mainTable(ms: Measurement[]): string {
+  const raw = ms.find((m) => m.server === 'raw');
+  const peers = ['mercurius', 'yoga', 'apollo'];
+  const rows = ms.map((m) => {
+    const ratios = peers.map((p) => {
+      const peer = ms.find((x) => x.server === p && x.scenario === m.scenario);
+      return peer && m.server !== p ? `${fmt(m.rps / peer.rps, 2)}×` : '';
+    });
+    return `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.cpuUsPerReq)} | ${fmt(m.peakRssMb)} | ${raw ? `${fmt((100 * m.rps) / raw.rps)} %` : ''} | ${ratios.join(' | ')} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`;
+  });
+  return [
+    '| server | scenario | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MB | vs raw | vs mercurius+jit | vs yoga | vs apollo | check |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...rows,
+  ].join('\n');
+}
+
+function simpleTable(ms: Measurement[], firstCol: string): string {
+  return [
+    `| ${firstCol} | scenario | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MB | check |`,
+    '|---|---|---:|---:|---:|---:|---:|---|',
+    ...ms.map((m) => `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.cpuUsPerReq)} | ${fmt(m.peakRssMb)} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`),
+  ].join('\n');
+}
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-'));
+  const running: Running[] = [];
+  const cleanup = async () => {
+    await Promise.all(running.map(stopServer));
+    fs.rmSync(tmp, { recursive: true, force: true });
+  };
+  process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  const loadBefore = os.loadavg();
+  try {
+    const { dataDir, approved } = seedDataDir(tmp, 'main');
+    const scs = scenarios(approved.merchantId);
+    const results: Measurement[] = [];
+    process.stderr.write(`bench: ${QUICK ? 'quick' : 'full'} mode, ${CONNECTIONS} connections, warm-up ${TIMING.warmupS}s + ${TIMING.rounds}×${TIMING.roundS}s per cell\n`);
+    // One server at a time: the two cores are shared by the server and the load generator only.
+    for (const name of ONLY) {
+      const s = await startServer(name, dataDir, tmp);
+      running.push(s);
+      for (const sc of scs.filter((x) => x.servers.includes(name))) results.push(await measure(s, sc, approved));
+      await stopServer(s);
+      running.splice(running.indexOf(s), 1);
+    }
+
+    const growth: Measurement[] = [];
+    if (GROWTH || QUICK) {
+      const sizes = QUICK
+        ? [{ channels: 1000, merchants: 1000 }]
+        : [
+            // The demo data is 12 channels and 2 merchants; sizes include it.
+            { channels: 12, merchants: 2 },
+            { channels: 1000, merchants: 2 },
+            { channels: 10000, merchants: 2 },
+            { channels: 12, merchants: 1000 },
+            { channels: 12, merchants: 100000 },
+          ];
+      for (const size of sizes) {
+        const label = `${size.channels} ch / ${size.merchants} merch`;
+        const seeded = seedDataDir(tmp, `growth-${size.channels}-${size.merchants}`);
+        const t0 = Date.now();
+        const extra = seedGrowth(seeded.dataDir, size);
+        process.stderr.write(`growth ${label}: seeded in ${Date.now() - t0} ms\n`);
+        const s = await startServer('project', seeded.dataDir, tmp);
+        running.push(s);
+        for (const sc of scenarios(seeded.approved.merchantId).filter((x) => x.name === 'REST channel list' || x.name === 'GraphQL calculateFee')) {
+          // Many merchants: sign with a rotating sample of their keys (cold per-key state included).
+          const signers = sc.name === 'GraphQL calculateFee' && extra.length ? extra : seeded.approved;
+          growth.push(await measure(s, sc, signers, label));
+        }
+        await stopServer(s);
+        running.splice(running.indexOf(s), 1);
+      }
+    }
+
+    const scaling: Measurement[] = [];
+    if (WORKERS) {
+      for (const n of [1, 2]) {
+        const s = await startServer('project', dataDir, tmp, { WORKERS: String(n) });
+        running.push(s);
+        await sleep(n > 1 ? 1500 : 0); // let every worker come up
+        for (const sc of scs.filter((x) => x.name === 'REST channel list' || x.name === 'GraphQL channels')) {
+          scaling.push(await measure(s, sc, approved, `WORKERS=${n}`));
+        }
+        await stopServer(s);
+        running.splice(running.indexOf(s), 1);
+      }
+    }
+
+    const machine = {
+      node: process.version,
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memGb: Math.round(os.totalmem() / 2 ** 30),
+      platform: `${os.platform()} ${os.release()}`,
+      loadavgBefore: loadBefore.map((x) => Math.round(x * 100) / 100),
+      loadavgAfter: os.loadavg().map((x) => Math.round(x * 100) / 100),
+    };
+    const command = `npm run bench${QUICK ? ' -- --quick' : args.size ? ` -- ${[...args].join(' ')}` : ''}`;
+    const md = [
+      `# Benchmark results`,
+      '',
+      `Command: \`${command}\` — ${new Date().toISOString()}, ${Math.round((Date.now() - started) / 1000)} s.`,
+      `Machine: ${machine.cpuModel}, ${machine.cpus} cores, ${machine.memGb} GB, ${machine.platform}, Node ${machine.node}.`,
+      `Load average before/after: ${machine.loadavgBefore.join(' ')} / ${machine.loadavgAfter.join(' ')} (other work on the machine shares its cores).`,
+      `autocannon: ${CONNECTIONS} connections, warm-up ${TIMING.warmupS} s, median of ${TIMING.rounds} rounds × ${TIMING.roundS} s; every request SVC1-signed with a fresh timestamp.`,
+      '',
+      mainTable(results),
+      growth.length ? `\n## Cost growth (project server)\n\n${simpleTable(growth, 'data size')}` : '',
+      scaling.length ? `\n## Multi-core (project server, node:cluster)\n\n${simpleTable(scaling, 'workers')}` : '',
+      '',
+    ].join('\n');
+    process.stdout.write(`\n${md}\n`);
+    const outName = QUICK ? 'results-quick' : 'results';
+    fs.writeFileSync(path.join(ROOT, 'bench', `${outName}.md`), md);
+    fs.writeFileSync(path.join(ROOT, 'bench', `${outName}.json`), `${JSON.stringify({ command, date: new Date().toISOString(), machine, connections: CONNECTIONS, timing: TIMING, results, growth, scaling }, null, 2)}\n`);
+  } finally {
+    await cleanup();
+  }
+}
+
+await main();

@@ -1,0 +1,87 @@
+/**
+ * `npm run bench:profile -- [scenario]`: CPU profile of the project server
+ * (node --cpu-prof) under 50 signed connections for 8 s, then the top
+ * self-time functions. Scenario: rest-list | rest-calc | gql-channels | gql-calc.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { signatureHeaders } from '../src/auth/svc1.js';
+import { bootData } from '../src/boot.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const scenario = process.argv[2] ?? 'gql-channels';
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-prof-'));
+const data = bootData({ dataDir: tmp, masterKey: null, seedDemoData: true });
+const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
+data.database.close();
+
+const req: Record<string, { method: 'GET' | 'POST'; path: string; body?: string }> = {
+  'rest-list': { method: 'GET', path: '/v1/payments/channel' },
+  'rest-calc': { method: 'POST', path: '/v1/payments/calculate', body: JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: creds.merchantId, chargeFeeToCustomer: true }) },
+  'gql-channels': { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' }) },
+  'gql-calc': { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }' }) },
+};
+const r = req[scenario]!;
+const profDir = path.join(ROOT, 'bench', 'profiles', `${scenario}-${Date.now()}`);
+fs.mkdirSync(profDir, { recursive: true });
+const log = path.join(tmp, 'server.log');
+const out = fs.openSync(log, 'w');
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', 'src/main.ts'], {
+  cwd: ROOT,
+  env: { ...process.env, NODE_ENV: 'production', DATA_DIR: tmp, PORT: '0' },
+  stdio: ['ignore', out, out],
+});
+let port = 0;
+while (!port) {
+  await new Promise((res) => setTimeout(res, 100));
+  const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(fs.readFileSync(log, 'utf8'));
+  if (m) port = Number(m[1]);
+}
+const result = await autocannon({
+  url: `http://127.0.0.1:${port}`,
+  connections: 50,
+  duration: 8,
+  requests: [
+    {
+      method: r.method,
+      path: r.path,
+      body: r.body,
+      setupRequest: (q: autocannon.Request) => ({
+        ...q,
+        headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: r.method, target: r.path, body: r.body ?? '' }) },
+      }),
+    },
+  ],
+});
+process.stderr.write(`${scenario}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non2xx ${result.non2xx}\n`);
+const exited = new Promise((res) => child.once('exit', res));
+child.kill('SIGTERM');
+await exited;
+// tsx's loader thread writes its own profile; the main thread's is the biggest one.
+const file = fs
+  .readdirSync(profDir)
+  .map((f) => path.join(profDir, f))
+  .sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
+process.stderr.write(`profile: ${path.relative(ROOT, file)}\n`);
+const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
+  samples: number[];
+};
+const counts = new Map<number, number>();
+for (const s of prof.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
+const byFn = new Map<string, number>();
+for (const n of prof.nodes) {
+  const c = counts.get(n.id) ?? 0;
+  if (!c) continue;
+  const where = n.callFrame.url.replace(/^.*node_modules\//, '').replace(/^file:\/\/.*\/wt\d+\//, '');
+  const k = `${n.callFrame.functionName || '(anonymous)'} ${where}:${n.callFrame.lineNumber + 1}`;
+  byFn.set(k, (byFn.get(k) ?? 0) + c);
+}
+const total = prof.samples.length;
+const top = [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30);
+process.stdout.write(`top self time (${total} samples):\n${top.map(([k, c]) => `${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`).join('\n')}\n`);
+fs.rmSync(tmp, { recursive: true, force: true });

@@ -1,0 +1,42 @@
+/**
+ * Shared set-up of the baseline servers: the project's own schema and
+ * resolvers over the same SQLite file the project server uses, with the
+ * approved demo merchant as a fixed principal (the baselines do no auth,
+ * which only flatters them). Each baseline is a separate child process.
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import { bootData } from '../../src/boot.js';
+import { buildSchema } from '../../src/schema.js';
+import { ChannelRepository } from '../../src/repositories/channels.js';
+import { ChannelService } from '../../src/services/channels.js';
+import { FeeService } from '../../src/services/fees.js';
+import type { GraphQLContext, Services } from '../../src/context.js';
+import type { Principal } from '../../src/http/request-state.js';
+
+export interface BaselineSetup {
+  schema: ReturnType<typeof buildSchema>;
+  services: Services;
+  principal: Principal;
+  context: () => GraphQLContext;
+  dataDir: string;
+}
+
+export function baselineSetup(): BaselineSetup {
+  const dataDir = process.env.DATA_DIR;
+  if (!dataDir) throw new Error('DATA_DIR is required');
+  const data = bootData({ dataDir: path.resolve(dataDir), masterKey: null, seedDemoData: false });
+  const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
+    merchants: { merchantId: string; apiKey: string; kyc: 'approved' | 'pending' }[];
+  };
+  const approved = creds.merchants.find((m) => m.kyc === 'approved')!;
+  const channels = new ChannelService(new ChannelRepository(data.database.db));
+  const services: Services = { channels, fees: new FeeService(channels) };
+  const principal: Principal = { apiKeyId: approved.apiKey, mode: 'test', merchantId: approved.merchantId, merchantKyc: 'approved' };
+  return { schema: buildSchema(), services, principal, context: () => ({ principal, services, requestId: 'bench' }), dataDir };
+}
+
+/** Tell the bench which port we listen on (a line on stdout). */
+export function announce(port: number): void {
+  process.stdout.write(`BENCH_READY ${port}\n`);
+}

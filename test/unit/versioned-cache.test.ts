@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { VersionedCache } from '../../src/cache/versioned-cache.js';
+
+describe('VersionedCache', () => {
+  it('serves a value until the version changes, then rebuilds', () => {
+    let version = 'a';
+    const cache = new VersionedCache<string, number>(() => version);
+    let builds = 0;
+    const get = () => cache.get('k', () => ++builds);
+    expect(get()).toBe(1);
+    expect(get()).toBe(1);
+    version = 'b';
+    expect(get()).toBe(2);
+  });
+
+  it('never keeps a value built from data older than the current version', () => {
+    let version = 'a';
+    const cache = new VersionedCache<string, string>(() => version);
+    const { value, token } = cache.peek('k');
+    expect(value).toBeUndefined();
+    version = 'b'; // a commit while the value was being built
+    cache.put('k', 'stale', token);
+    expect(cache.peek('k').value).toBeUndefined();
+    cache.put('k', 'fresh', cache.peek('k').token);
+    expect(cache.peek('k').value).toBe('fresh');
+  });
+
+  it('stays within its entry and weight budgets', () => {
+    const cache = new VersionedCache<string, string>(() => 'v', 3, { weigh: (s) => s.length, max: 10 });
+    const t = cache.peek('x').token;
+    cache.put('a', 'xxxx', t);
+    cache.put('b', 'xxxx', t);
+    cache.put('c', 'xxxx', t); // 12 > 10: cleared first
+    expect(cache.peek('a').value).toBeUndefined();
+    expect(cache.peek('c').value).toBe('xxxx');
+    cache.put('huge', 'x'.repeat(11), t); // heavier than the whole budget: not kept
+    expect(cache.peek('huge').value).toBeUndefined();
+    expect(cache.peek('c').value).toBe('xxxx');
+  });
+});
