@@ -34,6 +34,16 @@ export const ERROR_STATUS = {
 /** A contract error code. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/** The authentication failures (contract §3 check order, 401), in that order. */
+export const AUTH_ERROR_CODES: readonly ErrorCode[] = [
+  'AUTH_HEADER_MISSING',
+  'TIMESTAMP_INVALID',
+  'TIMESTAMP_EXPIRED',
+  'SIGNATURE_MALFORMED',
+  'INVALID_API_KEY',
+  'SIGNATURE_MISMATCH',
+];
+
 /** Short human titles for problem details (`title` member). */
 const TITLES: Record<ErrorCode, string> = {
   AUTH_HEADER_MISSING: 'Authentication header missing',

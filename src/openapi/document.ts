@@ -7,16 +7,11 @@
  * live server by test/integration/openapi.test.ts, so examples here are real
  * responses (ids and request ids aside).
  */
-import { ERROR_STATUS, titleOf, type ErrorCode } from '../errors.js';
+import { AUTH_ERROR_CODES, ERROR_STATUS, titleOf, type ErrorCode } from '../errors.js';
 
 /** Codes any signed /v1 route can return (auth, limits, pipeline). */
 const COMMON_CODES: ErrorCode[] = [
-  'AUTH_HEADER_MISSING',
-  'TIMESTAMP_INVALID',
-  'TIMESTAMP_EXPIRED',
-  'SIGNATURE_MALFORMED',
-  'INVALID_API_KEY',
-  'SIGNATURE_MISMATCH',
+  ...AUTH_ERROR_CODES,
   'METHOD_NOT_ALLOWED',
   'PAYLOAD_TOO_LARGE',
   'RATE_LIMITED',

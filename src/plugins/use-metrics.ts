@@ -19,7 +19,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { AppError } from '../errors.js';
+import { AppError, AUTH_ERROR_CODES } from '../errors.js';
 import { requestStateOf } from '../http/request-state.js';
 import { problemResponse } from '../http/responses.js';
 
@@ -36,14 +36,7 @@ export interface MetricsOptions {
 }
 
 /** The contract codes counted as authentication failures. */
-export const AUTH_FAILURE_CODES = new Set([
-  'AUTH_HEADER_MISSING',
-  'TIMESTAMP_INVALID',
-  'TIMESTAMP_EXPIRED',
-  'SIGNATURE_MALFORMED',
-  'INVALID_API_KEY',
-  'SIGNATURE_MISMATCH',
-]);
+export const AUTH_FAILURE_CODES: ReadonlySet<string> = new Set(AUTH_ERROR_CODES);
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
