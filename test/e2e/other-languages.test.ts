@@ -8,17 +8,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRealServer, type RealServer } from '../helpers/real-server.js';
+import { SVC1_VECTORS, VECTOR_KEY, VECTOR_SECRET, VECTOR_TIMESTAMP } from '../helpers/svc1-vectors.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const SH = path.join(ROOT, 'docs/examples/svc1-curl.sh');
 const PY = path.join(ROOT, 'docs/examples/svc1_sign.py');
-const VECTOR_ENV = { API_KEY: 'pk_test_4f9a1c2e7b5d3a6c', API_SECRET: 'sk_test_9xQeWvG816bUx9EPjHmaT23yvVMZbrpp', TIMESTAMP: '1767225600', SIGN_ONLY: '1' };
-const CALC_VECTOR = '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13","chargeFeeToCustomer":true}';
-const VECTORS: [string, string, string | undefined, string][] = [
-  ['GET', '/v1/payments/channel', undefined, '72c8d3db46601f4144c285d92cdb3ed8ed63ddb8545f9043f0f8de29cd874f78'],
-  ['POST', '/v1/payments/calculate', CALC_VECTOR, '6e35f8b4343a767e00588addb31506ece6dd6030a98d6cc46c796d45a4d1e4dd'],
-  ['POST', '/graphql', '{"query":"{ paymentChannels { code status } }"}', 'e88d025a3f04a90cd42c59ba0fc4e022ad0bc6fba0186b34e5933f6a5b2cf66a'],
-];
+const VECTOR_ENV = { API_KEY: VECTOR_KEY, API_SECRET: VECTOR_SECRET, TIMESTAMP: VECTOR_TIMESTAMP, SIGN_ONLY: '1' };
+// The scripts take the body as an optional argument: an empty body is left out.
+const VECTORS = SVC1_VECTORS.map(([method, target, body, signature]) => [method, target, body || undefined, signature] as const);
 const python = ['python3', 'python'].find((bin) => spawnSync(bin, ['-c', 'import sys; assert sys.version_info >= (3, 10)']).status === 0);
 
 function run(cmd: string, args: string[], env: Record<string, string>): string {

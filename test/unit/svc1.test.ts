@@ -1,22 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EMPTY_BODY_SHA256, hmacBytes, sha256Hex, sign, signatureMatches, stringToSign, type SignedParts } from '../../src/auth/svc1.js';
+import { SVC1_VECTORS, VECTOR_KEY, VECTOR_SECRET, VECTOR_TIMESTAMP } from '../helpers/svc1-vectors.js';
 
-const KEY = 'pk_test_4f9a1c2e7b5d3a6c';
-const SECRET = 'sk_test_9xQeWvG816bUx9EPjHmaT23yvVMZbrpp';
-const TS = '1767225600';
+const KEY = VECTOR_KEY;
+const SECRET = VECTOR_SECRET;
+const TS = VECTOR_TIMESTAMP;
 
 describe('SVC1 contract test vectors (CONTRACT §3)', () => {
-  it.each([
-    ['GET', '/v1/payments/channel', '', '72c8d3db46601f4144c285d92cdb3ed8ed63ddb8545f9043f0f8de29cd874f78'],
-    [
-      'POST',
-      '/v1/payments/calculate',
-      '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13","chargeFeeToCustomer":true}',
-      '6e35f8b4343a767e00588addb31506ece6dd6030a98d6cc46c796d45a4d1e4dd',
-    ],
-    ['POST', '/graphql', '{"query":"{ paymentChannels { code status } }"}', 'e88d025a3f04a90cd42c59ba0fc4e022ad0bc6fba0186b34e5933f6a5b2cf66a'],
-  ])('%s %s', (method, target, body, expected) => {
+  it.each(SVC1_VECTORS)('%s %s', (method, target, body, expected) => {
     expect(sign(SECRET, { method, target, timestamp: TS, apiKey: KEY, body })).toBe(expected);
   });
 
