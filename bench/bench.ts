@@ -18,7 +18,7 @@
  *
  * Results: a table on stdout, bench/results.md and bench/results.json.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -58,6 +58,11 @@ interface Scenario {
   method: 'GET' | 'POST';
   path: string;
   body?: string;
+  /**
+   * A different body for each request (then `body` is only the first one): defeats every answer cache, so
+   * the cell measures parse/validate/execute/serialise on each request, not a cache hit.
+   */
+  bodyFor?: (i: number) => string;
   /** Which servers can answer it (REST routes exist on the project only; raw answers its fixed body). */
   servers: ServerName[];
 }
@@ -68,6 +73,13 @@ const GQL_CHANNELS = JSON.stringify({ query: '{ paymentChannels { code name stat
 const GQL_CALC = JSON.stringify({
   query: '{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
 });
+
+/**
+ * calculateFee for 150,000 + i IDR, the amount in a variable as real clients send it: one query document
+ * (parse/validate caches apply, as in production) but no two bodies alike (no answer cache applies).
+ */
+const GQL_CALC_VAR = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
+const gqlCalcFor = (i: number) => JSON.stringify({ query: GQL_CALC_VAR, variables: { amount: 150000 + (i % 5_000_000) } });
 
 function scenarios(merchantId: string): Scenario[] {
   return [
@@ -82,6 +94,7 @@ function scenarios(merchantId: string): Scenario[] {
     },
     { name: 'GraphQL channels', method: 'POST', path: '/graphql', body: GQL_CHANNELS, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
     { name: 'GraphQL calculateFee', method: 'POST', path: '/graphql', body: GQL_CALC, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
+    { name: 'GraphQL calc, uncached', method: 'POST', path: '/graphql', body: gqlCalcFor(0), bodyFor: gqlCalcFor, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
   ];
 }
 
@@ -94,6 +107,9 @@ interface Running {
   pids: () => number[];
 }
 
+/** `npm start`'s entry: the bundle scripts/build.mjs writes (built at the start of every bench run). */
+const PROJECT_ENTRY = 'dist/main.mjs';
+
 const SERVER_ENTRY: Record<Exclude<ServerName, 'project'>, string> = {
   raw: 'bench/servers/raw.ts',
   yoga: 'bench/servers/yoga.ts',
@@ -104,8 +120,9 @@ const SERVER_ENTRY: Record<Exclude<ServerName, 'project'>, string> = {
 async function startServer(name: ServerName, dataDir: string, tmp: string, extraEnv: Record<string, string> = {}): Promise<Running> {
   const logFile = path.join(tmp, `${name}-${Date.now()}.log`);
   const out = fs.openSync(logFile, 'w');
-  const entry = name === 'project' ? 'src/main.ts' : SERVER_ENTRY[name];
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  // The project runs as `npm start` runs it: the bundle (built once per bench run, see main), plain node.
+  const args = name === 'project' ? [PROJECT_ENTRY] : ['--import', 'tsx', SERVER_ENTRY[name]];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...BENCH_LIMITS, ...extraEnv },
     stdio: ['ignore', out, out],
@@ -186,6 +203,7 @@ function runAutocannon(port: number, sc: Scenario, credsIn: Creds | Creds[], sec
   // Several keys: round-robin over them (many merchants in the growth runs).
   const keys = Array.isArray(credsIn) ? credsIn : [credsIn];
   let turn = 0;
+  let sent = 0;
   const baseHeaders: Record<string, string> = sc.body ? { 'content-type': 'application/json' } : {};
   return new Promise((resolve, reject) => {
     autocannon(
@@ -201,11 +219,13 @@ function runAutocannon(port: number, sc: Scenario, credsIn: Creds | Creds[], sec
             // Re-signed for every request: fresh timestamp, real HMAC over method, target, timestamp, key, body hash.
             setupRequest: (req: autocannon.Request) => {
               const creds = keys[turn++ % keys.length]!;
+              const body = sc.bodyFor ? sc.bodyFor(sent++) : (sc.body ?? '');
               return {
                 ...req,
+                body: sc.body === undefined ? undefined : body,
                 headers: {
                   ...baseHeaders,
-                  ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: sc.method, target: sc.path, body: sc.body ?? '' }),
+                  ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: sc.method, target: sc.path, body }),
                 },
               };
             },
@@ -318,6 +338,8 @@ function simpleTable(ms: Measurement[], firstCol: string): string {
 
 async function main(): Promise<void> {
   const started = Date.now();
+  // The project is measured as `npm start` runs it: freshly built bundle, plain node.
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-bench-'));
   const running: Running[] = [];
   const cleanup = async () => {

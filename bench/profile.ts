@@ -1,9 +1,10 @@
 /**
  * `npm run bench:profile -- [scenario]`: CPU profile of the project server
  * (node --cpu-prof) under 50 signed connections for 8 s, then the top
- * self-time functions. Scenario: rest-list | rest-calc | gql-channels | gql-calc.
+ * self-time functions. Scenario: rest-list | rest-calc | gql-channels | gql-calc |
+ * gql-calc-uncached (a distinct amount variable per request: no answer cache).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,18 +27,24 @@ const data = bootData({ dataDir: tmp, masterKey: null, seedDemoData: true });
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
 data.database.close();
 
-const req: Record<string, { method: 'GET' | 'POST'; path: string; body?: string }> = {
+const GQL_CALC_VAR = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
+let sent = 0;
+const req: Record<string, { method: 'GET' | 'POST'; path: string; body?: string; bodyFor?: () => string }> = {
   'rest-list': { method: 'GET', path: '/v1/payments/channel' },
   'rest-calc': { method: 'POST', path: '/v1/payments/calculate', body: JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: creds.merchantId, chargeFeeToCustomer: true }) },
   'gql-channels': { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' }) },
   'gql-calc': { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }' }) },
+  'gql-calc-uncached': { method: 'POST', path: '/graphql', body: '', bodyFor: () => JSON.stringify({ query: GQL_CALC_VAR, variables: { amount: 150000 + sent++ } }) },
 };
-const r = req[scenario]!;
+const r = req[scenario];
+if (!r) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(req).join(', ')}`);
 const profDir = path.join(ROOT, 'bench', 'profiles', `${scenario}-${Date.now()}`);
 fs.mkdirSync(profDir, { recursive: true });
 const log = path.join(tmp, 'server.log');
 const out = fs.openSync(log, 'w');
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, '--import', 'tsx', 'src/main.ts'], {
+// As `npm start` runs it: build the bundle, then plain node.
+execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'], {
   cwd: ROOT,
   env: { ...process.env, NODE_ENV: 'production', DATA_DIR: tmp, PORT: '0', ...BENCH_LIMITS },
   stdio: ['ignore', out, out],
@@ -57,10 +64,14 @@ const result = await autocannon({
       method: r.method,
       path: r.path,
       body: r.body,
-      setupRequest: (q: autocannon.Request) => ({
-        ...q,
-        headers: { ...(r.body ? { 'content-type': 'application/json' } : {}), ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: r.method, target: r.path, body: r.body ?? '' }) },
-      }),
+      setupRequest: (q: autocannon.Request) => {
+        const body = r.bodyFor ? r.bodyFor() : (r.body ?? '');
+        return {
+          ...q,
+          ...(r.body === undefined ? {} : { body }),
+          headers: { ...(r.body === undefined ? {} : { 'content-type': 'application/json' }), ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: r.method, target: r.path, body }) },
+        };
+      },
     },
   ],
 });

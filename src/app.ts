@@ -211,7 +211,7 @@ export function createApp(options: AppOptions): App {
   if (first < 0 || last < first) throw new Error('createApp: user plugins not found in the Yoga pipeline');
   const hookPlugins = flattened.slice(first, last + 1).filter((p): p is Plugin => !!p && !replacedOnFastPath.has(p) && !!(p.onRequest || p.onResponse));
 
-  const fastPathStats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0 };
+  const fastPathStats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0, resultCacheHits: 0 };
   const handler: NodeHandler =
     options.fastPath === false
       ? (req, res) => void yoga(req, res)

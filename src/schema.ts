@@ -1,13 +1,13 @@
 /** The executable schema: SDL from schema/*.graphql plus the resolvers. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
+import { projectPath } from './paths.js';
 import { resolvers } from './resolvers/index.js';
 
 /** Absolute path of the SDL folder. */
-export const SCHEMA_DIR = fileURLToPath(new URL('../schema', import.meta.url));
+export const SCHEMA_DIR = projectPath('schema');
 
 /** The SDL files' contents, in name order. */
 export function loadTypeDefs(): string[] {

@@ -7,7 +7,7 @@
  *
  * Pure functions over bytes; no I/O.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { buildStringToSign, EMPTY_BODY_SHA256, isWellFormedSignature } from './svc1-core.js';
 
 export { EMPTY_BODY_SHA256, isWellFormedSignature };
@@ -28,7 +28,8 @@ export interface SignedParts {
 
 export function sha256Hex(body: Uint8Array | string | undefined): string {
   if (body === undefined || body.length === 0) return EMPTY_BODY_SHA256;
-  return createHash('sha256').update(body).digest('hex');
+  // One-shot hash (Node ≥ 20.12): less than half the cost of createHash().update().digest() per request.
+  return hash('sha256', body, 'hex');
 }
 
 /** The five-line string to sign (no trailing newline). */

@@ -4,9 +4,9 @@
  * the page sends (src/graphiql/browser.ts, bundled once with esbuild from
  * the same WebCrypto signer as the SDK).
  */
-import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
 import type { GraphiQLOptions } from 'graphql-yoga';
+import { projectPath } from '../paths.js';
 
 let bundle: string | undefined;
 
@@ -14,7 +14,8 @@ let bundle: string | undefined;
 export function signingScript(): string {
   if (bundle === undefined) {
     const result = buildSync({
-      entryPoints: [fileURLToPath(new URL('./browser.ts', import.meta.url))],
+      // The TypeScript source, also when this module runs bundled from dist/.
+      entryPoints: [projectPath('src', 'graphiql', 'browser.ts')],
       bundle: true,
       format: 'iife',
       platform: 'browser',

@@ -7,6 +7,16 @@ import type { RequestState } from './request-state.js';
 
 type ResponseCtor = typeof Response;
 
+/**
+ * The fast path's response views (src/http/fast-path.ts) carry the exact bytes they will send under this
+ * key, so onResponse hooks can read them without copying; the same Buffer object is sent for every hit of
+ * a cached body and is never modified (hooks may memoise per Buffer, as useHttpCaching does for ETags).
+ */
+export const RESPONSE_BYTES = Symbol('responseBytes');
+
+/** A response that may carry {@link RESPONSE_BYTES}. */
+export type ResponseWithBytes = Response & { [RESPONSE_BYTES]?: Buffer };
+
 /** RFC 9457 problem details response (REST and public routes). */
 export function problemResponse(Response: ResponseCtor, error: AppError, requestId: string): Response {
   return new Response(JSON.stringify(problemDetails(error.code, error.message, error.details, requestId)), {

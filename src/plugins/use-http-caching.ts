@@ -18,8 +18,16 @@
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { requestStateOf, type RequestState } from '../http/request-state.js';
+import { RESPONSE_BYTES, type ResponseWithBytes } from '../http/responses.js';
 
 export const CACHE_CONTROL = 'private, no-cache';
+
+/**
+ * The request's If-None-Match, on its server context. Per-request data is never kept in a WeakMap keyed
+ * by the request: V8's young-generation GC cannot drop WeakMap entries (see src/http/fast-path.ts, `Exchange`).
+ */
+const CONDITIONAL = Symbol('ifNoneMatch');
+type ConditionalCarrier = { [CONDITIONAL]?: string };
 
 /** True when this request's response is a cacheable channel list. */
 function isCacheable(state: RequestState): boolean {
@@ -27,8 +35,8 @@ function isCacheable(state: RequestState): boolean {
   return state.rest?.name === 'listChannels' || (state.surface === 'graphql' && state.rest === undefined);
 }
 
-/** Strong ETag of a body for one merchant. */
-export function entityTag(merchantId: string, body: string): string {
+/** Strong ETag of a body for one merchant (a string is hashed as its UTF-8 bytes: same tag either way). */
+export function entityTag(merchantId: string, body: string | Uint8Array): string {
   return `"${createHash('sha256').update(merchantId).update('\n').update(body).digest('base64url').slice(0, 32)}"`;
 }
 
@@ -43,21 +51,36 @@ export function ifNoneMatchMatches(header: string | null, etag: string): boolean
 }
 
 export function useHttpCaching(): Plugin {
-  // The REST adapter replaces the request (setRequest); keep the client's header from the original.
-  const conditional = new WeakMap<object, string>();
+  // The REST adapter replaces the request (setRequest); the client's header from the original is kept on
+  // the server context (a property, not a WeakMap: see CONDITIONAL).
+  // ETags of the fast path's cached bodies: the same (never modified) Buffer is sent for every hit, so its
+  // tag is computed once per body and merchant instead of hashing the list on every request.
+  const tagOfBytes = new WeakMap<Buffer, { merchantId: string; etag: string }>();
   return {
     onRequest({ request, serverContext }) {
       const header = request.headers.get('if-none-match');
-      if (header) conditional.set(serverContext, header);
+      if (header) (serverContext as ConditionalCarrier)[CONDITIONAL] = header;
     },
     async onResponse({ response, serverContext, setResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state || response.status !== 200 || !isCacheable(state)) return;
-      const body = await response.clone().text();
-      // A GraphQL response with errors is not a representation worth caching.
-      if (state.surface === 'graphql' && /"errors"\s*:/.test(body)) return;
-      const etag = entityTag(state.principal!.merchantId, body);
-      if (ifNoneMatchMatches(conditional.get(serverContext) ?? null, etag)) {
+      const merchantId = state.principal!.merchantId;
+      const bytes = (response as ResponseWithBytes)[RESPONSE_BYTES];
+      let etag: string;
+      if (bytes !== undefined && state.surface !== 'graphql') {
+        const memo = tagOfBytes.get(bytes);
+        if (memo?.merchantId === merchantId) etag = memo.etag;
+        else {
+          etag = entityTag(merchantId, bytes);
+          tagOfBytes.set(bytes, { merchantId, etag });
+        }
+      } else {
+        const body = await response.clone().text();
+        // A GraphQL response with errors is not a representation worth caching.
+        if (state.surface === 'graphql' && /"errors"\s*:/.test(body)) return;
+        etag = entityTag(merchantId, body);
+      }
+      if (ifNoneMatchMatches((serverContext as ConditionalCarrier)[CONDITIONAL] ?? null, etag)) {
         const headers = new fetchAPI.Headers(response.headers);
         headers.delete('content-type');
         headers.delete('content-length');

@@ -54,6 +54,14 @@ export interface RateLimitPlugins {
 
 const AUTH_FAILURE_STATUS = 401;
 
+/**
+ * The request's address key, kept on its server context to charge a failure in onResponse. A property,
+ * not a WeakMap: WeakMap entries survive V8's young-generation GC and dragged every request's objects into
+ * the old generation (see src/http/fast-path.ts, `Exchange`).
+ */
+const CLIENT_ADDRESS = Symbol('clientAddress');
+type AddressCarrier = { [CLIENT_ADDRESS]?: string };
+
 function rateLimited(scope: 'key' | 'address', retryAfterSeconds: number): AppError {
   const message =
     scope === 'key'
@@ -76,20 +84,18 @@ export function useRateLimit(options: RateLimitOptions): RateLimitPlugins {
     maxEntries,
     now,
   });
-  /** Address key per in-flight request, to charge its failure in onResponse. */
-  const addressOf = new WeakMap<object, string>();
 
   const addressGate: Plugin = {
     onRequest({ request, serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state || state.surface === 'public') return;
       const address = addressKey(clientAddress(request, serverContext));
-      addressOf.set(serverContext, address);
+      (serverContext as AddressCarrier)[CLIENT_ADDRESS] = address;
       const gate = failures.peek(address);
       if (!gate.allowed) endResponse(errorResponseFor(fetchAPI.Response, state, rateLimited('address', gate.retryAfterSeconds)));
     },
     onResponse({ serverContext, response }) {
-      const address = addressOf.get(serverContext);
+      const address = (serverContext as AddressCarrier)[CLIENT_ADDRESS];
       if (address !== undefined && response.status === AUTH_FAILURE_STATUS) failures.take(address);
     },
   };

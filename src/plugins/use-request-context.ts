@@ -27,6 +27,22 @@ interface NodeServerContext {
 }
 
 /** The one log line of a request (also written by the Node fast path, src/http/fast-path.ts). */
+/**
+ * Per logger, a child that writes the request line without the redaction pass. The line is built right
+ * here from a fixed set of scalar fields (none is a secret, a header or a body), so the redaction paths
+ * (src/logger.ts) can never match it, and walking them cost ~3 % of a hot-path request. Everything else,
+ * including the failure line with its `err`, still goes through the redacting logger.
+ */
+const lineLoggers = new WeakMap<Logger, Logger>();
+function requestLineLogger(logger: Logger): Logger {
+  let line = lineLoggers.get(logger);
+  if (line === undefined) {
+    line = logger.child({}, { redact: { paths: [] } });
+    lineLoggers.set(logger, line);
+  }
+  return line;
+}
+
 export function logRequest(logger: Logger, state: RequestState, status: number): void {
   const line = {
     requestId: state.id,
@@ -38,7 +54,7 @@ export function logRequest(logger: Logger, state: RequestState, status: number):
     errorCode: state.errorCode,
   };
   if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
-  else logger.info(line, 'request');
+  else requestLineLogger(logger).info(line, 'request');
 }
 
 export function useRequestContext(options: RequestContextOptions): Plugin {

@@ -56,12 +56,16 @@ export type SignatureVerifier = (
   readBody: (limit: number) => Promise<Uint8Array<ArrayBuffer>>,
 ) => Promise<{ principal: Principal; body: Uint8Array<ArrayBuffer> }>;
 
-/** Raw body bytes as verified, for adapters that need them (REST). */
-const verifiedBodies = new WeakMap<object, Uint8Array<ArrayBuffer>>();
+/**
+ * Raw body bytes as verified, for adapters that need them (REST), on the request's server context. A
+ * property, not a WeakMap: WeakMap entries survive V8's young-generation GC (see src/http/fast-path.ts).
+ */
+const VERIFIED_BODY = Symbol('verifiedBody');
+type VerifiedBodyCarrier = { [VERIFIED_BODY]?: Uint8Array<ArrayBuffer> };
 
 /** The body bytes the signature covered, for this request's server context. */
 export function verifiedBodyOf(serverContext: object): Uint8Array | undefined {
-  return verifiedBodies.get(serverContext);
+  return (serverContext as VerifiedBodyCarrier)[VERIFIED_BODY];
 }
 
 const DIGITS = /^[0-9]+$/;
@@ -118,12 +122,12 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
     const apiKey = headerValue(request, 'x-service-api-key');
     const timestamp = headerValue(request, 'x-service-timestamp');
     const signature = headerValue(request, 'x-service-signature');
-    const missing = [
-      apiKey === null && 'X-SERVICE-API-Key',
-      timestamp === null && 'X-SERVICE-Timestamp',
-      signature === null && 'X-SERVICE-Signature',
-    ].filter((h): h is string => typeof h === 'string');
-    if (missing.length > 0 || apiKey === null || timestamp === null || signature === null) {
+    if (apiKey === null || timestamp === null || signature === null) {
+      const missing = [
+        apiKey === null && 'X-SERVICE-API-Key',
+        timestamp === null && 'X-SERVICE-Timestamp',
+        signature === null && 'X-SERVICE-Signature',
+      ].filter((h): h is string => typeof h === 'string');
       throw new AppError('AUTH_HEADER_MISSING', `Missing authentication header(s): ${missing.join(', ')}.`, { headers: missing.join(', ') });
     }
 
@@ -171,7 +175,7 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
   /** Verify and return the principal, or throw the contract error. */
   async function verify(request: Request, target: string, serverContext: object): Promise<Principal> {
     const { principal, body } = await verifier(request, target, (limit) => readBodyWithin(request, limit));
-    verifiedBodies.set(serverContext, body);
+    (serverContext as VerifiedBodyCarrier)[VERIFIED_BODY] = body;
     return principal;
   }
 
@@ -181,7 +185,7 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
       if (!state || !options.isProtectedPath(url.pathname)) return;
       try {
         state.principal = await verify(request, state.target, serverContext);
-        const body = verifiedBodies.get(serverContext);
+        const body = (serverContext as VerifiedBodyCarrier)[VERIFIED_BODY];
         // The body stream is consumed; hand the pipeline an identical request with the bytes that were verified.
         if (body && body.byteLength > 0) {
           setRequest(new fetchAPI.Request(request.url, { method: request.method, headers: request.headers, body, signal: request.signal }));

@@ -1,9 +1,10 @@
 /**
  * Real-process helpers for operations tests: the server as `npm start` runs
- * it (src/main.ts through tsx) on a free port, and the admin CLI as an
+ * it (the bundle `npm run build` writes, dist/main.mjs, under plain node) on a
+ * free port, signals delivered to that very process, and the admin CLI as an
  * operator runs it. Both get the same DATA_DIR.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signatureHeaders } from '../../src/auth/svc1.js';
@@ -77,9 +78,18 @@ function parseLines(text: string): Record<string, unknown>[] {
   return out;
 }
 
-/** Start src/main.ts with PORT=0 and JSON logs; resolves once it logged `listening`. */
+let built = false;
+/** `npm start`'s prestart step, once per test file (the build writes atomically: files may run it at once). */
+function ensureBuilt(): void {
+  if (built) return;
+  execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+  built = true;
+}
+
+/** Start the built server with PORT=0 and JSON logs; resolves once it logged `listening`. */
 export function startServer(dataDir: string, env: Record<string, string> = {}): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  ensureBuilt();
+  const child = spawn(process.execPath, ['dist/main.mjs'], {
     cwd: ROOT,
     env: childEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'json', ...env }),
     stdio: ['ignore', 'pipe', 'pipe'],

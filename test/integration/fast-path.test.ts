@@ -239,13 +239,80 @@ describe('caches are invalidated by any committed change', () => {
   });
 });
 
+describe('result cache: identical requests, identical answers, never across inputs', () => {
+  beforeEach(() => {
+    t.clock.now = Date.now();
+  });
+
+  /** Sign and send exact body bytes (the test controls every byte and the Content-Type). */
+  const sendBytes = (target: string, body: Buffer<ArrayBuffer>, contentType = 'application/json') =>
+    t.fetch(target, {
+      method: 'POST',
+      headers: {
+        'content-type': contentType,
+        ...signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'POST', target, body, timestamp: String(Math.floor(t.clock.now / 1000)) }),
+      },
+      body,
+    });
+
+  it('a repeated GraphQL query and REST calculation are answered from the cache, byte for byte', async () => {
+    for (const [target, body] of [
+      ['/graphql', JSON.stringify({ query: '{ calculateFee(input: { amount: 777000, currency: "IDR", method: "QRIS" }) { fee totalAmount } }' })],
+      ['/v1/payments/calculate', calcBody({ amount: 777001 })],
+    ] as const) {
+      const first = await t.fetch(target, build({ target, body }));
+      const hits = t.app.fastPathStats.resultCacheHits;
+      const second = await t.fetch(target, build({ target, body }));
+      expect(t.app.fastPathStats.resultCacheHits).toBe(hits + 1);
+      expect(second.status).toBe(200);
+      expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
+      expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
+      expect(await second.text()).toBe(await first.text());
+    }
+  });
+
+  it('the same body with another Content-Type is not served from the cache (415 on REST)', async () => {
+    const body = Buffer.from(calcBody({ amount: 777002 }));
+    expect((await sendBytes('/v1/payments/calculate', body)).status).toBe(200);
+    const res = await sendBytes('/v1/payments/calculate', body, 'text/plain');
+    expect(res.status).toBe(415);
+    expect(((await res.json()) as { code: string }).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('bytes that decode to the same text are different requests (invalid UTF-8 is never a cached success)', async () => {
+    // "\uFFFD" spelled as valid UTF-8 (EF BF BD) vs a lone 0xFF byte, which a lenient decoder would turn into U+FFFD.
+    const valid = Buffer.from(calcBody({ amount: 777003, note: '\uFFFD' }));
+    const at = valid.indexOf(Buffer.from([0xef, 0xbf, 0xbd]));
+    const invalid = Buffer.concat([valid.subarray(0, at), Buffer.from([0xff]), valid.subarray(at + 3)]);
+    expect(invalid.toString('utf8')).toBe(valid.toString('utf8'));
+    expect((await sendBytes('/v1/payments/calculate', valid)).status).toBe(200);
+    const res = await sendBytes('/v1/payments/calculate', invalid);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { code: string }).code).toBe('INVALID_REQUEST');
+  });
+
+  it('another merchant with the same body gets its own answer (MERCHANT_MISMATCH, not the cached success)', async () => {
+    const target = '/v1/payments/calculate';
+    const body = calcBody({ amount: 777004 });
+    expect((await t.fetch(target, build({ target, body }))).status).toBe(200);
+    const as = t.pending;
+    const res = await t.fetch(target, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...signatureHeaders(as.apiKey, as.apiSecret, { method: 'POST', target, body, timestamp: String(Math.floor(t.clock.now / 1000)) }) },
+      body,
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { code: string }).code).toBe('MERCHANT_MISMATCH');
+  });
+});
+
 describe('other plugins hooks run on the fast path (rate limits, metrics)', () => {
   let server: Server;
   let port = 0;
   const seen: { status: number; principal?: string }[] = [];
   let refuse = false;
   let reroute = false;
-  const stats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0 };
+  const stats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0, resultCacheHits: 0 };
   // Shaped like issue 4's key rate limit and a metrics plugin: onRequest after auth, onResponse counting.
   const probe: Plugin = {
     onRequest({ serverContext, endResponse, setRequest, request, fetchAPI }) {
