@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { firstCallHelp } from './cli/first-call.js';
 import { createLogger } from './logger.js';
 import { runClusterPrimaryIfConfigured } from './cluster.js';
+import { tuneHeap } from './heap.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -18,6 +19,7 @@ function fail(message: string): never {
 }
 
 function start(): void {
+  tuneHeap();
   let config: Config;
   try {
     config = loadConfig();
