@@ -81,6 +81,8 @@ export interface AppOptions {
    * in `handler`; default true. False: `handler` is plain Yoga.
    */
   fastPath?: boolean;
+  /** Answers the fast path keeps per (API key, exact body) until the data changes; 0 = none (default 10,000). */
+  answerCacheEntries?: number;
 }
 
 /** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
@@ -215,7 +217,7 @@ export function createApp(options: AppOptions): App {
   const handler: NodeHandler =
     options.fastPath === false
       ? (req, res) => void yoga(req, res)
-      : createNodeHandler({ yoga, verifier: createSignatureVerifier(signatureOptions), logger, graphqlEndpoint: GRAPHQL_ENDPOINT, dataVersion, stats: fastPathStats, hookPlugins });
+      : createNodeHandler({ yoga, verifier: createSignatureVerifier(signatureOptions), logger, graphqlEndpoint: GRAPHQL_ENDPOINT, dataVersion, stats: fastPathStats, hookPlugins, answerCacheEntries: options.answerCacheEntries });
 
   return {
     yoga,

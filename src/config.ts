@@ -39,6 +39,11 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).max(100_000).default(1000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(1_000_000).default(5000),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /**
+   * Successful GraphQL / REST-calculate answers kept per (API key, exact body) until the data changes
+   * (src/http/fast-path.ts); 0 turns that cache off (every request executes).
+   */
+  ANSWER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Server processes behind the one port (node:cluster, src/cluster.ts); 1 = no cluster. */
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** Seed demo merchants/channels into an empty database (default on). */
@@ -78,6 +83,8 @@ export interface Config {
   graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; executionTimeoutMs: number };
   /** Number of server processes (node:cluster workers) sharing the port and the SQLite file. */
   workers: number;
+  /** Answer cache size in entries; 0 = off. */
+  answerCacheEntries: number;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -130,5 +137,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       executionTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
     },
     workers: e.WORKERS,
+    answerCacheEntries: e.ANSWER_CACHE_ENTRIES,
   };
 }

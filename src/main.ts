@@ -45,6 +45,7 @@ function start(): void {
     bodyLimitBytes: config.bodyLimitBytes,
     metrics: { token: config.metricsToken, collectDefault: true },
     abuseLimits: config.graphqlLimits,
+    answerCacheEntries: config.answerCacheEntries,
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute },
   });
   // The fast path in front of Yoga (src/http/fast-path.ts); everything else is Yoga itself.

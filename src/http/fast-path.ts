@@ -60,6 +60,8 @@ export interface FastPathOptions {
    * a request handed to Yoga ran none of them here.
    */
   hookPlugins?: Plugin[];
+  /** Successful answers kept per (API key, exact request) until the data changes; 0 = none. Default 10,000. */
+  answerCacheEntries?: number;
 }
 
 /** How many requests the fast path answered itself and how many it handed to Yoga. */
@@ -269,9 +271,10 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
   const requestHandler = yoga.handleRequest;
   // At most 1,000 merchants' lists and 64 MiB in total (a 10,000-channel list is ~3 MB).
   const restLists = new VersionedCache<string, Buffer>(options.dataVersion, 1_000, { weigh: (b) => b.length, max: 64 * 2 ** 20 });
-  // Successful GraphQL and REST calculate answers per (API key, exact request): at most 10,000 answers and
+  // Successful GraphQL and REST calculate answers per (API key, exact request): at most answerCacheEntries and
   // 32 MiB (each weighed with its key's maximum size). Emptied on any data change, like every data cache.
-  const results = new VersionedCache<string, Buffer>(options.dataVersion, 10_000, { weigh: (b) => b.length + RESULT_CACHE_MAX_BODY, max: 32 * 2 ** 20 });
+  const answerCacheEntries = options.answerCacheEntries ?? 10_000;
+  const results = new VersionedCache<string, Buffer>(options.dataVersion, Math.max(1, answerCacheEntries), { weigh: (b) => b.length + RESULT_CACHE_MAX_BODY, max: 32 * 2 ** 20 });
 
   /** Full Yoga pipeline; with the body when it was already consumed from the socket. */
   async function fallback(req: IncomingMessage, res: ServerResponse, body: Uint8Array | null): Promise<void> {
@@ -431,7 +434,7 @@ export function createNodeHandler(options: FastPathOptions): NodeHandler {
       // Identical requests (same key, same body bytes, same Content-Type) get the same successful answer until
       // the data changes: the answer depends on nothing else (no clock, no request id in a success). Keyed on
       // the exact bytes (latin1 maps each byte to one character), so no two different bodies share a key.
-      const resultKey = bytes.byteLength <= RESULT_CACHE_MAX_BODY ? `${kind}\n${principal.apiKeyId}\n${req.headers['content-type'] ?? ''}\n${latin1(bytes)}` : null;
+      const resultKey = answerCacheEntries > 0 && bytes.byteLength <= RESULT_CACHE_MAX_BODY ? `${kind}\n${principal.apiKeyId}\n${req.headers['content-type'] ?? ''}\n${latin1(bytes)}` : null;
       const cached = resultKey === null ? undefined : results.peek(resultKey);
       if (cached?.value !== undefined) {
         if (stats) stats.resultCacheHits++;

@@ -306,6 +306,48 @@ describe('result cache: identical requests, identical answers, never across inpu
   });
 });
 
+describe('ANSWER_CACHE_ENTRIES=0: every request executes', () => {
+  let server: Server;
+  let port = 0;
+  const stats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0, resultCacheHits: 0 };
+  beforeAll(async () => {
+    const handler = createNodeHandler({
+      yoga: t.app.yoga,
+      verifier: createSignatureVerifier({
+        findActiveKey: (id) => t.app.repositories.merchants.findActiveKey(id),
+        secretBox: t.data.secretBox,
+        maxSkewSeconds: 300,
+        bodyLimitBytes: 2048,
+        isProtectedPath: () => true,
+        now: () => t.clock.now,
+      }),
+      logger: pino({ level: 'silent' }),
+      graphqlEndpoint: '/graphql',
+      dataVersion: createDataVersion(t.data.database.sqlite),
+      stats,
+      answerCacheEntries: 0,
+    });
+    server = createServer(handler);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('identical requests are both answered on the fast path, neither from the answer cache', async () => {
+    t.clock.now = Date.now();
+    const target = '/v1/payments/calculate';
+    const body = calcBody({ amount: 777005 });
+    const first = await fetch(`http://127.0.0.1:${port}${target}`, build({ target, body }));
+    const second = await fetch(`http://127.0.0.1:${port}${target}`, build({ target, body }));
+    expect([first.status, second.status]).toEqual([200, 200]);
+    expect(await second.text()).toBe(await first.text());
+    expect(stats).toMatchObject({ fast: 2, fallback: 0, resultCacheHits: 0 });
+  });
+});
+
 describe('other plugins hooks run on the fast path (rate limits, metrics)', () => {
   let server: Server;
   let port = 0;
