@@ -360,9 +360,9 @@ async function main(): Promise<void> {
       for (const sc of scs.filter((x) => x.servers.includes(name))) results.push(await measure(s, sc, approved));
       await stopServer(s);
       running.splice(running.indexOf(s), 1);
-      if (name === 'project') {
+      if (name === 'project' && !QUICK) {
         // The same server with its answer cache off (ANSWER_CACHE_ENTRIES=0): repeated bodies execute too, so
-        // the cached cells above can be told apart from execution cost.
+        // the cached cells above can be told apart from execution cost. (Full runs only: --quick stays under a minute.)
         const off = await startServer('project', dataDir, tmp, { ANSWER_CACHE_ENTRIES: '0' });
         running.push(off);
         for (const sc of scs.filter((x) => ['REST calculate', 'GraphQL channels', 'GraphQL calculateFee'].includes(x.name))) {
