@@ -14,6 +14,12 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const isRoot = process.getuid?.() === 0;
 /** Private mount namespaces let the test mount a tiny tmpfs without touching the host's mounts. */
 const canMountTmpfs = isRoot && spawnSync('unshare', ['-m', 'true']).status === 0;
+/**
+ * As root the unwritable-directory case runs the server as "nobody", which must be able to reach the
+ * checkout: a clone inside a 0700 directory (e.g. under /root or a `mktemp -d`) is not, and the server would
+ * fail for that reason instead (module not found), proving nothing.
+ */
+const nobodyCanRunServer = !isRoot || spawnSync(process.execPath, ['--import', 'tsx', '-e', '0'], { cwd: ROOT, uid: 65534, gid: 65534 }).status === 0;
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -55,7 +61,7 @@ function run(command: string, args: string[], env: Record<string, string>, uid?:
 const SERVER = [process.execPath, '--import', 'tsx', path.join(ROOT, 'src/main.ts')];
 
 describe('start-up with a DATA_DIR that takes no writes', () => {
-  it('unwritable DATA_DIR → clear message, non-zero exit', async () => {
+  it.skipIf(!nobodyCanRunServer)('unwritable DATA_DIR → clear message, non-zero exit', async () => {
     const parent = makeTempDir('pgw-ro-');
     dirs.push(parent);
     fs.chmodSync(parent, 0o755);
