@@ -306,30 +306,34 @@ describe('result cache: identical requests, identical answers, never across inpu
   });
 });
 
+/** A real HTTP server on the fast path over the test app, with the given handler options (stats, hooks, ...). */
+async function listenFastPath(extra: Partial<Parameters<typeof createNodeHandler>[0]>): Promise<{ server: Server; port: number }> {
+  const handler = createNodeHandler({
+    yoga: t.app.yoga,
+    verifier: createSignatureVerifier({
+      findActiveKey: (id) => t.app.repositories.merchants.findActiveKey(id),
+      secretBox: t.data.secretBox,
+      maxSkewSeconds: 300,
+      bodyLimitBytes: 2048,
+      isProtectedPath: () => true,
+      now: () => t.clock.now,
+    }),
+    logger: pino({ level: 'silent' }),
+    graphqlEndpoint: '/graphql',
+    dataVersion: createDataVersion(t.data.database.sqlite),
+    ...extra,
+  });
+  const server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as { port: number }).port };
+}
+
 describe('ANSWER_CACHE_ENTRIES=0: every request executes', () => {
   let server: Server;
   let port = 0;
   const stats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0, resultCacheHits: 0 };
   beforeAll(async () => {
-    const handler = createNodeHandler({
-      yoga: t.app.yoga,
-      verifier: createSignatureVerifier({
-        findActiveKey: (id) => t.app.repositories.merchants.findActiveKey(id),
-        secretBox: t.data.secretBox,
-        maxSkewSeconds: 300,
-        bodyLimitBytes: 2048,
-        isProtectedPath: () => true,
-        now: () => t.clock.now,
-      }),
-      logger: pino({ level: 'silent' }),
-      graphqlEndpoint: '/graphql',
-      dataVersion: createDataVersion(t.data.database.sqlite),
-      stats,
-      answerCacheEntries: 0,
-    });
-    server = createServer(handler);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as { port: number }).port;
+    ({ server, port } = await listenFastPath({ stats, answerCacheEntries: 0 }));
   });
   afterAll(() => {
     server.closeAllConnections();
@@ -369,25 +373,7 @@ describe('other plugins hooks run on the fast path (rate limits, metrics)', () =
   };
 
   beforeAll(async () => {
-    const handler = createNodeHandler({
-      yoga: t.app.yoga,
-      verifier: createSignatureVerifier({
-        findActiveKey: (id) => t.app.repositories.merchants.findActiveKey(id),
-        secretBox: t.data.secretBox,
-        maxSkewSeconds: 300,
-        bodyLimitBytes: 2048,
-        isProtectedPath: () => true,
-        now: () => t.clock.now,
-      }),
-      logger: pino({ level: 'silent' }),
-      graphqlEndpoint: '/graphql',
-      dataVersion: createDataVersion(t.data.database.sqlite),
-      stats,
-      hookPlugins: [probe],
-    });
-    server = createServer(handler);
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    port = (server.address() as { port: number }).port;
+    ({ server, port } = await listenFastPath({ stats, hookPlugins: [probe] }));
   });
   afterAll(() => {
     server.closeAllConnections();
