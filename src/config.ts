@@ -46,6 +46,24 @@ const envSchema = z.object({
   ANSWER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Server processes behind the one port (node:cluster, src/cluster.ts); 1 = no cluster. */
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Postgres connection URL (contract §6): all durable state in Postgres, for several replicas.
+   * Unset: the embedded SQLite database in DATA_DIR.
+   */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\/[^\s]+$/.test(v), 'must be a postgres:// or postgresql:// URL'),
+  /** Redis URL: rate-limit budgets shared by every replica. Unset: each process keeps its own. */
+  REDIS_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL'),
+  /**
+   * Idle keep-alive of client connections. Longer than common load-balancer idle timeouts (60 s), so a
+   * balancer never reuses a socket this server has just closed (the classic intermittent 502).
+   */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(65_000),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -85,6 +103,12 @@ export interface Config {
   workers: number;
   /** Answer cache size in entries; 0 = off. */
   answerCacheEntries: number;
+  /** Postgres URL (all durable state there), or null for SQLite in `dataDir`. */
+  databaseUrl: string | null;
+  /** Redis URL for shared rate-limit budgets, or null for per-process budgets. */
+  redisUrl: string | null;
+  /** `server.keepAliveTimeout`; `headersTimeout` is set a little above it. */
+  keepAliveTimeoutMs: number;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -138,5 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     workers: e.WORKERS,
     answerCacheEntries: e.ANSWER_CACHE_ENTRIES,
+    databaseUrl: e.DATABASE_URL ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
   };
 }

@@ -50,6 +50,12 @@ function start(): void {
   });
   // The fast path in front of Yoga (src/http/fast-path.ts); everything else is Yoga itself.
   const server = createServer(app.handler);
+  // Behind a load balancer the server must outlive the balancer's idle timeout on a kept-alive socket,
+  // or the balancer may send a request on a socket this process is closing (a reset, a 502 for a client).
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  // headersTimeout must exceed keepAliveTimeout (Node closes sockets whose next request headers have not
+  // arrived within headersTimeout, counted from the start of the idle period).
+  server.headersTimeout = config.keepAliveTimeoutMs + 5_000;
   server.on('error', (err: NodeJS.ErrnoException) => {
     data.database.close();
     fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);

@@ -29,3 +29,25 @@ describe('configuration', () => {
     expect(problems).toContain('must not exceed 9500');
   });
 });
+
+describe('scale-out configuration (contract §6)', () => {
+  it('defaults: SQLite, per-process budgets, keep-alive above load-balancer idle timeouts', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ databaseUrl: null, redisUrl: null, keepAliveTimeoutMs: 65_000 });
+  });
+
+  it('accepts postgres and redis URLs and reports bad ones together', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@127.0.0.1:5432/db', REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({
+      databaseUrl: 'postgres://u:p@127.0.0.1:5432/db',
+      redisUrl: 'redis://127.0.0.1:6379',
+    });
+    let error: unknown;
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://x', REDIS_URL: 'http://x', KEEP_ALIVE_TIMEOUT_MS: '10' });
+    } catch (err) {
+      error = err;
+    }
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['DATABASE_URL', 'REDIS_URL', 'KEEP_ALIVE_TIMEOUT_MS']) expect(problems).toContain(`${name}:`);
+  });
+});
