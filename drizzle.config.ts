@@ -1,8 +1,11 @@
 import { defineConfig } from 'drizzle-kit';
 
-/** Migrations are generated from src/db/schema.ts into drizzle/ (`npm run db:generate`) and committed. */
+/**
+ * SQLite (the embedded default): migrations are generated from src/db/schema.ts into drizzle/sqlite/
+ * (`npm run db:generate`) and committed. The Postgres twin is drizzle.pg.config.ts.
+ */
 export default defineConfig({
   dialect: 'sqlite',
   schema: './src/db/schema.ts',
-  out: './drizzle',
+  out: './drizzle/sqlite',
 });

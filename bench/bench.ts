@@ -299,11 +299,11 @@ async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label =
   return m;
 }
 
-function seedDataDir(tmp: string, name: string): { dataDir: string; approved: Creds } {
+async function seedDataDir(tmp: string, name: string): Promise<{ dataDir: string; approved: Creds }> {
   const dataDir = path.join(tmp, name);
-  const data = bootData({ dataDir, masterKey: null, seedDemoData: true });
+  const data = await bootData({ dataDir, masterKey: null, seedDemoData: true });
   const approved = data.seeded!.find((m) => m.kyc === 'approved')!;
-  data.database.close();
+  await data.store.close();
   return { dataDir, approved };
 }
 
@@ -349,7 +349,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void cleanup().then(() => process.exit(130)));
   const loadBefore = os.loadavg();
   try {
-    const { dataDir, approved } = seedDataDir(tmp, 'main');
+    const { dataDir, approved } = await seedDataDir(tmp, 'main');
     const scs = scenarios(approved.merchantId);
     const results: Measurement[] = [];
     process.stderr.write(`bench: ${QUICK ? 'quick' : 'full'} mode, ${CONNECTIONS} connections, warm-up ${TIMING.warmupS}s + ${TIMING.rounds}×${TIMING.roundS}s per cell\n`);
@@ -387,7 +387,7 @@ async function main(): Promise<void> {
           ];
       for (const size of sizes) {
         const label = `${size.channels} ch / ${size.merchants} merch`;
-        const seeded = seedDataDir(tmp, `growth-${size.channels}-${size.merchants}`);
+        const seeded = await seedDataDir(tmp, `growth-${size.channels}-${size.merchants}`);
         const t0 = Date.now();
         const extra = seedGrowth(seeded.dataDir, size);
         process.stderr.write(`growth ${label}: seeded in ${Date.now() - t0} ms\n`);

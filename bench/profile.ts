@@ -23,9 +23,9 @@ const BENCH_LIMITS = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '10000
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const scenario = process.argv[2] ?? 'gql-channels';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-prof-'));
-const data = bootData({ dataDir: tmp, masterKey: null, seedDemoData: true });
+const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true });
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
-data.database.close();
+await data.store.close();
 
 const GQL_CALC_VAR = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
 let sent = 0;

@@ -8,11 +8,11 @@ import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } f
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { SecretBox } from './auth/secret-box.js';
-import type { DatabaseHandle } from './db/client.js';
+import type { Store } from './db/store.js';
 import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
 import { createSigningGraphiQLRenderer } from './graphiql/render.js';
-import { createDataVersion, type DataVersion } from './db/data-version.js';
+import type { DataVersion } from './db/data-version.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { createNodeHandler, type FastPathStats, type NodeHandler } from './http/fast-path.js';
 import { requestStateOf } from './http/request-state.js';
@@ -28,9 +28,7 @@ import { useRateLimit, type RateLimitOptions } from './plugins/use-rate-limit.js
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
 import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from './plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from './plugins/use-standard-variable-coercion.js';
-import { CachedChannelRepository } from './repositories/cached-channels.js';
 import type { ChannelRepository } from './repositories/channels.js';
-import { MerchantRepository } from './repositories/merchants.js';
 import { buildSchema } from './schema.js';
 import { ChannelService } from './services/channels.js';
 import { FeeService } from './services/fees.js';
@@ -63,7 +61,8 @@ export const DOCS_PATH = '/docs';
 
 /** What the app needs from its environment. */
 export interface AppOptions {
-  database: DatabaseHandle;
+  /** The database (either engine) and its in-memory catalogue. */
+  store: Store;
   secretBox: SecretBox;
   logger: Logger;
   maxSkewSeconds: number;
@@ -92,7 +91,10 @@ export const DEFAULT_RATE_LIMIT: RateLimitOptions = { keyRatePerSecond: 50, keyB
 export interface App {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   services: Services;
-  repositories: { merchants: MerchantRepository; channels: ChannelRepository };
+  /** The database and catalogue the app serves from. */
+  store: Store;
+  /** Release what the app holds beyond the store (shared rate-limit connections); the store is closed by its owner. */
+  close(): Promise<void>;
   /** The registry GET /metrics serves. */
   metricsRegistry: Registry;
   /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */
@@ -104,20 +106,12 @@ export interface App {
 }
 
 export function createApp(options: AppOptions): App {
-  const { database, logger } = options;
-  // Every cache (channel records, key material, REST bodies) is dropped on any commit from any process.
-  // The token is tied to the current connection: after the database monitor reconnects, a new generation
-  // prefix makes sure no token of the old connection can ever match again.
-  let connections = 0;
-  const versionSource = database.live((db) => {
-    const generation = ++connections;
-    const read = createDataVersion((db as unknown as { $client: Parameters<typeof createDataVersion>[0] }).$client);
-    return { read: () => `${generation}:${read()}` };
-  });
-  const dataVersion: DataVersion = () => versionSource.read();
-  // Live: rebuilt (new prepared statements) when the database monitor reconnects.
-  const merchantRepo = database.live((db) => new MerchantRepository(db));
-  const channelRepo: ChannelRepository = database.live((db) => new CachedChannelRepository(db, dataVersion));
+  const { store, logger } = options;
+  // Requests read the in-memory catalogue (src/db/catalog.ts), never the database, on either engine. Every
+  // cache keyed by `dataVersion` (key material, REST bodies, answers) is dropped when the catalogue changes.
+  const dataVersion: DataVersion = () => store.version();
+  const catalog = store.catalog;
+  const channelRepo: ChannelRepository = catalog;
   const channelService = new ChannelService(channelRepo);
   const services: Services = { channels: channelService, fees: new FeeService(channelService) };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
@@ -127,7 +121,7 @@ export function createApp(options: AppOptions): App {
   const rateLimit = useRateLimit({ now: options.now, ...(options.rateLimit ?? DEFAULT_RATE_LIMIT) });
 
   const signatureOptions: SignatureAuthOptions = {
-    findActiveKey: (keyId) => merchantRepo.findActiveKey(keyId),
+    findActiveKey: (keyId) => catalog.findActiveKey(keyId),
     secretBox: options.secretBox,
     maxSkewSeconds: options.maxSkewSeconds,
     bodyLimitBytes: options.bodyLimitBytes,
@@ -149,8 +143,8 @@ export function createApp(options: AppOptions): App {
     check: () => {
       // Draining: tell load balancers to stop sending traffic before the listener closes.
       if (shuttingDown) return false;
-      const checked = database.check();
-      const status = checked.ok ? database.probe() : checked;
+      const checked = store.check();
+      const status = checked.ok ? store.probe() : checked;
       if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
       return status.ok;
     },
@@ -166,7 +160,7 @@ export function createApp(options: AppOptions): App {
     requestContextPlugin,
     useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
     readinessPlugin,
-    useDatabaseHealth({ database, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
+    useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
     imagesPlugin,
     useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
     rateLimit.addressGate,
@@ -222,12 +216,13 @@ export function createApp(options: AppOptions): App {
   return {
     yoga,
     services,
-    repositories: { merchants: merchantRepo, channels: channelRepo },
+    store,
     metricsRegistry,
     beginShutdown: () => {
       shuttingDown = true;
     },
     handler,
     fastPathStats,
+    close: async () => undefined,
   };
 }

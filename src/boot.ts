@@ -1,16 +1,22 @@
 /**
- * Start-up of the data directory: create it, open and migrate the
- * database, load the master key and prove it decrypts stored secrets, seed
- * demo data into an empty database. Every failure is a {@link BootError}
+ * Start-up of the data: create DATA_DIR, open and migrate the database
+ * (SQLite in DATA_DIR, or Postgres from DATABASE_URL), load the master key
+ * and prove it decrypts stored secrets, seed demo data into an empty
+ * database. Every failure is a {@link BootError}
  * with a message an operator can act on.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { loadOrCreateMasterKey, MASTER_KEY_FILE, SecretBox, SecretDecryptionError } from './auth/secret-box.js';
 import type { Config } from './config.js';
-import { openDatabase, type DatabaseHandle } from './db/client.js';
-import { isEmpty, seedDemoData, type DemoMerchantCredentials } from './db/seed.js';
-import { MerchantRepository } from './repositories/merchants.js';
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from './db/client.js';
+import { openPgStore, redactUrl } from './db/pg-store.js';
+import { seedDemoData, type DemoMerchantCredentials } from './db/seed.js';
+import { openSqliteStore, type SqliteStore } from './db/sqlite-store.js';
+import type { Store } from './db/store.js';
+import { PgAdminRepository } from './repositories/admin-pg.js';
+import type { AdminRepository } from './repositories/admin.js';
 
 export class BootError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -21,7 +27,10 @@ export class BootError extends Error {
 
 /** Everything the server needs from DATA_DIR. */
 export interface BootedData {
-  database: DatabaseHandle;
+  /** The database and its in-memory catalogue (either engine). */
+  store: Store;
+  /** The SQLite handle when the engine is SQLite (file-level tools and tests), else undefined. */
+  database: DatabaseHandle | undefined;
   secretBox: SecretBox;
   masterKeySource: string;
   /** Set only on the start that seeded the demo data. */
@@ -69,7 +78,70 @@ function probeWritable(dataDir: string): void {
   }
 }
 
-export function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'>): BootedData {
+/** Options of {@link bootData}. */
+export interface BootOptions {
+  logger?: Logger;
+  /** Keep the catalogue current (servers; default). False for one-shot tools such as the admin CLI. */
+  watch?: boolean;
+}
+
+/**
+ * Prove the master key decrypts stored secrets and seed an empty database.
+ * On Postgres this runs under the boot lock, so of several replicas starting
+ * together exactly one seeds and the others then find the data (and refuse
+ * to start if their master key cannot decrypt it).
+ */
+async function prepareData(
+  repo: AdminRepository,
+  config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'>,
+): Promise<Pick<BootedData, 'secretBox' | 'masterKeySource' | 'seeded' | 'credentialsFile'>> {
+  const { dataDir } = config;
+  const sample = await repo.anyKey();
+  // Generating a fresh master.key next to existing ciphertexts would only hide the real problem (a lost key file).
+  if (sample && !config.masterKey && !fs.existsSync(path.join(dataDir, MASTER_KEY_FILE))) {
+    throw new BootError(
+      `the database holds encrypted API secrets but no master key is configured: ${path.join(dataDir, MASTER_KEY_FILE)} is missing and MASTER_KEY is not set. Restore the key file or set MASTER_KEY (every replica must use the same one); a new key cannot decrypt the stored secrets.`,
+    );
+  }
+  let master;
+  try {
+    master = loadOrCreateMasterKey(dataDir, config.masterKey);
+  } catch (err) {
+    throw new BootError(`cannot load or create the master key: ${describe(err)}`, { cause: err });
+  }
+  const secretBox = new SecretBox(master.key);
+
+  // A wrong master key must stop the start, not produce signatures that never match.
+  if (sample) {
+    try {
+      secretBox.decrypt(sample.id, sample.secretCiphertext);
+    } catch (err) {
+      if (err instanceof SecretDecryptionError) {
+        throw new BootError(
+          `the master key from ${master.source} does not decrypt the stored API secrets (${err.message}). Every replica and the admin CLI must use the same MASTER_KEY.`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
+  }
+
+  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
+  let seeded: DemoMerchantCredentials[] | null = null;
+  if (config.seedDemoData && (await repo.isEmpty())) {
+    seeded = await seedDemoData(repo, secretBox);
+    fs.writeFileSync(credentialsFile, `${JSON.stringify({ merchants: seeded }, null, 2)}\n`, { mode: 0o600 });
+  }
+  return { secretBox, masterKeySource: master.source, seeded, credentialsFile };
+}
+
+/**
+ * Open the database (Postgres when `databaseUrl` is set, else SQLite in
+ * DATA_DIR), migrate it, prove the master key and seed demo data into an
+ * empty database. DATA_DIR is needed on both engines (master.key unless
+ * MASTER_KEY is set, demo-credentials.json).
+ */
+export async function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'> & { databaseUrl?: string | null }, options: BootOptions = {}): Promise<BootedData> {
   const { dataDir } = config;
   try {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -79,50 +151,32 @@ export function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDem
   }
   probeWritable(dataDir);
 
-  let database: DatabaseHandle;
+  if (config.databaseUrl) {
+    let opened;
+    try {
+      opened = await openPgStore(config.databaseUrl, {
+        logger: options.logger,
+        watch: options.watch,
+        prepare: (_store, db) => prepareData(new PgAdminRepository(db), config),
+      });
+    } catch (err) {
+      if (err instanceof BootError) throw err;
+      throw new BootError(`cannot open or migrate the Postgres database ${redactUrl(config.databaseUrl)}: ${describe(err)}`, { cause: err });
+    }
+    return { store: opened.store, database: undefined, ...opened.prepared! };
+  }
+
+  let store: SqliteStore;
   try {
-    database = openDatabase(path.join(dataDir, DATABASE_FILE));
+    store = openSqliteStore(path.join(dataDir, DATABASE_FILE), { logger: options.logger });
   } catch (err) {
     throw new BootError(`cannot open or migrate the database in ${dataDir}: ${describe(err)}`, { cause: err });
   }
-
   try {
-    const sample = new MerchantRepository(database.db).anyKey();
-    // Generating a fresh master.key next to existing ciphertexts would only hide the real problem (a lost key file).
-    if (sample && !config.masterKey && !fs.existsSync(path.join(dataDir, MASTER_KEY_FILE))) {
-      throw new BootError(
-        `the database in ${dataDir} holds encrypted API secrets but no master key is configured: ${path.join(dataDir, MASTER_KEY_FILE)} is missing and MASTER_KEY is not set. Restore the key file or set MASTER_KEY; a new key cannot decrypt the stored secrets.`,
-      );
-    }
-    let master;
-    try {
-      master = loadOrCreateMasterKey(dataDir, config.masterKey);
-    } catch (err) {
-      throw new BootError(`cannot load or create the master key: ${describe(err)}`, { cause: err });
-    }
-    const secretBox = new SecretBox(master.key);
-
-    // A wrong master key must stop the start, not produce signatures that never match.
-    if (sample) {
-      try {
-        secretBox.decrypt(sample.id, sample.secretCiphertext);
-      } catch (err) {
-        if (err instanceof SecretDecryptionError) {
-          throw new BootError(`the master key from ${master.source} does not decrypt the stored API secrets (${err.message}).`, { cause: err });
-        }
-        throw err;
-      }
-    }
-
-    const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
-    let seeded: DemoMerchantCredentials[] | null = null;
-    if (config.seedDemoData && isEmpty(database.db)) {
-      seeded = seedDemoData(database.db, secretBox);
-      fs.writeFileSync(credentialsFile, `${JSON.stringify({ merchants: seeded }, null, 2)}\n`, { mode: 0o600 });
-    }
-    return { database, secretBox, masterKeySource: master.source, seeded, credentialsFile };
+    const prepared = await prepareData(store.admin, config);
+    return { store, database: store.sqlite, ...prepared };
   } catch (err) {
-    database.close();
+    await store.close();
     throw err;
   }
 }

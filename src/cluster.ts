@@ -19,7 +19,7 @@ import { ConfigError, loadConfig } from './config.js';
  * should serve itself (WORKERS=1, a worker, or a configuration error, which
  * the normal start reports).
  */
-export function runClusterPrimaryIfConfigured(): boolean {
+export async function runClusterPrimaryIfConfigured(): Promise<boolean> {
   if (!cluster.isPrimary) return false;
   let config;
   try {
@@ -32,7 +32,7 @@ export function runClusterPrimaryIfConfigured(): boolean {
 
   // Migrate, create the master key and seed exactly once, before any worker opens the file.
   try {
-    bootData(config).database.close();
+    await (await bootData(config, { watch: false })).store.close();
   } catch (err) {
     if (err instanceof BootError) {
       process.stderr.write(`\nerror: ${err.message}\n\n`);

@@ -18,7 +18,7 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-function start(): void {
+async function start(): Promise<void> {
   tuneHeap();
   let config: Config;
   try {
@@ -31,14 +31,14 @@ function start(): void {
 
   let data;
   try {
-    data = bootData(config);
+    data = await bootData(config, { logger });
   } catch (err) {
     if (err instanceof BootError) fail(err.message);
     throw err;
   }
 
   const app = createApp({
-    database: data.database,
+    store: data.store,
     secretBox: data.secretBox,
     logger,
     maxSkewSeconds: config.maxSkewSeconds,
@@ -57,7 +57,7 @@ function start(): void {
   // arrived within headersTimeout, counted from the start of the idle period).
   server.headersTimeout = config.keepAliveTimeoutMs + 5_000;
   server.on('error', (err: NodeJS.ErrnoException) => {
-    data.database.close();
+    void data.store.close();
     fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);
   });
 
@@ -66,7 +66,7 @@ function start(): void {
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.info(
-      { baseUrl, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
+      { baseUrl, database: `${data.store.engine} ${data.store.location}`, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
       'listening',
     );
     // Demo mode only (the credentials file exists): the banner holds a signed demo request, so it goes to
@@ -88,7 +88,6 @@ function start(): void {
       // An impatient second Ctrl-C: give up on draining.
       logger.warn({ signal }, 'second signal: exiting now');
       server.closeAllConnections();
-      data.database.close();
       process.exit(1);
     }
     stopping = true;
@@ -97,9 +96,12 @@ function start(): void {
     setTimeout(() => {
       server.close(() => {
         clearInterval(reaper);
-        data.database.close();
-        logger.info('stopped');
-        process.exit(0);
+        void Promise.all([app.close(), data.store.close()])
+          .catch((err) => logger.warn({ err }, 'closing the database or the rate-limit store failed'))
+          .finally(() => {
+            logger.info('stopped');
+            process.exit(0);
+          });
       });
       // A keep-alive connection becomes idle when its in-flight response is done; close it then.
       const reaper = setInterval(() => server.closeIdleConnections(), 50);
@@ -117,4 +119,4 @@ function start(): void {
 }
 
 // WORKERS > 1: this process is the cluster primary (src/cluster.ts) and the workers run start().
-if (!runClusterPrimaryIfConfigured()) start();
+if (!(await runClusterPrimaryIfConfigured())) await start();

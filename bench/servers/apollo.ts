@@ -3,7 +3,7 @@ import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { announce, baselineSetup } from './common.js';
 
-const setup = baselineSetup();
+const setup = await baselineSetup();
 const server = new ApolloServer({ schema: setup.schema });
 const { url } = await startStandaloneServer(server, {
   listen: { port: 0, host: '127.0.0.1' },

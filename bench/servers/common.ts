@@ -8,7 +8,6 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { bootData } from '../../src/boot.js';
 import { buildSchema } from '../../src/schema.js';
-import { ChannelRepository } from '../../src/repositories/channels.js';
 import { ChannelService } from '../../src/services/channels.js';
 import { FeeService } from '../../src/services/fees.js';
 import type { GraphQLContext, Services } from '../../src/context.js';
@@ -22,15 +21,16 @@ export interface BaselineSetup {
   dataDir: string;
 }
 
-export function baselineSetup(): BaselineSetup {
+export async function baselineSetup(): Promise<BaselineSetup> {
   const dataDir = process.env.DATA_DIR;
   if (!dataDir) throw new Error('DATA_DIR is required');
-  const data = bootData({ dataDir: path.resolve(dataDir), masterKey: null, seedDemoData: false });
+  const data = await bootData({ dataDir: path.resolve(dataDir), masterKey: null, seedDemoData: false });
   const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as {
     merchants: { merchantId: string; apiKey: string; kyc: 'approved' | 'pending' }[];
   };
   const approved = creds.merchants.find((m) => m.kyc === 'approved')!;
-  const channels = new ChannelService(new ChannelRepository(data.database.db));
+  // The same in-memory catalogue the project serves from: every peer reads data held in memory.
+  const channels = new ChannelService(data.store.catalog);
   const services: Services = { channels, fees: new FeeService(channels) };
   const principal: Principal = { apiKeyId: approved.apiKey, mode: 'test', merchantId: approved.merchantId, merchantKyc: 'approved' };
   return { schema: buildSchema(), services, principal, context: () => ({ principal, services, requestId: 'bench' }), dataDir };

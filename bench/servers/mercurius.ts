@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import mercurius from 'mercurius';
 import { announce, baselineSetup } from './common.js';
 
-const setup = baselineSetup();
+const setup = await baselineSetup();
 const app = Fastify({ logger: false });
 await app.register(mercurius, { schema: setup.schema, jit: 1, context: () => setup.context() });
 await app.listen({ port: 0, host: '127.0.0.1' });

@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { toRestChannel, type GqlChannel } from '../../src/rest/operations.js';
 import { announce, baselineSetup } from './common.js';
 
-const setup = baselineSetup();
+const setup = await baselineSetup();
 const views = setup.services.channels.listForMerchant(setup.principal);
 const body = Buffer.from(
   JSON.stringify({

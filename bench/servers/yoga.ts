@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { createYoga } from 'graphql-yoga';
 import { announce, baselineSetup } from './common.js';
 
-const setup = baselineSetup();
+const setup = await baselineSetup();
 const yoga = createYoga({ schema: setup.schema, context: setup.context, logging: false });
 const server = createServer(yoga);
 server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port));

@@ -172,7 +172,7 @@ function args(argv: string[], options: Options, positionalCount: number) {
 }
 
 /** Run one command against an open service. Returns nothing; throws UsageError / AdminError. */
-function runCommand(service: AdminService, argv: string[], out: (text: string) => void): void {
+async function runCommand(service: AdminService, argv: string[], out: (text: string) => void): Promise<void> {
   const [group, action, ...rest] = argv;
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   const run = (options: Options, positionalCount: number) => {
@@ -184,32 +184,32 @@ function runCommand(service: AdminService, argv: string[], out: (text: string) =
     case 'merchant create': {
       const { values, io } = run({ name: str, kyc: str, channels: str }, 0);
       const channels = typeof values.channels === 'string' ? (values.channels === 'all' ? 'all' : values.channels.split(',').map((c) => c.trim()).filter(Boolean)) : undefined;
-      const m = service.createMerchant({ name: required(values, 'name'), kycStatus: values.kyc, channels });
+      const m = await service.createMerchant({ name: required(values, 'name'), kycStatus: values.kyc, channels });
       emit(io, m, () => `Created merchant ${m.id} (${m.name}, KYC ${m.kycStatus}).\n`);
       return;
     }
     case 'merchant list': {
       const { io } = run({}, 0);
-      const list = service.listMerchants();
+      const list = await service.listMerchants();
       emit(io, list, () => table(['MERCHANT ID', 'NAME', 'KYC', 'CREATED'], list.map((m) => [m.id, m.name, m.kycStatus, m.createdAt])));
       return;
     }
     case 'merchant set-kyc': {
       const { positionals, io } = run({}, 2);
-      const m = service.setKyc(positional(positionals, 0, 'MERCHANT_ID'), positional(positionals, 1, 'STATUS'));
+      const m = await service.setKyc(positional(positionals, 0, 'MERCHANT_ID'), positional(positionals, 1, 'STATUS'));
       emit(io, m, () => `Merchant ${m.id} KYC is now ${m.kycStatus}.\n`);
       return;
     }
     case 'merchant channels': {
       const { positionals, io } = run({}, 1);
-      const list = service.merchantChannels(positional(positionals, 0, 'MERCHANT_ID'));
+      const list = await service.merchantChannels(positional(positionals, 0, 'MERCHANT_ID'));
       emit(io, list, () => merchantChannelTable(list));
       return;
     }
     case 'merchant enable-channel': {
       const { values, positionals, io } = run(SETTING_FLAGS, 2);
       const merchantId = positional(positionals, 0, 'MERCHANT_ID');
-      const v = service.enableChannel(merchantId, positional(positionals, 1, 'CODE'), fields(values, SETTING_FLAGS));
+      const v = await service.enableChannel(merchantId, positional(positionals, 1, 'CODE'), fields(values, SETTING_FLAGS));
       emit(io, v, () => `Channel ${v.code} is enabled for merchant ${merchantId}.\n${merchantChannelTable([v])}`);
       return;
     }
@@ -217,13 +217,13 @@ function runCommand(service: AdminService, argv: string[], out: (text: string) =
       const { positionals, io } = run({}, 2);
       const merchantId = positional(positionals, 0, 'MERCHANT_ID');
       const code = positional(positionals, 1, 'CODE');
-      service.disableChannel(merchantId, code);
+      await service.disableChannel(merchantId, code);
       emit(io, { merchantId, code: code.toLowerCase(), enabled: false }, () => `Channel ${code} is disabled for merchant ${merchantId}.\n`);
       return;
     }
     case 'key create': {
       const { values, io } = run({ merchant: str, mode: str }, 0);
-      const k = service.createKey(required(values, 'merchant'), values.mode ?? 'test');
+      const k = await service.createKey(required(values, 'merchant'), values.mode ?? 'test');
       emit(io, { apiKey: k.apiKey, apiSecret: k.apiSecret, merchantId: k.merchantId }, () =>
         `Created ${k.mode} key for merchant ${k.merchantId}.\n\n  API key:    ${k.apiKey}\n  API secret: ${k.apiSecret}\n\nThe secret is shown only now; it is stored encrypted and cannot be displayed again.\n`,
       );
@@ -231,7 +231,7 @@ function runCommand(service: AdminService, argv: string[], out: (text: string) =
     }
     case 'key list': {
       const { values, io } = run({ merchant: str }, 0);
-      const list = service.listKeys(required(values, 'merchant'));
+      const list = await service.listKeys(required(values, 'merchant'));
       emit(io, list, () =>
         table(['API KEY', 'MODE', 'STATUS', 'CREATED', 'REVOKED'], list.map((k) => [k.id, k.mode, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.revokedAt])),
       );
@@ -239,13 +239,13 @@ function runCommand(service: AdminService, argv: string[], out: (text: string) =
     }
     case 'key revoke': {
       const { positionals, io } = run({}, 1);
-      const k = service.revokeKey(positional(positionals, 0, 'API_KEY'));
+      const k = await service.revokeKey(positional(positionals, 0, 'API_KEY'));
       emit(io, k, () => `Revoked ${k.id} (merchant ${k.merchantId}) at ${k.revokedAt}.\n`);
       return;
     }
     case 'channel list': {
       const { io } = run({}, 0);
-      const list = service.listChannels();
+      const list = await service.listChannels();
       emit(io, list, () => channelTable(list));
       return;
     }
@@ -253,25 +253,25 @@ function runCommand(service: AdminService, argv: string[], out: (text: string) =
       const flags = { ...CHANNEL_FLAGS, code: str };
       const { values, io } = run(flags, 0);
       for (const f of ['code', 'name', 'currency', 'min', 'max']) required(values, f);
-      const c = service.createChannel(fields(values, flags) as Parameters<AdminService['createChannel']>[0]);
+      const c = await service.createChannel(fields(values, flags) as Parameters<AdminService['createChannel']>[0]);
       emit(io, c, () => `Created channel ${c.code}.\n${channelTable([c])}`);
       return;
     }
     case 'channel update': {
       const { values, positionals, io } = run(CHANNEL_FLAGS, 1);
-      const c = service.updateChannel(positional(positionals, 0, 'CODE'), fields(values, CHANNEL_FLAGS));
+      const c = await service.updateChannel(positional(positionals, 0, 'CODE'), fields(values, CHANNEL_FLAGS));
       emit(io, c, () => `Updated channel ${c.code}.\n${channelTable([c])}`);
       return;
     }
     case 'currency list': {
       const { io } = run({}, 0);
-      const list = service.listCurrencies();
+      const list = await service.listCurrencies();
       emit(io, list, () => table(['CURRENCY', 'MINOR UNITS'], list.map((c) => [c.code, c.minorUnits])));
       return;
     }
     case 'currency set': {
       const { values, positionals, io } = run({ 'minor-units': str }, 1);
-      const c = service.setCurrency({ code: positional(positionals, 0, 'CODE'), minorUnits: required(values, 'minor-units') });
+      const c = await service.setCurrency({ code: positional(positionals, 0, 'CODE'), minorUnits: required(values, 'minor-units') });
       emit(io, c, () => `Currency ${c.code} has ${c.minorUnits} minor-unit decimals.\n`);
       return;
     }
@@ -280,7 +280,7 @@ function runCommand(service: AdminService, argv: string[], out: (text: string) =
   }
 }
 
-function main(argv: string[]): number {
+async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(HELP);
     return argv.length === 0 ? 2 : 0;
@@ -293,7 +293,8 @@ function main(argv: string[]): number {
   }
   let data: BootedData;
   try {
-    data = bootData(loadConfig());
+    // One-shot: no change watching; the config's DATABASE_URL selects Postgres exactly as for the server.
+    data = await bootData(loadConfig(), { watch: false });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof BootError) {
       process.stderr.write(`error: ${err.message}\n`);
@@ -303,7 +304,7 @@ function main(argv: string[]): number {
   }
   try {
     if (data.seeded) process.stderr.write(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
-    runCommand(new AdminService(data.database.db, data.secretBox), argv, (text) => process.stdout.write(text));
+    await runCommand(new AdminService(data.store.admin, data.secretBox), argv, (text) => process.stdout.write(text));
     return 0;
   } catch (err) {
     if (err instanceof AdminError) {
@@ -316,8 +317,8 @@ function main(argv: string[]): number {
     }
     throw err;
   } finally {
-    data.database.close();
+    await data.store.close();
   }
 }
 
-process.exitCode = main(process.argv.slice(2));
+process.exitCode = await main(process.argv.slice(2));

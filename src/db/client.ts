@@ -68,7 +68,7 @@ export interface DatabaseHandle {
 }
 
 /** Absolute path of the committed migrations folder. */
-export const MIGRATIONS_DIR = projectPath('drizzle');
+export const MIGRATIONS_DIR = projectPath('drizzle/sqlite');
 
 const BUSY_TIMEOUT_MS = 2000;
 

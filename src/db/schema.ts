@@ -1,6 +1,8 @@
 /**
- * Database schema (drizzle, SQLite). Migrations in `drizzle/` are generated
- * from this file by `npm run db:generate`; CI fails when they disagree.
+ * Database schema (drizzle, SQLite). Migrations in `drizzle/sqlite/` are
+ * generated from this file by `npm run db:generate`; CI fails when they
+ * disagree. The Postgres twin is src/db/schema.pg.ts (same tables, columns
+ * and row shapes; `drizzle/pg/`).
  *
  * Invariants:
  * - Money and percentages are TEXT holding canonical decimals (exact; see
@@ -8,6 +10,10 @@
  * - API secrets are never stored in plaintext: `secret_ciphertext` is
  *   AES-256-GCM under the master key with the key id as associated data.
  * - A revoked key keeps its row (audit) with `revoked_at` set.
+ * - Every committed change to these tables appends a `change_log` row in the
+ *   same transaction, written by triggers (custom migrations), so any writer
+ *   (admin CLI, another replica, an operator's SQL) reaches every server's
+ *   in-memory catalogue (src/db/catalog.ts).
  */
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
@@ -117,3 +123,20 @@ export const merchantChannels = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
 );
+
+/** What a `change_log` row names: the entity whose in-memory state must be reloaded. */
+export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency'] as const;
+export type ChangeEntity = (typeof CHANGE_ENTITIES)[number];
+
+/**
+ * Append-only log of committed changes, written by triggers only (see the
+ * custom migration). `merchant` covers the merchant row, its keys and its
+ * channel enablements; `channel` a catalogue row; `currency` a currency row.
+ * Invariant: `seq` increases in commit order (SQLite has one writer at a time).
+ */
+export const changeLog = sqliteTable('change_log', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  entity: text('entity', { enum: CHANGE_ENTITIES }).notNull(),
+  entityId: text('entity_id').notNull(),
+  at: text('at').notNull().default(now),
+});

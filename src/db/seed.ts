@@ -1,13 +1,13 @@
 /**
  * Demo data (contract §2c): a realistic Indonesian catalogue in IDR, two
  * merchants (KYC approved and pending) with one test key each. Seeded only
- * into an empty database, in one transaction.
+ * into an empty database, in one transaction, on either engine.
  */
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../auth/secret-box.js';
 import { generateKey } from '../auth/keys.js';
-import type { Db } from './client.js';
-import { apiKeys, channels, currencies, merchantChannels, merchants, type ChannelStatusValue, type KycStatus } from './schema.js';
+import type { AdminRepository } from '../repositories/admin.js';
+import type { ChannelStatusValue, KycStatus } from './schema.js';
 
 /** One merchant's credentials as written to demo-credentials.json. */
 export interface DemoMerchantCredentials {
@@ -54,59 +54,53 @@ export const DEMO_CHANNELS: DemoChannel[] = [
   },
 ];
 
-/** True when the database has never been seeded (no merchant at all). */
-export function isEmpty(db: Db): boolean {
-  return db.select({ id: merchants.id }).from(merchants).limit(1).all().length === 0;
-}
-
 /**
- * Seed the demo data in one synchronous transaction and return the
- * plaintext credentials (the only time they exist outside the database's
- * ciphertext).
+ * Seed the demo data in one transaction (through the engine's
+ * {@link AdminRepository}, so SQLite and Postgres get the same rows) and
+ * return the plaintext credentials (the only time they exist outside the
+ * database's ciphertext). Call only on an empty database ({@link AdminRepository.isEmpty}).
  */
-export function seedDemoData(db: Db, box: SecretBox): DemoMerchantCredentials[] {
+export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promise<DemoMerchantCredentials[]> {
   const demoMerchants: { id: string; name: string; kyc: KycStatus }[] = [
     { id: DEMO_APPROVED_MERCHANT_ID, name: 'Toko Kopi Nusantara', kyc: 'approved' },
     { id: randomUUID(), name: 'Warung Digital Sejahtera', kyc: 'pending' },
   ];
-  const credentials: DemoMerchantCredentials[] = [];
-  db.transaction((tx) => {
-    tx.insert(currencies).values([{ code: 'IDR', minorUnits: 0 }, { code: 'USD', minorUnits: 2 }]).onConflictDoNothing().run();
+  return repo.transaction(async (tx) => {
+    const credentials: DemoMerchantCredentials[] = [];
+    for (const c of [{ code: 'IDR', minorUnits: 0 }, { code: 'USD', minorUnits: 2 }]) await tx.upsertCurrency(c);
     const channelIds = new Map<string, string>();
-    DEMO_CHANNELS.forEach((c, i) => {
+    for (const [i, c] of DEMO_CHANNELS.entries()) {
       const id = randomUUID();
       channelIds.set(c.code, id);
-      tx.insert(channels)
-        .values({
-          id,
-          code: c.code,
-          name: c.name,
-          imagePath: `/images/channels/${c.code}.svg`,
-          status: c.status,
-          currency: 'IDR',
-          feePercentage: c.feePercentage,
-          feeValue: c.feeValue,
-          additionalFeePercentage: c.additionalFeePercentage ?? '0',
-          additionalFeeValue: c.additionalFeeValue ?? '0',
-          minAmount: c.minAmount,
-          maxAmount: c.maxAmount,
-          feeChargedToCustomer: c.feeChargedToCustomer,
-          requiresKyc: c.requiresKyc ?? false,
-          sortOrder: (i + 1) * 10,
-        })
-        .run();
-    });
+      await tx.insertChannel({
+        id,
+        code: c.code,
+        name: c.name,
+        imagePath: `/images/channels/${c.code}.svg`,
+        status: c.status,
+        currency: 'IDR',
+        feePercentage: c.feePercentage,
+        feeValue: c.feeValue,
+        additionalFeePercentage: c.additionalFeePercentage ?? '0',
+        additionalFeeValue: c.additionalFeeValue ?? '0',
+        minAmount: c.minAmount,
+        maxAmount: c.maxAmount,
+        feeChargedToCustomer: c.feeChargedToCustomer,
+        requiresKyc: c.requiresKyc ?? false,
+        sortOrder: (i + 1) * 10,
+      });
+    }
     for (const m of demoMerchants) {
-      tx.insert(merchants).values({ id: m.id, name: m.name, kycStatus: m.kyc }).run();
+      await tx.insertMerchant({ id: m.id, name: m.name, kycStatus: m.kyc });
       const key = generateKey('test');
-      tx.insert(apiKeys).values({ id: key.apiKey, merchantId: m.id, mode: 'test', secretCiphertext: box.encrypt(key.apiKey, key.apiSecret) }).run();
+      await tx.insertKey({ id: key.apiKey, merchantId: m.id, mode: 'test', secretCiphertext: box.encrypt(key.apiKey, key.apiSecret) });
       for (const [code, channelId] of channelIds) {
         // One per-merchant override in the demo: a negotiated OVO rate for the second merchant.
         const override = m.kyc === 'pending' && code === 'ovo' ? { feePercentage: '1.2' } : {};
-        tx.insert(merchantChannels).values({ merchantId: m.id, channelId, ...override }).run();
+        await tx.upsertEnablement(m.id, channelId, override);
       }
       credentials.push({ name: m.name, merchantId: m.id, apiKey: key.apiKey, apiSecret: key.apiSecret, kyc: m.kyc });
     }
+    return credentials;
   });
-  return credentials;
 }

@@ -1,10 +1,12 @@
 /**
- * SQL for operator changes (admin CLI): merchants, keys, the channel
- * catalogue, per-merchant enablement. Kept apart from the request path's
- * prepared reads (merchants.ts, channels.ts); the caller wraps writes in a
- * transaction (src/services/admin.ts).
+ * SQL for operator changes (admin CLI, demo seed): merchants, keys, the
+ * channel catalogue, per-merchant enablement. One asynchronous interface,
+ * {@link AdminRepository}, implemented per engine: SQLite here, Postgres in
+ * admin-pg.ts. Every change commits in one transaction (`transaction`), and
+ * the change-log triggers record it in that same transaction.
  */
-import { and, asc, eq, isNull, max, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, isNull, max, sql } from 'drizzle-orm';
+import type Database from 'better-sqlite3';
 import type { Db } from '../db/client.js';
 import { apiKeys, channels, currencies, merchantChannels, merchants, type ChannelStatusValue, type KeyMode, type KycStatus } from '../db/schema.js';
 import type { ApiKeyRecord, MerchantRecord } from './merchants.js';
@@ -26,41 +28,128 @@ export type ChannelWrite = Partial<Omit<CatalogueChannelRecord, 'id' | 'code' | 
 /** Override columns of an enablement row. */
 export type OverrideWrite = Partial<Pick<MerchantChannelRecord, 'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer'>>;
 
+/** A catalogue channel as listed to operators. */
+export type CatalogueChannelListing = CatalogueChannelRecord & { minorUnits: number; enabledFor: number };
+
+/** A channel insert (defaults as in the schema). */
+export type ChannelInsert = typeof channels.$inferInsert;
+
+/**
+ * Operator reads and writes, the same on every engine. Reads inside
+ * `transaction` see the transaction's own writes; outside it they see the
+ * latest committed state.
+ */
+export interface AdminRepository {
+  /** Run `fn` in one transaction on a repository bound to it: all of it commits, or none (a throw rolls back). */
+  transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T>;
+  findMerchant(id: string): Promise<MerchantRecord | undefined>;
+  listMerchants(): Promise<MerchantRecord[]>;
+  insertMerchant(m: { id: string; name: string; kycStatus: KycStatus }): Promise<void>;
+  setKyc(id: string, kycStatus: KycStatus): Promise<void>;
+  /** True when no merchant exists (never seeded). */
+  isEmpty(): Promise<boolean>;
+  insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void>;
+  findKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(merchantId: string): Promise<ApiKeyRecord[]>;
+  /** Any one stored key, to prove at boot that the master key decrypts secrets. */
+  anyKey(): Promise<{ id: string; secretCiphertext: string } | undefined>;
+  /** Mark a key revoked (keeps the row); false when it was already revoked. */
+  revokeKey(id: string): Promise<boolean>;
+  findCurrency(code: string): Promise<CurrencyRecord | undefined>;
+  listCurrencies(): Promise<CurrencyRecord[]>;
+  upsertCurrency(c: CurrencyRecord): Promise<void>;
+  listChannels(): Promise<CatalogueChannelListing[]>;
+  findChannel(code: string): Promise<CatalogueChannelRecord | undefined>;
+  nextSortOrder(): Promise<number>;
+  insertChannel(c: ChannelInsert): Promise<void>;
+  updateChannel(id: string, changes: ChannelWrite): Promise<void>;
+  /** Every merchant enablement of a channel (to re-validate effective settings after a catalogue change). */
+  enablementsOf(channelId: string): Promise<MerchantChannelRecord[]>;
+  findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined>;
+  /** Insert an enablement, or replace the given overrides of an existing one. */
+  upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): Promise<void>;
+  deleteEnablement(merchantId: string, channelId: string): Promise<boolean>;
+  /** A merchant's enabled channels with the raw override columns (null = catalogue value). */
+  enablementsOfMerchant(merchantId: string): Promise<{ code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[]>;
+}
+
 const nowSql = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
-export class AdminRepository {
-  constructor(private readonly db: Db) {}
+/**
+ * SQLite implementation. better-sqlite3 is synchronous, so every method
+ * completes before its promise is returned. `transaction` therefore uses
+ * explicit BEGIN IMMEDIATE / COMMIT / ROLLBACK around the awaited callback
+ * (drizzle's synchronous `db.transaction` cannot take an async callback: it
+ * would commit before the callback's work and never roll it back), and a
+ * per-connection queue so two transactions never interleave on one
+ * connection.
+ */
+export class SqliteAdminRepository implements AdminRepository {
+  static readonly #queues = new WeakMap<Database.Database, Promise<unknown>>();
 
-  transaction<T>(fn: () => T): T {
-    // better-sqlite3 transactions are synchronous; every statement below runs on the same connection.
-    return this.db.transaction(() => fn(), { behavior: 'immediate' });
+  constructor(
+    private readonly db: Db,
+    private readonly sqlite: Database.Database,
+    private readonly inTransaction = false,
+  ) {}
+
+  async transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T> {
+    // Nested use (a service helper that opens its own transaction) joins the outer one.
+    if (this.inTransaction) return fn(this);
+    const queues = SqliteAdminRepository.#queues;
+    const previous = queues.get(this.sqlite) ?? Promise.resolve();
+    const run = async (): Promise<T> => {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(new SqliteAdminRepository(this.db, this.sqlite, true));
+        this.sqlite.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+        throw err;
+      }
+    };
+    const current = previous.then(run, run);
+    queues.set(
+      this.sqlite,
+      current.catch(() => undefined),
+    );
+    return current;
   }
 
   // Merchants
 
-  findMerchant(id: string): MerchantRecord | undefined {
+  async findMerchant(id: string): Promise<MerchantRecord | undefined> {
     return this.db.select().from(merchants).where(eq(merchants.id, id)).get();
   }
 
-  listMerchants(): MerchantRecord[] {
+  async listMerchants(): Promise<MerchantRecord[]> {
     return this.db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.name)).all();
   }
 
-  insertMerchant(m: { id: string; name: string; kycStatus: KycStatus }): void {
+  async insertMerchant(m: { id: string; name: string; kycStatus: KycStatus }): Promise<void> {
     this.db.insert(merchants).values(m).run();
   }
 
-  setKyc(id: string, kycStatus: KycStatus): void {
+  async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
     this.db.update(merchants).set({ kycStatus }).where(eq(merchants.id, id)).run();
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return this.db.select({ id: merchants.id }).from(merchants).limit(1).all().length === 0;
   }
 
   // Keys
 
-  insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): void {
+  async anyKey(): Promise<{ id: string; secretCiphertext: string } | undefined> {
+    return this.db.select({ id: apiKeys.id, secretCiphertext: apiKeys.secretCiphertext }).from(apiKeys).limit(1).get();
+  }
+
+  async insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void> {
     this.db.insert(apiKeys).values(key).run();
   }
 
-  findKey(id: string): ApiKeyRecord | undefined {
+  async findKey(id: string): Promise<ApiKeyRecord | undefined> {
     return this.db
       .select({ id: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
       .from(apiKeys)
@@ -68,7 +157,7 @@ export class AdminRepository {
       .get();
   }
 
-  listKeys(merchantId: string): ApiKeyRecord[] {
+  async listKeys(merchantId: string): Promise<ApiKeyRecord[]> {
     return this.db
       .select({ id: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
       .from(apiKeys)
@@ -78,30 +167,30 @@ export class AdminRepository {
   }
 
   /** Mark a key revoked (keeps the row); returns false when it was already revoked. */
-  revokeKey(id: string): boolean {
+  async revokeKey(id: string): Promise<boolean> {
     return this.db.update(apiKeys).set({ revokedAt: nowSql }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).run().changes === 1;
   }
 
   // Currencies
 
-  findCurrency(code: string): CurrencyRecord | undefined {
+  async findCurrency(code: string): Promise<CurrencyRecord | undefined> {
     return this.db.select().from(currencies).where(eq(currencies.code, code)).get();
   }
 
-  listCurrencies(): CurrencyRecord[] {
+  async listCurrencies(): Promise<CurrencyRecord[]> {
     return this.db.select().from(currencies).orderBy(asc(currencies.code)).all();
   }
 
-  upsertCurrency(c: CurrencyRecord): void {
+  async upsertCurrency(c: CurrencyRecord): Promise<void> {
     this.db.insert(currencies).values(c).onConflictDoUpdate({ target: currencies.code, set: { minorUnits: c.minorUnits } }).run();
   }
 
   // Catalogue
 
-  listChannels(): (CatalogueChannelRecord & { minorUnits: number; enabledFor: number })[] {
+  async listChannels(): Promise<CatalogueChannelListing[]> {
     return this.db
       .select({
-        ...getChannelColumns(),
+        ...getTableColumns(channels),
         minorUnits: currencies.minorUnits,
         enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`,
       })
@@ -111,29 +200,29 @@ export class AdminRepository {
       .all();
   }
 
-  findChannel(code: string): CatalogueChannelRecord | undefined {
+  async findChannel(code: string): Promise<CatalogueChannelRecord | undefined> {
     return this.db.select().from(channels).where(eq(channels.code, code)).get();
   }
 
-  nextSortOrder(): number {
+  async nextSortOrder(): Promise<number> {
     const row = this.db.select({ m: max(channels.sortOrder) }).from(channels).get();
     return (row?.m ?? 0) + 10;
   }
 
-  insertChannel(c: typeof channels.$inferInsert): void {
+  async insertChannel(c: ChannelInsert): Promise<void> {
     this.db.insert(channels).values(c).run();
   }
 
-  updateChannel(id: string, changes: ChannelWrite): void {
+  async updateChannel(id: string, changes: ChannelWrite): Promise<void> {
     this.db.update(channels).set({ ...changes, updatedAt: nowSql }).where(eq(channels.id, id)).run();
   }
 
   /** Every merchant enablement of a channel (to re-validate effective settings after a catalogue change). */
-  enablementsOf(channelId: string): MerchantChannelRecord[] {
+  async enablementsOf(channelId: string): Promise<MerchantChannelRecord[]> {
     return this.db.select().from(merchantChannels).where(eq(merchantChannels.channelId, channelId)).all();
   }
 
-  findEnablement(merchantId: string, channelId: string): MerchantChannelRecord | undefined {
+  async findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined> {
     return this.db
       .select()
       .from(merchantChannels)
@@ -142,7 +231,7 @@ export class AdminRepository {
   }
 
   /** Insert or replace-overrides of an enablement row. */
-  upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): void {
+  async upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): Promise<void> {
     const set = Object.keys(overrides).length > 0 ? overrides : { merchantId };
     this.db
       .insert(merchantChannels)
@@ -151,7 +240,7 @@ export class AdminRepository {
       .run();
   }
 
-  deleteEnablement(merchantId: string, channelId: string): boolean {
+  async deleteEnablement(merchantId: string, channelId: string): Promise<boolean> {
     return (
       this.db
         .delete(merchantChannels)
@@ -161,7 +250,7 @@ export class AdminRepository {
   }
 
   /** A merchant's enabled channels with the raw override columns (null = catalogue value). */
-  enablementsOfMerchant(merchantId: string): { code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[] {
+  async enablementsOfMerchant(merchantId: string): Promise<{ code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[]> {
     return this.db
       .select({ code: channels.code, status: channels.status, overrides: merchantChannels })
       .from(merchantChannels)
@@ -170,26 +259,4 @@ export class AdminRepository {
       .orderBy(asc(channels.sortOrder), asc(channels.code))
       .all();
   }
-}
-
-function getChannelColumns() {
-  return {
-    id: channels.id,
-    code: channels.code,
-    name: channels.name,
-    imagePath: channels.imagePath,
-    status: channels.status,
-    currency: channels.currency,
-    feePercentage: channels.feePercentage,
-    feeValue: channels.feeValue,
-    additionalFeePercentage: channels.additionalFeePercentage,
-    additionalFeeValue: channels.additionalFeeValue,
-    minAmount: channels.minAmount,
-    maxAmount: channels.maxAmount,
-    feeChargedToCustomer: channels.feeChargedToCustomer,
-    requiresKyc: channels.requiresKyc,
-    sortOrder: channels.sortOrder,
-    createdAt: channels.createdAt,
-    updatedAt: channels.updatedAt,
-  };
 }

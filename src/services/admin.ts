@@ -1,15 +1,15 @@
 /**
  * Operator changes (merchants, keys, catalogue, enablement). The admin CLI
  * is a thin layer over this service; every change is validated here, with
- * the rules of src/domain/channel-rules.ts, and written in one synchronous
- * transaction. A running server sees a committed change on its next request
- * (it reads through its own connection; see docs/OPERATIONS.md).
+ * the rules of src/domain/channel-rules.ts, and written in one transaction
+ * on either engine (src/repositories/admin.ts). Running servers see a
+ * committed change through the change log (src/db/catalog.ts): SQLite on the
+ * next request, Postgres replicas within a second (docs/SCALING.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { generateKey } from '../auth/keys.js';
 import type { SecretBox } from '../auth/secret-box.js';
-import type { Db } from '../db/client.js';
 import type { KeyMode, KycStatus } from '../db/schema.js';
 import {
   applyOverrides,
@@ -28,7 +28,7 @@ import {
   type ChannelUpdateInput,
   type OverridesInput,
 } from '../domain/channel-rules.js';
-import { AdminRepository, type CatalogueChannelRecord, type CurrencyRecord, type MerchantChannelRecord, type OverrideWrite } from '../repositories/admin.js';
+import type { AdminRepository, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../repositories/admin.js';
 import type { ApiKeyRecord, MerchantRecord } from '../repositories/merchants.js';
 
 /** Why an admin change was refused. `kind` decides the CLI exit code. */
@@ -110,194 +110,198 @@ function overridesOf(row: MerchantChannelRecord): Partial<ChannelSettings> {
 }
 
 export class AdminService {
-  readonly #repo: AdminRepository;
-
+  /**
+   * @param repo the engine's operator repository (`store.admin`)
+   * @param secretBox encrypts newly issued secrets
+   */
   constructor(
-    db: Db,
+    private readonly repo: AdminRepository,
     private readonly secretBox: SecretBox,
-  ) {
-    this.#repo = new AdminRepository(db);
-  }
+  ) {}
 
   // Merchants
 
-  createMerchant(input: { name: unknown; kycStatus?: unknown; channels?: string[] | 'all' }): MerchantRecord {
+  async createMerchant(input: { name: unknown; kycStatus?: unknown; channels?: string[] | 'all' }): Promise<MerchantRecord> {
     const m = parse(merchantCreateSchema, { name: input.name, kycStatus: input.kycStatus });
     const id = randomUUID();
-    return this.#repo.transaction(() => {
-      this.#repo.insertMerchant({ id, name: m.name, kycStatus: m.kycStatus });
+    return this.repo.transaction(async (repo) => {
+      await repo.insertMerchant({ id, name: m.name, kycStatus: m.kycStatus });
       if (input.channels !== undefined) {
-        const codes = input.channels === 'all' ? this.#repo.listChannels().map((c) => c.code) : input.channels;
-        for (const code of codes) this.#enable(id, code, {});
+        const codes = input.channels === 'all' ? (await repo.listChannels()).map((c) => c.code) : input.channels;
+        for (const code of codes) await enable(repo, id, code, {});
       }
-      return this.#repo.findMerchant(id)!;
+      return (await repo.findMerchant(id))!;
     });
   }
 
-  listMerchants(): MerchantRecord[] {
-    return this.#repo.listMerchants();
+  listMerchants(): Promise<MerchantRecord[]> {
+    return this.repo.listMerchants();
   }
 
-  setKyc(merchantId: string, status: unknown): MerchantRecord {
+  async setKyc(merchantId: string, status: unknown): Promise<MerchantRecord> {
     const kyc: KycStatus = parseField('kyc', kycStatusSchema, status);
-    return this.#repo.transaction(() => {
-      this.#merchant(merchantId);
-      this.#repo.setKyc(merchantId, kyc);
-      return this.#repo.findMerchant(merchantId)!;
+    return this.repo.transaction(async (repo) => {
+      await merchantOf(repo, merchantId);
+      await repo.setKyc(merchantId, kyc);
+      return (await repo.findMerchant(merchantId))!;
     });
   }
 
   /** Channels enabled for a merchant, with overrides and effective values. */
-  merchantChannels(merchantId: string): MerchantChannelView[] {
-    this.#merchant(merchantId);
-    const catalogue = new Map(this.#repo.listChannels().map((c) => [c.code, c]));
-    return this.#repo.enablementsOfMerchant(merchantId).map((e) => {
-      const overrides = overridesOf(e.overrides);
-      return { code: e.code, status: e.status, overrides, effective: applyOverrides(settingsOf(catalogue.get(e.code)!), overrides) };
-    });
+  merchantChannels(merchantId: string): Promise<MerchantChannelView[]> {
+    return merchantChannelViews(this.repo, merchantId);
   }
 
   // Keys
 
   /** Issue a key; the returned secret is shown once and stored only encrypted. */
-  createKey(merchantId: string, mode: unknown = 'test'): IssuedKey {
+  async createKey(merchantId: string, mode: unknown = 'test'): Promise<IssuedKey> {
     const keyMode: KeyMode = parseField('mode', keyModeSchema, mode);
-    return this.#repo.transaction(() => {
-      this.#merchant(merchantId);
+    return this.repo.transaction(async (repo) => {
+      await merchantOf(repo, merchantId);
       const key = generateKey(keyMode);
-      this.#repo.insertKey({ id: key.apiKey, merchantId, mode: keyMode, secretCiphertext: this.secretBox.encrypt(key.apiKey, key.apiSecret) });
+      await repo.insertKey({ id: key.apiKey, merchantId, mode: keyMode, secretCiphertext: this.secretBox.encrypt(key.apiKey, key.apiSecret) });
       return { apiKey: key.apiKey, apiSecret: key.apiSecret, merchantId, mode: keyMode };
     });
   }
 
-  listKeys(merchantId: string): ApiKeyRecord[] {
-    this.#merchant(merchantId);
-    return this.#repo.listKeys(merchantId);
+  async listKeys(merchantId: string): Promise<ApiKeyRecord[]> {
+    await merchantOf(this.repo, merchantId);
+    return this.repo.listKeys(merchantId);
   }
 
-  revokeKey(apiKey: string): ApiKeyRecord {
-    return this.#repo.transaction(() => {
-      const key = this.#repo.findKey(apiKey);
+  async revokeKey(apiKey: string): Promise<ApiKeyRecord> {
+    return this.repo.transaction(async (repo) => {
+      const key = await repo.findKey(apiKey);
       if (!key) throw new AdminError('not_found', [`no API key ${apiKey}`]);
-      if (!this.#repo.revokeKey(apiKey)) throw new AdminError('conflict', [`API key ${apiKey} was already revoked at ${key.revokedAt}`]);
-      return this.#repo.findKey(apiKey)!;
+      if (!(await repo.revokeKey(apiKey))) throw new AdminError('conflict', [`API key ${apiKey} was already revoked at ${key.revokedAt}`]);
+      return (await repo.findKey(apiKey))!;
     });
   }
 
   // Currencies
 
-  listCurrencies(): CurrencyRecord[] {
-    return this.#repo.listCurrencies();
+  listCurrencies(): Promise<CurrencyRecord[]> {
+    return this.repo.listCurrencies();
   }
 
   /** Add a currency or change its minor units (re-validating every channel settling in it). */
-  setCurrency(input: { code: unknown; minorUnits: unknown }): CurrencyRecord {
+  async setCurrency(input: { code: unknown; minorUnits: unknown }): Promise<CurrencyRecord> {
     const c = parse(currencySchema, input);
-    return this.#repo.transaction(() => {
-      this.#repo.upsertCurrency(c);
-      for (const ch of this.#repo.listChannels().filter((x) => x.currency === c.code)) this.#assertChannelConsistent(ch);
+    return this.repo.transaction(async (repo) => {
+      await repo.upsertCurrency(c);
+      for (const ch of (await repo.listChannels()).filter((x) => x.currency === c.code)) await assertChannelConsistent(repo, ch);
       return c;
     });
   }
 
   // Catalogue
 
-  listChannels(): CatalogueChannel[] {
-    return this.#repo.listChannels();
+  listChannels(): Promise<CatalogueChannel[]> {
+    return this.repo.listChannels();
   }
 
-  createChannel(input: ChannelCreateInput): CatalogueChannel {
+  async createChannel(input: ChannelCreateInput): Promise<CatalogueChannel> {
     const c = parse(channelCreateSchema, input);
-    return this.#repo.transaction(() => {
-      const currency = this.#currency(c.currency);
+    return this.repo.transaction(async (repo) => {
+      const currency = await currencyOf(repo, c.currency);
       const problems = effectiveSettingsProblems(c, currency.minorUnits);
       if (problems.length > 0) throw new AdminError('invalid', problems);
-      if (this.#repo.findChannel(c.code)) throw new AdminError('conflict', [`channel ${c.code} already exists`]);
-      this.#repo.insertChannel({
+      if (await repo.findChannel(c.code)) throw new AdminError('conflict', [`channel ${c.code} already exists`]);
+      await repo.insertChannel({
         ...c,
         id: randomUUID(),
         imagePath: `/images/channels/${c.code}.svg`,
-        sortOrder: c.sortOrder ?? this.#repo.nextSortOrder(),
+        sortOrder: c.sortOrder ?? (await repo.nextSortOrder()),
       });
-      return this.#repo.listChannels().find((x) => x.code === c.code)!;
+      return (await repo.listChannels()).find((x) => x.code === c.code)!;
     });
   }
 
-  updateChannel(code: string, input: ChannelUpdateInput): CatalogueChannel {
+  async updateChannel(code: string, input: ChannelUpdateInput): Promise<CatalogueChannel> {
     const changes = parse(channelUpdateSchema, input);
     const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
     if (Object.keys(defined).length === 0) throw new AdminError('invalid', ['nothing to change: give at least one option']);
-    return this.#repo.transaction(() => {
-      const channel = this.#channel(code);
-      if (defined.currency !== undefined) this.#currency(defined.currency as string);
-      this.#repo.updateChannel(channel.id, defined);
-      this.#assertChannelConsistent(this.#channel(code));
-      return this.#repo.listChannels().find((x) => x.code === channel.code)!;
+    return this.repo.transaction(async (repo) => {
+      const channel = await channelOf(repo, code);
+      if (defined.currency !== undefined) await currencyOf(repo, defined.currency as string);
+      await repo.updateChannel(channel.id, defined);
+      await assertChannelConsistent(repo, await channelOf(repo, code));
+      return (await repo.listChannels()).find((x) => x.code === channel.code)!;
     });
   }
 
   /** Enable a channel for a merchant, setting (or, with null/"default", clearing) the given overrides. */
-  enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}): MerchantChannelView {
+  async enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}): Promise<MerchantChannelView> {
     const parsed = parse(overridesSchema, overrides);
-    return this.#repo.transaction(() => {
-      this.#enable(merchantId, code, parsed);
-      return this.merchantChannels(merchantId).find((c) => c.code === code.trim().toLowerCase())!;
+    return this.repo.transaction(async (repo) => {
+      await enable(repo, merchantId, code, parsed);
+      return (await merchantChannelViews(repo, merchantId)).find((c) => c.code === code.trim().toLowerCase())!;
     });
   }
 
-  disableChannel(merchantId: string, code: string): void {
-    this.#repo.transaction(() => {
-      this.#merchant(merchantId);
-      const channel = this.#channel(code);
-      if (!this.#repo.deleteEnablement(merchantId, channel.id)) {
+  async disableChannel(merchantId: string, code: string): Promise<void> {
+    await this.repo.transaction(async (repo) => {
+      await merchantOf(repo, merchantId);
+      const channel = await channelOf(repo, code);
+      if (!(await repo.deleteEnablement(merchantId, channel.id))) {
         throw new AdminError('conflict', [`channel ${channel.code} is not enabled for merchant ${merchantId}`]);
       }
     });
   }
+}
 
-  // Internals (called inside a transaction)
+// Internals: each takes the repository of the caller's transaction.
 
-  #enable(merchantId: string, code: string, overrides: OverrideWrite): void {
-    this.#merchant(merchantId);
-    const channel = this.#channel(code);
-    const writes = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as OverrideWrite;
-    this.#repo.upsertEnablement(merchantId, channel.id, writes);
-    const row = this.#repo.findEnablement(merchantId, channel.id)!;
-    const problems = effectiveSettingsProblems(applyOverrides(settingsOf(channel), overridesOf(row)), this.#currency(channel.currency).minorUnits);
-    if (problems.length > 0) throw new AdminError('invalid', problems.map((p) => `for merchant ${merchantId}: ${p}`));
-  }
+async function merchantChannelViews(repo: AdminRepository, merchantId: string): Promise<MerchantChannelView[]> {
+  await merchantOf(repo, merchantId);
+  const catalogue = new Map((await repo.listChannels()).map((c) => [c.code, c]));
+  return (await repo.enablementsOfMerchant(merchantId)).map((e) => {
+    const overrides = overridesOf(e.overrides);
+    return { code: e.code, status: e.status, overrides, effective: applyOverrides(settingsOf(catalogue.get(e.code)!), overrides) };
+  });
+}
 
-  /** The channel's own settings and every merchant's effective settings must stay valid. */
-  #assertChannelConsistent(channel: CatalogueChannelRecord): void {
-    const { minorUnits } = this.#currency(channel.currency);
-    const base = settingsOf(channel);
-    const problems = effectiveSettingsProblems(base, minorUnits);
-    for (const e of this.#repo.enablementsOf(channel.id)) {
-      const overrides = overridesOf(e);
-      if (Object.keys(overrides).length === 0) continue;
-      for (const p of effectiveSettingsProblems(applyOverrides(base, overrides), minorUnits)) {
-        problems.push(`with the overrides of merchant ${e.merchantId}: ${p}`);
-      }
+async function enable(repo: AdminRepository, merchantId: string, code: string, overrides: OverrideWrite): Promise<void> {
+  await merchantOf(repo, merchantId);
+  const channel = await channelOf(repo, code);
+  const writes = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as OverrideWrite;
+  await repo.upsertEnablement(merchantId, channel.id, writes);
+  const row = (await repo.findEnablement(merchantId, channel.id))!;
+  const problems = effectiveSettingsProblems(applyOverrides(settingsOf(channel), overridesOf(row)), (await currencyOf(repo, channel.currency)).minorUnits);
+  if (problems.length > 0) throw new AdminError('invalid', problems.map((p) => `for merchant ${merchantId}: ${p}`));
+}
+
+/** The channel's own settings and every merchant's effective settings must stay valid. */
+async function assertChannelConsistent(repo: AdminRepository, channel: CatalogueChannelRecord): Promise<void> {
+  const { minorUnits } = await currencyOf(repo, channel.currency);
+  const base = settingsOf(channel);
+  const problems = effectiveSettingsProblems(base, minorUnits);
+  for (const e of await repo.enablementsOf(channel.id)) {
+    const overrides = overridesOf(e);
+    if (Object.keys(overrides).length === 0) continue;
+    for (const p of effectiveSettingsProblems(applyOverrides(base, overrides), minorUnits)) {
+      problems.push(`with the overrides of merchant ${e.merchantId}: ${p}`);
     }
-    if (problems.length > 0) throw new AdminError('invalid', problems);
   }
+  if (problems.length > 0) throw new AdminError('invalid', problems);
+}
 
-  #merchant(id: string): MerchantRecord {
-    const m = this.#repo.findMerchant(id);
-    if (!m) throw new AdminError('not_found', [`no merchant ${id}`]);
-    return m;
-  }
+async function merchantOf(repo: AdminRepository, id: string): Promise<MerchantRecord> {
+  const m = await repo.findMerchant(id);
+  if (!m) throw new AdminError('not_found', [`no merchant ${id}`]);
+  return m;
+}
 
-  #channel(code: string): CatalogueChannelRecord {
-    const parsed = channelCodeSchema.safeParse(code.trim().toLowerCase());
-    const c = parsed.success ? this.#repo.findChannel(parsed.data) : undefined;
-    if (!c) throw new AdminError('not_found', [`no channel ${code}`]);
-    return c;
-  }
+async function channelOf(repo: AdminRepository, code: string): Promise<CatalogueChannelRecord> {
+  const parsed = channelCodeSchema.safeParse(code.trim().toLowerCase());
+  const c = parsed.success ? await repo.findChannel(parsed.data) : undefined;
+  if (!c) throw new AdminError('not_found', [`no channel ${code}`]);
+  return c;
+}
 
-  #currency(code: string): CurrencyRecord {
-    const c = this.#repo.findCurrency(code);
-    if (!c) throw new AdminError('not_found', [`unknown currency ${code}; add it first: admin currency set ${code} --minor-units N`]);
-    return c;
-  }
+async function currencyOf(repo: AdminRepository, code: string): Promise<CurrencyRecord> {
+  const c = await repo.findCurrency(code);
+  if (!c) throw new AdminError('not_found', [`unknown currency ${code}; add it first: admin currency set ${code} --minor-units N`]);
+  return c;
 }

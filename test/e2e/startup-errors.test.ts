@@ -16,10 +16,10 @@ const server = (env: Record<string, string>) => run(process.execPath, ['--import
 
 let dataDir: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   // A seeded DATA_DIR whose secrets are encrypted under a generated master.key.
   dataDir = makeTempDir('pgw-start-');
-  bootData({ dataDir, masterKey: null, seedDemoData: true }).database.close();
+  await (await bootData({ dataDir, masterKey: null, seedDemoData: true })).store.close();
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 

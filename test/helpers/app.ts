@@ -11,6 +11,9 @@ import pino from 'pino';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import { bootData, type BootedData } from '../../src/boot.js';
+import { PgStore } from '../../src/db/pg-store.js';
+import type { Store } from '../../src/db/store.js';
+import { createTestDatabase, TEST_ENGINE, type TestEngine } from './engine.js';
 import type { DemoMerchantCredentials } from '../../src/db/seed.js';
 
 export interface TestApp {
@@ -28,7 +31,15 @@ export interface TestApp {
   fetch(target: string, init?: RequestInit): Promise<Response>;
   /** Request signed per SVC1 with the given (default: approved) merchant's key. */
   signedFetch(target: string, init?: RequestInit & { as?: DemoMerchantCredentials; timestamp?: string }): Promise<Response>;
-  close(): void;
+  /** The app's database (engine per TEST_DB). */
+  store: Store;
+  /** Run one SQL statement on the app's database and wait until the app's catalogue has caught up. */
+  execute(statement: string): Promise<void>;
+  /** Wait until the catalogue holds every change committed so far. */
+  sync(): Promise<void>;
+  /** Make the database unusable (SQLite: its connection closed; Postgres: the database dropped) and wait until the app notices. */
+  breakDatabase(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export const BASE = 'http://gateway.test';
@@ -55,16 +66,19 @@ export interface TestAppOptions {
   transport?: Transport;
   /** Any further app options (limits, injected client address, …). */
   app?: Partial<AppOptions>;
+  /** Storage engine (default from TEST_DB). */
+  engine?: TestEngine;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
   const dataDir = makeTempDir();
-  const data = bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
+  const database = (opts.engine ?? TEST_ENGINE) === 'postgres' ? await createTestDatabase() : null;
+  const data = await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true, databaseUrl: database?.url ?? null }, { watch: true });
   if (!data.seeded) throw new Error('test database was not seeded');
   const clock = { now: Date.now() };
   const app = createApp({
-    database: data.database,
+    store: data.store,
     secretBox: data.secretBox,
     logger: opts.logLines ? pino({ level: 'info' }, { write: (line: string) => void opts.logLines!.push(line) }) : pino({ level: 'silent' }),
     maxSkewSeconds: opts.maxSkewSeconds ?? 300,
@@ -92,6 +106,11 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     };
   }
 
+  const sync = async (): Promise<void> => {
+    // SQLite catches up on the next read; Postgres in the background, so wait for it here.
+    if (data.store instanceof PgStore) await data.store.sync();
+    else data.store.version();
+  };
   return {
     app,
     data,
@@ -117,10 +136,26 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       if (body !== '' && !headers.has('content-type')) headers.set('content-type', 'application/json');
       return fetchApp(target, { ...rest, method, headers });
     },
-    close() {
+    store: data.store,
+    async execute(statement) {
+      await data.store.execute(statement);
+      await sync();
+    },
+    sync,
+    async breakDatabase() {
+      if (data.database) data.database.sqlite.close();
+      else await database!.drop();
+      for (const deadline = Date.now() + 5000; data.store.check().ok; ) {
+        if (Date.now() > deadline) throw new Error('the app did not notice the database loss within 5 s');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async close() {
       server?.closeAllConnections();
       server?.close();
-      data.database.close();
+      await app.close();
+      await data.store.close();
+      await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

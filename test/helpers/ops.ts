@@ -8,14 +8,17 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signatureHeaders } from '../../src/auth/svc1.js';
+import { databaseUrlForDataDir } from './engine.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Environment for a child: the test's own, minus anything that would change the service's configuration. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['MASTER_KEY', 'PORT', 'HOST', 'DATA_DIR', 'LOG_LEVEL', 'LOG_FORMAT', 'METRICS_TOKEN', 'SEED_DEMO_DATA', 'NODE_ENV']) delete env[k];
-  return { ...env, ...extra };
+  for (const k of ['MASTER_KEY', 'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'METRICS_TOKEN', 'SEED_DEMO_DATA', 'NODE_ENV']) delete env[k];
+  // Under TEST_DB=postgres every process on a DATA_DIR uses that directory's own Postgres database.
+  const databaseUrl = extra.DATA_DIR && !('DATABASE_URL' in extra) ? databaseUrlForDataDir(path.resolve(ROOT, extra.DATA_DIR)) : undefined;
+  return { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };
 }
 
 export interface RunResult {

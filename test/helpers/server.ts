@@ -7,6 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import { databaseUrlForDataDir } from './engine.js';
+
+/** DATABASE_URL of the DATA_DIR's own database under TEST_DB=postgres (nothing on SQLite). */
+function databaseEnv(dataDir: string): Record<string, string> {
+  const url = databaseUrlForDataDir(path.resolve(dataDir));
+  return url ? { DATABASE_URL: url } : {};
+}
 
 export const PROJECT_ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -26,7 +33,7 @@ export interface RunningServer {
 export async function startServer(dataDir: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<RunningServer> {
   const child = spawn('npm', ['start', '--silent'], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', ...env },
+    env: { ...process.env, DATA_DIR: dataDir, ...databaseEnv(dataDir), PORT: '0', HOST: '127.0.0.1', NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });

@@ -99,7 +99,7 @@ describe('authentication (401) in the contract check order', () => {
     const fresh = await createTestApp();
     try {
       expect((await fresh.signedFetch('/v1/payments/channel')).status).toBe(200);
-      fresh.data.database.sqlite.prepare("update api_keys set revoked_at = '2026-01-01T00:00:00Z' where id = ?").run(fresh.approved.apiKey);
+      await fresh.execute(`update api_keys set revoked_at = '2026-01-01T00:00:00Z' where id = '${fresh.approved.apiKey}'`);
       await problem(await fresh.signedFetch('/v1/payments/channel'), 401, 'INVALID_API_KEY');
     } finally {
       fresh.close();
@@ -189,9 +189,7 @@ describe('channel rules', () => {
   it('CHANNEL_NOT_FOUND for a channel not enabled for this merchant', async () => {
     const fresh = await createTestApp();
     try {
-      fresh.data.database.sqlite
-        .prepare('delete from merchant_channels where merchant_id = ? and channel_id = (select id from channels where code = ?)')
-        .run(fresh.approved.merchantId, 'ovo');
+      await fresh.execute(`delete from merchant_channels where merchant_id = '${fresh.approved.merchantId}' and channel_id = (select id from channels where code = 'ovo')`);
       await problem(await fresh.signedFetch('/v1/payments/calculate', { method: 'POST', body: JSON.stringify({ amount: 50000, currency: 'IDR', method: 'ovo', merchantId: fresh.approved.merchantId }) }), 404, 'CHANNEL_NOT_FOUND');
       const list = (await (await fresh.signedFetch('/v1/payments/channel')).json()) as { data: { code: string }[] };
       expect(list.data.map((c) => c.code)).not.toContain('ovo');
@@ -305,7 +303,7 @@ describe('failures of the service itself', () => {
     const fresh = await createTestApp();
     try {
       expect((await fresh.fetch('/ready')).status).toBe(200);
-      fresh.data.database.sqlite.close();
+      await fresh.breakDatabase();
       await problem(await fresh.signedFetch('/v1/payments/channel'), 503, 'SERVICE_UNAVAILABLE');
       await gqlError(await gql(fresh, '{ paymentChannels { code } }'), 503, 'SERVICE_UNAVAILABLE');
       expect((await fresh.fetch('/ready')).status).toBe(503);

@@ -13,7 +13,6 @@ import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import { DATABASE_FILE } from '../../src/boot.js';
-import { createDataVersion } from '../../src/db/data-version.js';
 import { AppError } from '../../src/errors.js';
 import { createNodeHandler, type FastPathStats } from '../../src/http/fast-path.js';
 import { requestStateOf } from '../../src/http/request-state.js';
@@ -22,16 +21,29 @@ import { createSignatureVerifier } from '../../src/plugins/use-signature-auth.js
 import { BASE, createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
-let other: Database.Database;
+let otherConnection: Database.Database | undefined;
+
+/**
+ * A commit made outside the server's own reads, as the admin CLI or another process would make it. On SQLite
+ * a second connection to the file, with no waiting: the very next request must see it. On Postgres the same
+ * SQL through the pool, then wait for the LISTEN/NOTIFY catch-up (its timing is tested end to end in
+ * test/e2e/replicas.test.ts).
+ */
+async function other(statement: string): Promise<void> {
+  if (otherConnection) otherConnection.exec(statement);
+  else await t.execute(statement);
+}
 
 beforeAll(async () => {
   t = await createTestApp({ transport: 'node', bodyLimitBytes: 2048 });
-  other = new Database(path.join(t.dataDir, DATABASE_FILE));
-  other.pragma('busy_timeout = 2000');
+  if (t.data.database) {
+    otherConnection = new Database(path.join(t.dataDir, DATABASE_FILE));
+    otherConnection.pragma('busy_timeout = 2000');
+  }
 });
-afterAll(() => {
-  other.close();
-  t.close();
+afterAll(async () => {
+  otherConnection?.close();
+  await t.close();
 });
 
 interface Probe {
@@ -180,47 +192,46 @@ describe('caches are invalidated by any committed change', () => {
     expect(t.app.fastPathStats.restListCacheHits).toBe(hits + 1); // the second answer came from the cache
     expect(await gqlOvo()).toBe(1.5);
 
-    other.prepare("update channels set fee_percentage = '2.25' where code = 'ovo'").run();
+    await other("update channels set fee_percentage = '2.25' where code = 'ovo'");
     expect((await listFees()).get('ovo')?.fee_info.fee_percentage).toBe(2.25);
     expect(await gqlOvo()).toBe(2.25);
 
-    other.prepare("update channels set status = 'offline', fee_percentage = '1.5' where code = 'ovo'").run();
+    await other("update channels set status = 'offline', fee_percentage = '1.5' where code = 'ovo'");
     const after = await listFees();
     expect(after.get('ovo')?.status).toBe('offline');
     expect(after.get('ovo')?.fee_info.fee_percentage).toBe(1.5);
-    other.prepare("update channels set status = 'active' where code = 'ovo'").run();
+    await other("update channels set status = 'active' where code = 'ovo'");
   });
 
   it('a change through the server process own connection is seen too', async () => {
     await listFees(); // warm the cache
-    t.data.database.sqlite.prepare("update channels set name = 'OVO Baru' where code = 'ovo'").run();
+    await t.execute("update channels set name = 'OVO Baru' where code = 'ovo'");
     const res = await t.fetch('/v1/payments/channel', build({ target: '/v1/payments/channel' }));
     const body = (await res.json()) as { data: { code: string; name: string }[] };
     expect(body.data.find((c) => c.code === 'ovo')?.name).toBe('OVO Baru');
-    t.data.database.sqlite.prepare("update channels set name = 'OVO' where code = 'ovo'").run();
+    await t.execute("update channels set name = 'OVO' where code = 'ovo'");
   });
 
   it('a disabled channel disappears and calculate refuses it on the next request', async () => {
-    const ovoId = (other.prepare("select id from channels where code = 'ovo'").get() as { id: string }).id;
     const calc = () => t.fetch('/v1/payments/calculate', build({ target: '/v1/payments/calculate', body: calcBody({ method: 'OVO', amount: 50000 }) }));
     expect((await calc()).status).toBe(200);
     expect((await listFees()).has('ovo')).toBe(true);
-    const row = other.prepare('select * from merchant_channels where merchant_id = ? and channel_id = ?').get(t.approved.merchantId, ovoId) as Record<string, unknown>;
-    other.prepare('delete from merchant_channels where merchant_id = ? and channel_id = ?').run(t.approved.merchantId, ovoId);
+    const ovo = "(select id from channels where code = 'ovo')";
+    // The approved demo merchant has no OVO overrides, so re-enabling is a plain insert.
+    await other(`delete from merchant_channels where merchant_id = '${t.approved.merchantId}' and channel_id = ${ovo}`);
     expect((await listFees()).has('ovo')).toBe(false);
     const refused = await calc();
     expect(refused.status).toBe(404);
     expect(((await refused.json()) as { code: string }).code).toBe('CHANNEL_NOT_FOUND');
-    const cols = Object.keys(row);
-    other.prepare(`insert into merchant_channels (${cols.join(', ')}) values (${cols.map(() => '?').join(', ')})`).run(...cols.map((c) => row[c]));
+    await other(`insert into merchant_channels (merchant_id, channel_id) select '${t.approved.merchantId}', id from channels where code = 'ovo'`);
     expect((await listFees()).has('ovo')).toBe(true);
   });
 
   it('KYC change of the merchant is seen on the next request (cached principal data)', async () => {
     expect((await listFees()).has('qris')).toBe(true);
-    other.prepare("update merchants set kyc_status = 'pending' where id = ?").run(t.approved.merchantId);
+    await other(`update merchants set kyc_status = 'pending' where id = '${t.approved.merchantId}'`);
     expect((await listFees()).has('qris')).toBe(false);
-    other.prepare("update merchants set kyc_status = 'approved' where id = ?").run(t.approved.merchantId);
+    await other(`update merchants set kyc_status = 'approved' where id = '${t.approved.merchantId}'`);
     expect((await listFees()).has('qris')).toBe(true);
   });
 
@@ -228,13 +239,13 @@ describe('caches are invalidated by any committed change', () => {
     const probe = () => t.fetch('/v1/payments/channel', build({ target: '/v1/payments/channel' }));
     expect((await probe()).status).toBe(200);
     expect((await probe()).status).toBe(200); // key material now cached
-    other.prepare("update api_keys set revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') where id = ?").run(t.approved.apiKey);
+    await other(`update api_keys set revoked_at = '2026-01-01T00:00:00.000Z' where id = '${t.approved.apiKey}'`);
     const res = await probe();
     expect(res.status).toBe(401);
     expect(((await res.json()) as { code: string }).code).toBe('INVALID_API_KEY');
     const gql = await t.fetch('/graphql', build({ target: '/graphql', body: JSON.stringify({ query: '{ paymentChannels { code } }' }) }));
     expect(gql.status).toBe(401);
-    other.prepare('update api_keys set revoked_at = null where id = ?').run(t.approved.apiKey);
+    await other(`update api_keys set revoked_at = null where id = '${t.approved.apiKey}'`);
     expect((await probe()).status).toBe(200);
   });
 });
@@ -311,7 +322,7 @@ async function listenFastPath(extra: Partial<Parameters<typeof createNodeHandler
   const handler = createNodeHandler({
     yoga: t.app.yoga,
     verifier: createSignatureVerifier({
-      findActiveKey: (id) => t.app.repositories.merchants.findActiveKey(id),
+      findActiveKey: (id) => t.store.catalog.findActiveKey(id),
       secretBox: t.data.secretBox,
       maxSkewSeconds: 300,
       bodyLimitBytes: 2048,
@@ -320,7 +331,7 @@ async function listenFastPath(extra: Partial<Parameters<typeof createNodeHandler
     }),
     logger: pino({ level: 'silent' }),
     graphqlEndpoint: '/graphql',
-    dataVersion: createDataVersion(t.data.database.sqlite),
+    dataVersion: () => t.store.version(),
     ...extra,
   });
   const server = createServer(handler);

@@ -48,13 +48,13 @@ describe.each([
     const pending = (await t.signedFetch(target, { as: t.pending })).headers.get('etag')!;
     expect(pending).not.toBe(approved);
 
-    t.data.database.sqlite.prepare(`update channels set fee_value = '4500' where code = 'bca_va'`).run();
+    await t.execute(`update channels set fee_value = '4500' where code = 'bca_va'`);
     try {
       const changed = await t.signedFetch(target, { headers: { 'If-None-Match': approved } });
       expect(changed.status).toBe(200);
       expect(changed.headers.get('etag')).not.toBe(approved);
     } finally {
-      t.data.database.sqlite.prepare(`update channels set fee_value = '4000' where code = 'bca_va'`).run();
+      await t.execute(`update channels set fee_value = '4000' where code = 'bca_va'`);
     }
     expect((await t.signedFetch(target, { headers: { 'If-None-Match': approved } })).status).toBe(304);
   });

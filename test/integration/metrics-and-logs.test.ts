@@ -20,16 +20,16 @@ interface Harness {
 }
 
 const open: { data: BootedData; dir: string }[] = [];
-afterEach(() => {
+afterEach(async () => {
   for (const o of open.splice(0)) {
-    o.data.database.close();
+    await o.data.store.close();
     fs.rmSync(o.dir, { recursive: true, force: true });
   }
 });
 
-function harness(metricsToken: string | null = null): Harness {
+async function harness(metricsToken: string | null = null): Promise<Harness> {
   const dir = makeTempDir('pgw-metrics-');
-  const data = bootData({ dataDir: dir, masterKey: randomBytes(32), seedDemoData: true });
+  const data = await bootData({ dataDir: dir, masterKey: randomBytes(32), seedDemoData: true });
   open.push({ data, dir });
   const lines: string[] = [];
   const sink = new Writable({
@@ -39,7 +39,7 @@ function harness(metricsToken: string | null = null): Harness {
     },
   });
   const logger = createLogger({ logLevel: 'info', logFormat: 'json' }, sink);
-  const app = createApp({ database: data.database, secretBox: data.secretBox, logger, maxSkewSeconds: 300, bodyLimitBytes: 100 * 1024, metrics: { token: metricsToken } });
+  const app = createApp({ store: data.store, secretBox: data.secretBox, logger, maxSkewSeconds: 300, bodyLimitBytes: 100 * 1024, metrics: { token: metricsToken } });
   return { app, data, lines };
 }
 
@@ -53,7 +53,7 @@ function signed(h: Harness, method: 'GET' | 'POST', target: string, body = '', t
 
 describe('/metrics', () => {
   it('counts requests by route template and status, auth failures by code; raw paths never become labels', async () => {
-    const h = harness();
+    const h = await harness();
     expect((await signed(h, 'GET', '/v1/payments/channel').res).status).toBe(200);
     expect((await signed(h, 'GET', '/v1/payments/channel', '', true).res).status).toBe(401);
     expect((await h.app.yoga.fetch(`${BASE}/v1/payments/channel`)).status).toBe(401);
@@ -79,7 +79,7 @@ describe('/metrics', () => {
 
   it('with METRICS_TOKEN requires the bearer token', async () => {
     const token = 'metrics-token-0123456789';
-    const h = harness(token);
+    const h = await harness(token);
     const none = await h.app.yoga.fetch(`${BASE}/metrics`);
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toContain('Bearer');
@@ -94,7 +94,7 @@ describe('/metrics', () => {
 
 describe('request logs', () => {
   it('one JSON line per request with the request fields, never a secret, signature or body', async () => {
-    const h = harness();
+    const h = await harness();
     const body = JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: h.data.seeded![0]!.merchantId, note: 'BODY-MARKER-7f3a' });
     const a = signed(h, 'POST', '/v1/payments/calculate', body);
     const ok = await a.res;
@@ -127,7 +127,7 @@ describe('request logs', () => {
 
 describe('/ready during shutdown', () => {
   it('answers 503 once a shutdown has begun, while other requests are still served', async () => {
-    const h = harness();
+    const h = await harness();
     expect((await h.app.yoga.fetch(`${BASE}/ready`)).status).toBe(200);
     h.app.beginShutdown();
     expect((await h.app.yoga.fetch(`${BASE}/ready`)).status).toBe(503);

@@ -36,14 +36,15 @@ function leaks(files: string[], secrets: string[]): string[] {
 }
 
 describe('API secrets at rest', () => {
-  it('never appear in plaintext in the database, WAL or shm files', () => {
+  it('never appear in plaintext in the SQLite database, WAL or shm files', async () => {
     const dataDir = makeTempDir('pgw-secrets-');
     dirs.push(dataDir);
-    const data = bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
-    const service = new AdminService(data.database.db, data.secretBox);
+    const data = await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
+    const sqlite = data.database!;
+    const service = new AdminService(data.store.admin, data.secretBox);
     const secrets = data.seeded!.map((m) => m.apiSecret);
-    const merchant = service.createMerchant({ name: 'Scan Shop', kycStatus: 'approved' });
-    for (let i = 0; i < 20; i++) secrets.push(service.createKey(merchant.id, i % 2 ? 'live' : 'test').apiSecret);
+    const merchant = await service.createMerchant({ name: 'Scan Shop', kycStatus: 'approved' });
+    for (let i = 0; i < 20; i++) secrets.push((await service.createKey(merchant.id, i % 2 ? 'live' : 'test')).apiSecret);
 
     // While open: the new rows are in the WAL.
     const open = databaseFiles(dataDir);
@@ -52,15 +53,15 @@ describe('API secrets at rest', () => {
     expect(leaks(open, secrets)).toEqual([]);
 
     // The scan can find a secret when one is there (guards against a scan that cannot fail).
-    data.database.sqlite.prepare('create table canary (v text)').run();
-    data.database.sqlite.prepare('insert into canary values (?)').run(secrets[3]);
+    sqlite.sqlite.prepare('create table canary (v text)').run();
+    sqlite.sqlite.prepare('insert into canary values (?)').run(secrets[3]);
     expect(leaks(databaseFiles(dataDir), [secrets[3]!])).not.toEqual([]);
-    data.database.sqlite.prepare('drop table canary').run();
-    data.database.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    data.database.sqlite.prepare('vacuum').run();
+    sqlite.sqlite.prepare('drop table canary').run();
+    sqlite.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    sqlite.sqlite.prepare('vacuum').run();
 
     // What is stored decrypts to the secret with the master key and the key id as associated data.
-    const rows = data.database.sqlite.prepare('select id, secret_ciphertext as c from api_keys').all() as { id: string; c: string }[];
+    const rows = sqlite.sqlite.prepare('select id, secret_ciphertext as c from api_keys').all() as { id: string; c: string }[];
     expect(rows).toHaveLength(22);
     const decrypted = rows.map((r) => data.secretBox.decrypt(r.id, r.c));
     expect(new Set(decrypted)).toEqual(new Set(secrets));
@@ -70,7 +71,7 @@ describe('API secrets at rest', () => {
     expect(new Set(rows.map((r) => Buffer.from(r.c, 'base64').subarray(0, 12).toString('hex'))).size).toBe(rows.length);
 
     // After close (checkpointed into the main file).
-    data.database.close();
+    await data.store.close();
     expect(leaks(databaseFiles(dataDir), secrets)).toEqual([]);
   });
 });

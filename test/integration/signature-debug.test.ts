@@ -9,12 +9,13 @@ let live: DemoMerchantCredentials;
 beforeAll(async () => {
   t = await createTestApp();
   const key = generateKey('live');
-  t.app.repositories.merchants.insertKey({
+  await t.store.admin.insertKey({
     id: key.apiKey,
     merchantId: t.approved.merchantId,
     mode: 'live',
     secretCiphertext: t.data.secretBox.encrypt(key.apiKey, key.apiSecret),
   });
+  await t.sync();
   live = { ...t.approved, apiKey: key.apiKey, apiSecret: key.apiSecret };
 });
 afterAll(() => t.close());

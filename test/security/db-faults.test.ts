@@ -18,16 +18,19 @@ import type { DemoMerchantCredentials } from '../../src/db/seed.js';
 // Many sequential requests: generous on a shared, loaded machine (no timing is asserted).
 vi.setConfig({ testTimeout: 60_000 });
 
+// Faults of the SQLite file itself, so always on SQLite (TEST_DB=postgres too); Postgres outages are tested in
+// test/integration/pg-store.test.ts and end to end in test/e2e/replicas.test.ts.
+
 let t: TestApp;
 let dbFile: string;
 let newKey: DemoMerchantCredentials;
 
 beforeEach(async () => {
-  t = await createTestApp({ app: { rateLimit: { keyRatePerSecond: 1e6, keyBurst: 1e6, authFailuresPerMinute: 1e6 } } });
+  t = await createTestApp({ engine: 'sqlite', app: { rateLimit: { keyRatePerSecond: 1e6, keyBurst: 1e6, authFailuresPerMinute: 1e6 } } });
   dbFile = path.join(t.dataDir, DATABASE_FILE);
   // Data written through the running service's connection just before the fault (it sits in the WAL).
   const key = generateKey('test');
-  t.app.repositories.merchants.insertKey({
+  await t.store.admin.insertKey({
     id: key.apiKey,
     merchantId: t.approved.merchantId,
     mode: 'test',
@@ -108,7 +111,7 @@ describe('database faults while running', () => {
 
   it('file deleted (unlinked), then restored from a backup', async () => {
     const backup = path.join(t.dataDir, 'backup.db');
-    t.data.database.sqlite.exec(`VACUUM INTO '${backup}'`);
+    t.data.database!.sqlite.exec(`VACUUM INTO '${backup}'`);
     fs.unlinkSync(dbFile);
     await expectUnavailable();
     fs.copyFileSync(backup, dbFile);
@@ -124,7 +127,7 @@ describe('database faults while running', () => {
 
   it('file corrupted in place, then repaired', async () => {
     // Pages still in the WAL are served from it; after a checkpoint the main file holds everything.
-    t.data.database.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    t.data.database!.sqlite.pragma('wal_checkpoint(TRUNCATE)');
     // Every byte of the main file overwritten in place (same inode and size), then written back.
     const original = fs.readFileSync(dbFile);
     const fd = fs.openSync(dbFile, 'r+');

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ENGINE } from '../helpers/engine.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -16,8 +17,9 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('secrets at rest', () => {
-  it('the database files hold no API secret in plaintext', () => {
-    t.data.database.sqlite.pragma('wal_checkpoint(PASSIVE)');
+  // The SQLite files are on disk here; Postgres keeps its files in its own data directory (same ciphertexts).
+  it.skipIf(TEST_ENGINE === 'postgres')('the database files hold no API secret in plaintext', () => {
+    t.data.database!.sqlite.pragma('wal_checkpoint(PASSIVE)');
     const files = fs.readdirSync(t.dataDir).filter((f) => f.startsWith('gateway.db'));
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) {

@@ -1,0 +1,73 @@
+/**
+ * Postgres reads that feed the in-memory catalogue (src/db/catalog.ts): the
+ * same two reads as catalog-sqlite.ts, each in one REPEATABLE READ, read-only
+ * transaction so a full load is one consistent snapshot.
+ */
+import { asc, gt, inArray, max } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../db/catalog.js';
+import * as schema from '../db/schema.pg.js';
+import { apiKeys, changeLog, channels, currencies, merchantChannels, merchants } from '../db/schema.pg.js';
+
+const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
+
+export class PgCatalogReader {
+  constructor(private readonly db: NodePgDatabase<typeof schema>) {}
+
+  async loadAll(): Promise<{ rows: CatalogRows; lastSeq: number }> {
+    return this.db.transaction(async (tx) => {
+      const lastSeq = (await tx.select({ m: max(changeLog.seq) }).from(changeLog))[0]?.m ?? 0;
+      return {
+        lastSeq: Number(lastSeq),
+        rows: {
+          currencies: await tx.select().from(currencies),
+          merchants: await tx.select().from(merchants),
+          apiKeys: await tx.select().from(apiKeys),
+          channels: await tx.select().from(channels),
+          merchantChannels: await tx.select().from(merchantChannels),
+        },
+      };
+    }, SNAPSHOT);
+  }
+
+  /** Highest committed change-log sequence number (the cheap catch-up poll). */
+  async maxSeq(): Promise<number> {
+    return Number((await this.db.select({ m: max(changeLog.seq) }).from(changeLog))[0]?.m ?? 0);
+  }
+
+  async changesSince(seq: number): Promise<ChangeRow[]> {
+    return this.db
+      .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId })
+      .from(changeLog)
+      .where(gt(changeLog.seq, seq))
+      .orderBy(asc(changeLog.seq));
+  }
+
+  async loadChanged(changes: readonly ChangeRow[]): Promise<ChangedEntities> {
+    const ids = entitiesOf(changes);
+    return this.db.transaction(async (tx) => {
+      const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
+      if (ids.merchant.length > 0) {
+        const ms = await tx.select().from(merchants).where(inArray(merchants.id, ids.merchant));
+        const ks = await tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant));
+        const es = await tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant));
+        for (const id of ids.merchant) {
+          out.merchants.set(id, {
+            merchant: ms.find((m) => m.id === id),
+            keys: ks.filter((k) => k.merchantId === id),
+            enablements: es.filter((e) => e.merchantId === id),
+          });
+        }
+      }
+      if (ids.channel.length > 0) {
+        const cs = await tx.select().from(channels).where(inArray(channels.id, ids.channel));
+        for (const id of ids.channel) out.channels.set(id, cs.find((c) => c.id === id));
+      }
+      if (ids.currency.length > 0) {
+        const cs = await tx.select().from(currencies).where(inArray(currencies.code, ids.currency));
+        for (const code of ids.currency) out.currencies.set(code, cs.find((c) => c.code === code));
+      }
+      return out;
+    }, SNAPSHOT);
+  }
+}
