@@ -64,6 +64,30 @@ export function entitiesOf(changes: readonly ChangeRow[]): Record<ChangeEntity, 
   return { merchant: [...out.merchant], channel: [...out.channel], currency: [...out.currency] };
 }
 
+/** The rows an engine read for a batch of changes (each list may be empty). */
+export interface ChangedRows {
+  merchants: MerchantRow[];
+  apiKeys: ApiKeyRow[];
+  merchantChannels: MerchantChannelRow[];
+  channels: ChannelRow[];
+  currencies: CurrencyRow[];
+}
+
+/** Group the rows read for `ids` by entity; an id without a row is a deletion. */
+export function assembleChanged(ids: Record<ChangeEntity, string[]>, rows: ChangedRows): ChangedEntities {
+  const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
+  for (const id of ids.merchant) {
+    out.merchants.set(id, {
+      merchant: rows.merchants.find((m) => m.id === id),
+      keys: rows.apiKeys.filter((k) => k.merchantId === id),
+      enablements: rows.merchantChannels.filter((e) => e.merchantId === id),
+    });
+  }
+  for (const id of ids.channel) out.channels.set(id, rows.channels.find((c) => c.id === id));
+  for (const code of ids.currency) out.currencies.set(code, rows.currencies.find((c) => c.code === code));
+  return out;
+}
+
 function byDisplayOrder(a: ChannelRow, b: ChannelRow): number {
   return a.sortOrder - b.sortOrder || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 }

@@ -5,7 +5,7 @@
  */
 import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../db/catalog.js';
+import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../db/catalog.js';
 import * as schema from '../db/schema.pg.js';
 import { apiKeys, changeLog, channels, currencies, merchantChannels, merchants } from '../db/schema.pg.js';
 
@@ -45,29 +45,18 @@ export class PgCatalogReader {
 
   async loadChanged(changes: readonly ChangeRow[]): Promise<ChangedEntities> {
     const ids = entitiesOf(changes);
-    return this.db.transaction(async (tx) => {
-      const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
-      if (ids.merchant.length > 0) {
-        const ms = await tx.select().from(merchants).where(inArray(merchants.id, ids.merchant));
-        const ks = await tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant));
-        const es = await tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant));
-        for (const id of ids.merchant) {
-          out.merchants.set(id, {
-            merchant: ms.find((m) => m.id === id),
-            keys: ks.filter((k) => k.merchantId === id),
-            enablements: es.filter((e) => e.merchantId === id),
-          });
-        }
-      }
-      if (ids.channel.length > 0) {
-        const cs = await tx.select().from(channels).where(inArray(channels.id, ids.channel));
-        for (const id of ids.channel) out.channels.set(id, cs.find((c) => c.id === id));
-      }
-      if (ids.currency.length > 0) {
-        const cs = await tx.select().from(currencies).where(inArray(currencies.code, ids.currency));
-        for (const code of ids.currency) out.currencies.set(code, cs.find((c) => c.code === code));
-      }
-      return out;
-    }, SNAPSHOT);
+    // No row has an empty id or code: the placeholder for a kind with no changes (`in ()` is not valid SQL).
+    const none = [''];
+    return this.db.transaction(
+      async (tx) =>
+        assembleChanged(ids, {
+          merchants: await tx.select().from(merchants).where(inArray(merchants.id, ids.merchant.length ? ids.merchant : none)),
+          apiKeys: await tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant.length ? ids.merchant : none)),
+          merchantChannels: await tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant.length ? ids.merchant : none)),
+          channels: await tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)),
+          currencies: await tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)),
+        }),
+      SNAPSHOT,
+    );
   }
 }

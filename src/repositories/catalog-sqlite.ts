@@ -5,7 +5,7 @@
  */
 import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { Db } from '../db/client.js';
-import { entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../db/catalog.js';
+import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../db/catalog.js';
 import { apiKeys, changeLog, channels, currencies, merchantChannels, merchants } from '../db/schema.js';
 
 export class SqliteCatalogReader {
@@ -41,31 +41,17 @@ export class SqliteCatalogReader {
   /** Current rows of every entity the changes name (read after the changes, so never older than them). */
   loadChanged(changes: readonly ChangeRow[]): ChangedEntities {
     const ids = entitiesOf(changes);
+    // No row has an empty id or code: the placeholder for a kind with no changes (`in ()` is not valid SQL).
+    const none = [''];
     return this.db.transaction(
-      (tx) => {
-        const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
-        if (ids.merchant.length > 0) {
-          const ms = tx.select().from(merchants).where(inArray(merchants.id, ids.merchant)).all();
-          const ks = tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant)).all();
-          const es = tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant)).all();
-          for (const id of ids.merchant) {
-            out.merchants.set(id, {
-              merchant: ms.find((m) => m.id === id),
-              keys: ks.filter((k) => k.merchantId === id),
-              enablements: es.filter((e) => e.merchantId === id),
-            });
-          }
-        }
-        if (ids.channel.length > 0) {
-          const cs = tx.select().from(channels).where(inArray(channels.id, ids.channel)).all();
-          for (const id of ids.channel) out.channels.set(id, cs.find((c) => c.id === id));
-        }
-        if (ids.currency.length > 0) {
-          const cs = tx.select().from(currencies).where(inArray(currencies.code, ids.currency)).all();
-          for (const code of ids.currency) out.currencies.set(code, cs.find((c) => c.code === code));
-        }
-        return out;
-      },
+      (tx) =>
+        assembleChanged(ids, {
+          merchants: tx.select().from(merchants).where(inArray(merchants.id, ids.merchant.length ? ids.merchant : none)).all(),
+          apiKeys: tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant.length ? ids.merchant : none)).all(),
+          merchantChannels: tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant.length ? ids.merchant : none)).all(),
+          channels: tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)).all(),
+          currencies: tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)).all(),
+        }),
       { behavior: 'deferred' },
     );
   }
