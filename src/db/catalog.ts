@@ -10,6 +10,10 @@
  * channel list only; a channel change rebuilds the lists of the merchants
  * that enable it; a currency change those of its channels' merchants.
  *
+ * Memory: merchants without overrides share one effective record per
+ * channel, and an enablement without overrides is one reference (see
+ * docs/SCALING.md, "Sizing").
+ *
  * Invariants:
  * - every record handed out is shared and must be treated as read-only;
  * - `version` changes whenever anything a request could see changed, and
@@ -92,18 +96,37 @@ function byDisplayOrder(a: ChannelRow, b: ChannelRow): number {
   return a.sortOrder - b.sortOrder || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 }
 
+/** The override columns of an enablement (null = the channel's value). */
+type Overrides = Pick<
+  MerchantChannelRow,
+  'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer'
+>;
+
+/**
+ * One enabled channel of a merchant, stored compactly: the channel's own id
+ * string (interned: the very string of the channel row) when the merchant
+ * has no overrides — 8 bytes per enablement, which matters at 100,000
+ * merchants × N channels — or an object when it has some.
+ */
+type Enabled = string | { channelId: string; overrides: Overrides };
+
+const channelIdOf = (e: Enabled): string => (typeof e === 'string' ? e : e.channelId);
+
+/** Derived lists kept at most (cheap to rebuild: each is a handful of shared records). */
+const MAX_CACHED_LISTS = 20_000;
+
 export class Catalog {
   #currencies = new Map<string, number>();
   #merchants = new Map<string, MerchantRow>();
   #keys = new Map<string, ApiKeyRow>();
-  #keysByMerchant = new Map<string, Set<string>>();
+  #keysByMerchant = new Map<string, string[]>();
   #channels = new Map<string, ChannelRow>();
   #channelIdByCode = new Map<string, string>();
-  /** merchantId → channelId → enablement row. */
-  #enablements = new Map<string, Map<string, MerchantChannelRow>>();
-  /** channelId → merchants that enable it (to invalidate their lists on a channel change). */
-  #enabledBy = new Map<string, Set<string>>();
-  /** Derived, per merchant: the effective channel list in display order (built on first use). */
+  /** merchantId → its enabled channels. */
+  #enabled = new Map<string, Enabled[]>();
+  /** channelId → the effective record of a merchant without overrides (shared by all such merchants). */
+  #baseRecords = new Map<string, EffectiveChannelRecord>();
+  /** Derived, per merchant: the effective channel list in display order (built on first use, bounded). */
   #lists = new Map<string, EffectiveChannelRecord[]>();
   #merchantVersions = new Map<string, number>();
   #epoch = 0;
@@ -136,9 +159,9 @@ export class Catalog {
     this.#channels = new Map();
     this.#channelIdByCode = new Map();
     for (const c of rows.channels) this.#putChannel(c);
-    this.#enablements = new Map();
-    this.#enabledBy = new Map();
+    this.#enabled = new Map();
     for (const e of rows.merchantChannels) this.#putEnablement(e);
+    this.#baseRecords.clear();
     this.#lists.clear();
     this.#merchantVersions.clear();
     this.#epoch += 1;
@@ -149,12 +172,11 @@ export class Catalog {
   /** Apply the reloaded rows of a batch of changes up to `lastSeq`. */
   apply(changed: ChangedEntities, lastSeq: number): void {
     const touched = new Set<string>();
+    const changedChannels = new Set<string>();
     for (const [code, row] of changed.currencies) {
       if (row) this.#currencies.set(code, row.minorUnits);
       else this.#currencies.delete(code);
-      for (const channel of this.#channels.values()) {
-        if (channel.currency === code) for (const m of this.#enabledBy.get(channel.id) ?? []) touched.add(m);
-      }
+      for (const channel of this.#channels.values()) if (channel.currency === code) changedChannels.add(channel.id);
     }
     for (const [id, row] of changed.channels) {
       const previous = this.#channels.get(id);
@@ -163,7 +185,14 @@ export class Catalog {
         if (this.#channelIdByCode.get(previous.code) === id) this.#channelIdByCode.delete(previous.code);
       }
       if (row) this.#putChannel(row);
-      for (const m of this.#enabledBy.get(id) ?? []) touched.add(m);
+      changedChannels.add(id);
+    }
+    if (changedChannels.size > 0) {
+      for (const id of changedChannels) this.#baseRecords.delete(id);
+      // Channel changes are rare: a scan of all enablements beats keeping a reverse index in memory.
+      for (const [merchantId, list] of this.#enabled) {
+        if (list.some((e) => changedChannels.has(channelIdOf(e)))) touched.add(merchantId);
+      }
     }
     for (const [id, entity] of changed.merchants) {
       this.#replaceMerchant(id, entity);
@@ -202,6 +231,7 @@ export class Catalog {
     let list = this.#lists.get(merchantId);
     if (list === undefined) {
       list = this.#buildList(merchantId);
+      if (this.#lists.size >= MAX_CACHED_LISTS) this.#lists.clear();
       this.#lists.set(merchantId, list);
     }
     return list;
@@ -210,14 +240,15 @@ export class Catalog {
   /** The channel with this (lower-case) code if it is enabled for the merchant. */
   findForMerchant(merchantId: string, code: string): EffectiveChannelRecord | undefined {
     const id = this.#channelIdByCode.get(code);
-    if (id === undefined || !this.#enablements.get(merchantId)?.has(id)) return undefined;
-    return this.listForMerchant(merchantId).find((c) => c.id === id);
+    if (id === undefined) return undefined;
+    const entry = this.#enabled.get(merchantId)?.find((e) => channelIdOf(e) === id);
+    return entry === undefined ? undefined : this.#effective(entry);
   }
 
   /** Counts, for sizing and logs. */
   stats(): { merchants: number; keys: number; channels: number; enablements: number } {
     let enablements = 0;
-    for (const m of this.#enablements.values()) enablements += m.size;
+    for (const list of this.#enabled.values()) enablements += list.length;
     return { merchants: this.#merchants.size, keys: this.#keys.size, channels: this.#channels.size, enablements };
   }
 
@@ -228,9 +259,9 @@ export class Catalog {
 
   #putKey(k: ApiKeyRow): void {
     this.#keys.set(k.id, k);
-    let set = this.#keysByMerchant.get(k.merchantId);
-    if (!set) this.#keysByMerchant.set(k.merchantId, (set = new Set()));
-    set.add(k.id);
+    const list = this.#keysByMerchant.get(k.merchantId);
+    if (list) list.push(k.id);
+    else this.#keysByMerchant.set(k.merchantId, [k.id]);
   }
 
   #putChannel(c: ChannelRow): void {
@@ -239,19 +270,39 @@ export class Catalog {
   }
 
   #putEnablement(e: MerchantChannelRow): void {
-    let forMerchant = this.#enablements.get(e.merchantId);
-    if (!forMerchant) this.#enablements.set(e.merchantId, (forMerchant = new Map()));
-    forMerchant.set(e.channelId, e);
-    let merchantsOf = this.#enabledBy.get(e.channelId);
-    if (!merchantsOf) this.#enabledBy.set(e.channelId, (merchantsOf = new Set()));
-    merchantsOf.add(e.merchantId);
+    // The channel row's own string, so 100,000 merchants share one copy of each channel id.
+    const channelId = this.#channels.get(e.channelId)?.id ?? e.channelId;
+    const hasOverrides =
+      e.feePercentage !== null ||
+      e.feeValue !== null ||
+      e.additionalFeePercentage !== null ||
+      e.additionalFeeValue !== null ||
+      e.minAmount !== null ||
+      e.maxAmount !== null ||
+      e.feeChargedToCustomer !== null;
+    const entry: Enabled = hasOverrides
+      ? {
+          channelId,
+          overrides: {
+            feePercentage: e.feePercentage,
+            feeValue: e.feeValue,
+            additionalFeePercentage: e.additionalFeePercentage,
+            additionalFeeValue: e.additionalFeeValue,
+            minAmount: e.minAmount,
+            maxAmount: e.maxAmount,
+            feeChargedToCustomer: e.feeChargedToCustomer,
+          },
+        }
+      : channelId;
+    const list = this.#enabled.get(e.merchantId);
+    if (list) list.push(entry);
+    else this.#enabled.set(e.merchantId, [entry]);
   }
 
   #replaceMerchant(id: string, entity: MerchantEntity): void {
     for (const keyId of this.#keysByMerchant.get(id) ?? []) this.#keys.delete(keyId);
     this.#keysByMerchant.delete(id);
-    for (const channelId of this.#enablements.get(id)?.keys() ?? []) this.#enabledBy.get(channelId)?.delete(id);
-    this.#enablements.delete(id);
+    this.#enabled.delete(id);
     if (!entity.merchant) {
       this.#merchants.delete(id);
       return;
@@ -261,35 +312,58 @@ export class Catalog {
     for (const e of entity.enablements) this.#putEnablement(e);
   }
 
-  #buildList(merchantId: string): EffectiveChannelRecord[] {
-    const enabled = this.#enablements.get(merchantId);
-    if (!enabled) return [];
-    const out: { channel: ChannelRow; record: EffectiveChannelRecord }[] = [];
-    for (const [channelId, o] of enabled) {
+  /** The shared record of a channel as a merchant without overrides sees it (undefined: channel or currency missing). */
+  #base(channelId: string): EffectiveChannelRecord | undefined {
+    let record = this.#baseRecords.get(channelId);
+    if (record === undefined) {
       const c = this.#channels.get(channelId);
       const minorUnits = c && this.#currencies.get(c.currency);
       // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
-      if (!c || minorUnits === undefined) continue;
-      out.push({
-        channel: c,
-        record: {
-          id: c.id,
-          code: c.code,
-          name: c.name,
-          imagePath: c.imagePath,
-          status: c.status,
-          currency: c.currency,
-          minorUnits,
-          feePercentage: o.feePercentage ?? c.feePercentage,
-          feeValue: o.feeValue ?? c.feeValue,
-          additionalFeePercentage: o.additionalFeePercentage ?? c.additionalFeePercentage,
-          additionalFeeValue: o.additionalFeeValue ?? c.additionalFeeValue,
-          minAmount: o.minAmount ?? c.minAmount,
-          maxAmount: o.maxAmount ?? c.maxAmount,
-          feeChargedToCustomer: o.feeChargedToCustomer ?? c.feeChargedToCustomer,
-          requiresKyc: c.requiresKyc,
-        },
-      });
+      if (!c || minorUnits === undefined) return undefined;
+      record = {
+        id: c.id,
+        code: c.code,
+        name: c.name,
+        imagePath: c.imagePath,
+        status: c.status,
+        currency: c.currency,
+        minorUnits,
+        feePercentage: c.feePercentage,
+        feeValue: c.feeValue,
+        additionalFeePercentage: c.additionalFeePercentage,
+        additionalFeeValue: c.additionalFeeValue,
+        minAmount: c.minAmount,
+        maxAmount: c.maxAmount,
+        feeChargedToCustomer: c.feeChargedToCustomer,
+        requiresKyc: c.requiresKyc,
+      };
+      this.#baseRecords.set(channelId, record);
+    }
+    return record;
+  }
+
+  #effective(entry: Enabled): EffectiveChannelRecord | undefined {
+    if (typeof entry === 'string') return this.#base(entry);
+    const base = this.#base(entry.channelId);
+    if (!base) return undefined;
+    const o = entry.overrides;
+    return {
+      ...base,
+      feePercentage: o.feePercentage ?? base.feePercentage,
+      feeValue: o.feeValue ?? base.feeValue,
+      additionalFeePercentage: o.additionalFeePercentage ?? base.additionalFeePercentage,
+      additionalFeeValue: o.additionalFeeValue ?? base.additionalFeeValue,
+      minAmount: o.minAmount ?? base.minAmount,
+      maxAmount: o.maxAmount ?? base.maxAmount,
+      feeChargedToCustomer: o.feeChargedToCustomer ?? base.feeChargedToCustomer,
+    };
+  }
+
+  #buildList(merchantId: string): EffectiveChannelRecord[] {
+    const out: { channel: ChannelRow; record: EffectiveChannelRecord }[] = [];
+    for (const entry of this.#enabled.get(merchantId) ?? []) {
+      const record = this.#effective(entry);
+      if (record) out.push({ channel: this.#channels.get(record.id)!, record });
     }
     out.sort((a, b) => byDisplayOrder(a.channel, b.channel));
     return out.map((x) => x.record);
