@@ -120,6 +120,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     close() {
       server?.closeAllConnections();
       server?.close();
+      app.close();
       data.database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
