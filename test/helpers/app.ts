@@ -55,12 +55,15 @@ export interface TestAppOptions {
   transport?: Transport;
   /** Any further app options (limits, injected client address, …). */
   app?: Partial<AppOptions>;
+  /** Serve the database (and demo keys) of this app instead of a new one: replicas in one process. */
+  sharedData?: TestApp;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
-  const dataDir = makeTempDir();
-  const data = bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
+  const owner = opts.sharedData;
+  const dataDir = owner?.dataDir ?? makeTempDir();
+  const data = owner?.data ?? bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
   if (!data.seeded) throw new Error('test database was not seeded');
   const clock = { now: Date.now() };
   const app = createApp({
@@ -121,6 +124,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       server?.closeAllConnections();
       server?.close();
       app.close();
+      if (owner) return; // the owner closes the shared database
       data.database.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
