@@ -202,25 +202,41 @@ export interface RateBudgetOptions extends WindowBudget {
 /** Key that keys beyond `maxEntries` share in memory. */
 const OVERFLOW_KEY = '\u0000overflow';
 
-/** The Map behind a RateLimiterMemory (not public API: checked once at construction). */
-function memoryRecords(limiter: RateLimiterMemory): Map<string, unknown> {
-  const storage = (limiter as unknown as { _memoryStorage?: { _storage?: unknown } })._memoryStorage?._storage;
-  if (!(storage instanceof Map)) throw new Error('rate-limiter-flexible: memory storage layout changed; update memoryRecords() in src/http/rate-limit.ts');
-  return storage as Map<string, unknown>;
+/** What RateBudget uses of a RateLimiterMemory's storage component (rate-limiter-flexible's MemoryStorage). */
+interface MemoryStorage {
+  /** Add `points` to `key` in its current window (a new window of `durationSec` if none); the key's state after. */
+  incrby(key: string, points: number, durationSec: number): RateLimiterRes;
+  /** The records: key → record, deleted when the window ends. */
+  _storage: Map<string, unknown>;
+}
+
+/**
+ * The storage behind a RateLimiterMemory. Not public API, so checked once at construction: reading it
+ * directly makes a memory decision synchronous (RateLimiterMemory.consume wraps the same `incrby` in a
+ * Promise), and its size is the memory bound.
+ */
+function memoryStorageOf(limiter: RateLimiterMemory): MemoryStorage {
+  const storage = (limiter as unknown as { _memoryStorage?: Partial<MemoryStorage> })._memoryStorage;
+  if (!(storage?._storage instanceof Map) || typeof storage.incrby !== 'function') {
+    throw new Error('rate-limiter-flexible: memory storage layout changed; update memoryStorageOf() in src/http/rate-limit.ts');
+  }
+  return storage as MemoryStorage;
 }
 
 /**
  * One budget: `consume(key)` answers 0 (allowed) or the whole seconds until
  * the key has budget again. Never rejects: a decision that cannot be made is
  * logged and allowed (limits protect capacity; they must not take it away).
+ * In memory the answer is synchronous (a number, nothing to await on the hot
+ * path); through Redis it is a promise.
  */
 export class RateBudget {
   readonly #memory: RateLimiterMemory;
-  /** Consumes from #memory without counting as a fallback of the shared limiter. */
-  readonly #consumeMemory: (key: string) => Promise<RateLimiterRes>;
-  readonly #records: Map<string, unknown>;
+  readonly #storage: MemoryStorage;
   readonly #shared: RateLimiterRedis | undefined;
   readonly #store: SharedRateLimitStore | undefined;
+  readonly #points: number;
+  readonly #durationSeconds: number;
   readonly #maxEntries: number;
   readonly #name: string;
   readonly #logger: Logger;
@@ -231,13 +247,16 @@ export class RateBudget {
     if (!Number.isInteger(durationSeconds) || durationSeconds < 1) throw new Error(`RateBudget ${name}: durationSeconds must be a positive integer`);
     this.#maxEntries = options.maxEntries ?? 100_000;
     if (!Number.isInteger(this.#maxEntries) || this.#maxEntries < 1) throw new Error(`RateBudget ${name}: maxEntries must be a positive integer`);
+    this.#points = points;
+    this.#durationSeconds = durationSeconds;
     this.#name = name;
     this.#logger = options.logger;
     this.#store = store;
-    this.#memory = store ? new InsuranceMemory({ points, duration: durationSeconds, keyPrefix: name }, () => this.#onInsurance()) : new RateLimiterMemory({ points, duration: durationSeconds, keyPrefix: name });
-    const memory = this.#memory;
-    this.#consumeMemory = memory instanceof InsuranceMemory ? (key) => memory.directConsume(key) : (key) => memory.consume(key);
-    this.#records = memoryRecords(this.#memory);
+    // No key prefix: each budget has its own memory, and direct decisions and insurance decisions of
+    // RateLimiterRedis must land on the same record.
+    const memoryOptions = { points, duration: durationSeconds, keyPrefix: '' };
+    this.#memory = store ? new InsuranceMemory(memoryOptions, () => this.#onInsurance()) : new RateLimiterMemory(memoryOptions);
+    this.#storage = memoryStorageOf(this.#memory);
     this.#shared = store
       ? new RateLimiterRedis({
           storeClient: store.client,
@@ -255,7 +274,7 @@ export class RateBudget {
 
   /** Keys tracked in this process's memory (tests: the memory bound). */
   get memoryEntries(): number {
-    return this.#records.size;
+    return this.#storage._storage.size;
   }
 
   #onInsurance(): void {
@@ -264,25 +283,29 @@ export class RateBudget {
   }
 
   /** 0 when allowed; otherwise whole seconds (≥ 1) until `key` has budget again. */
-  async consume(key: string): Promise<number> {
-    try {
-      if (this.#shared !== undefined && this.#store!.up) {
-        await this.#shared.consume(key);
-      } else {
-        if (this.#store !== undefined) this.#store.countFallback(this.#name);
-        // Bounded memory: a key not tracked yet joins the shared overflow record once the table is full.
-        const full = this.#records.size >= this.#maxEntries && !this.#records.has(this.#memory.getKey(key));
-        await this.#consumeMemory(full ? OVERFLOW_KEY : key);
-      }
-      return 0;
-    } catch (rejection) {
-      if (rejection instanceof RateLimiterRes) return Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      // Invariant: store errors go to the insurance limiter, so only a bug gets here. Let the request through.
-      this.#logger.error({ err: rejection, budget: this.#name }, 'rate-limit decision failed; request allowed');
-      return 0;
-    }
+  consume(key: string): number | Promise<number> {
+    if (this.#shared !== undefined && this.#store!.up) return this.#shared.consume(key).then(ALLOWED, this.#refused);
+    if (this.#store !== undefined) this.#store.countFallback(this.#name);
+    // Bounded memory: a key not tracked yet joins the shared overflow record once the table is full.
+    const records = this.#storage._storage;
+    const storeKey = records.size >= this.#maxEntries && !records.has(key) ? OVERFLOW_KEY : key;
+    const state = this.#storage.incrby(storeKey, 1, this.#durationSeconds);
+    return state.consumedPoints > this.#points ? retryAfterSeconds(state.msBeforeNext) : 0;
   }
+
+  readonly #refused = (rejection: unknown): number => {
+    if (rejection instanceof RateLimiterRes) return retryAfterSeconds(rejection.msBeforeNext);
+    // Invariant: store errors go to the insurance limiter, so only a bug gets here. Let the request through.
+    this.#logger.error({ err: rejection, budget: this.#name }, 'rate-limit decision failed; request allowed');
+    return 0;
+  };
 }
+
+function retryAfterSeconds(msBeforeNext: number): number {
+  return Math.max(1, Math.ceil(msBeforeNext / 1000));
+}
+
+const ALLOWED = (): number => 0;
 
 /** The in-memory fallback of a shared budget; tells the budget each time rate-limiter-flexible falls back to it. */
 class InsuranceMemory extends RateLimiterMemory {
@@ -293,15 +316,10 @@ class InsuranceMemory extends RateLimiterMemory {
     super(options);
   }
 
-  /** Called by RateLimiterRedis only when Redis failed (the budget's own calls use {@link directConsume}). */
+  /** Called by RateLimiterRedis only when Redis failed (the budget's own memory decisions use the storage directly). */
   override consume(key: string | number, points?: number, options?: { [key: string]: unknown }): Promise<RateLimiterRes> {
     this.onInsurance();
     return super.consume(key, points, options);
-  }
-
-  /** A decision made in memory on purpose (Redis known to be down), not a fallback of RateLimiterRedis. */
-  directConsume(key: string): Promise<RateLimiterRes> {
-    return super.consume(key);
   }
 }
 

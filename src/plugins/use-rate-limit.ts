@@ -29,7 +29,7 @@ import { AppError } from '../errors.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { addressKey, keyBudgetWindow, RateBudget, SharedRateLimitStore } from '../http/rate-limit.js';
-import { requestStateOf } from '../http/request-state.js';
+import { requestStateOf, type RequestState } from '../http/request-state.js';
 import { errorResponseFor } from '../http/responses.js';
 
 /** Resolves the client address of a request (node: the socket's remote address). */
@@ -99,24 +99,35 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
   const keys = new RateBudget({ name: 'key', ...keyWindow, ...common });
   const failures = new RateBudget({ name: 'auth_failures', points: options.authFailuresPerMinute, durationSeconds: 60, ...common });
 
+  /** Spend one failure of the request's address; past the budget the 401 becomes a 429. */
+  async function chargeFailure(request: Request, serverContext: object, state: RequestState, setResponse: (r: Response) => void, ResponseCtor: typeof Response): Promise<void> {
+    const retryAfter = await failures.consume(addressKey(clientAddress(request, serverContext)));
+    if (retryAfter > 0) setResponse(errorResponseFor(ResponseCtor, state, rateLimited('address', retryAfter)));
+  }
+
+  function refuseKey(retryAfter: number, state: RequestState, endResponse: (r: Response) => void, ResponseCtor: typeof Response): void {
+    if (retryAfter > 0) endResponse(errorResponseFor(ResponseCtor, state, rateLimited('key', retryAfter)));
+  }
+
   const addressGate: Plugin = {
-    // No onRequest: nothing is decided before the credentials are checked, so a verified request never pays for it.
-    async onResponse({ request, serverContext, response, setResponse, fetchAPI }) {
+    // No onRequest: nothing is decided before the credentials are checked, so a verified request never pays
+    // for it. Not async: a success returns nothing, so neither pipeline awaits anything for it.
+    onResponse({ request, serverContext, response, setResponse, fetchAPI }) {
       if (response.status !== AUTH_FAILURE_STATUS) return;
       const state = requestStateOf(serverContext);
       if (!state || state.surface === 'public') return;
-      const retryAfter = await failures.consume(addressKey(clientAddress(request, serverContext)));
-      if (retryAfter > 0) setResponse(errorResponseFor(fetchAPI.Response, state, rateLimited('address', retryAfter)));
+      return chargeFailure(request, serverContext, state, setResponse, fetchAPI.Response);
     },
   };
 
   const keyLimit: Plugin = {
+    // Synchronous with the memory store (the fast path then awaits nothing); a promise with Redis.
     onRequest({ serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state?.principal) return;
-      return keys.consume(state.principal.apiKeyId).then((retryAfter) => {
-        if (retryAfter > 0) endResponse(errorResponseFor(fetchAPI.Response, state, rateLimited('key', retryAfter)));
-      });
+      const decision = keys.consume(state.principal.apiKeyId);
+      if (typeof decision === 'number') return refuseKey(decision, state, endResponse, fetchAPI.Response);
+      return decision.then((retryAfter) => refuseKey(retryAfter, state, endResponse, fetchAPI.Response));
     },
   };
 
