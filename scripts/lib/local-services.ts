@@ -116,6 +116,18 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether something accepts TCP connections on 127.0.0.1:`port` (a paused server still does). */
+export function acceptsConnections(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false)); // refused: nothing listens
+  });
+}
+
 // ---- process groups and exit cleanup ----
 
 /** Live services of this process, for the exit hook. */

@@ -10,14 +10,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../../src/db/seed.js';
 import { DATABASE_FILE } from '../../src/boot.js';
 import { makeTempDir } from '../helpers/app.js';
-import { localServicesSkipReason } from '../helpers/local-services.js';
+import { acceptsConnections, localServicesSkipReason } from '../helpers/local-services.js';
 import { PROJECT_ROOT } from '../helpers/server.js';
 
 const skip = localServicesSkipReason('postgres', 'redis');
@@ -44,17 +43,6 @@ function alive(pid: number): boolean {
   } catch {
     return false; // ESRCH: gone
   }
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(false);
-    });
-    socket.once('error', () => resolve(true));
-  });
 }
 
 beforeAll(async () => {
@@ -127,7 +115,7 @@ describe.skipIf(skip)('npm run cluster:local', () => {
     expect(await exited).toBe(0);
     for (const r of ready!.replicas) expect(alive(r.pid), `replica pid ${r.pid}`).toBe(false);
     const ports = [ready!.balancer, ...ready!.replicas.map((r) => r.url)].map((u) => Number(new URL(u).port)).concat(ready!.servicePorts);
-    for (const port of ports) expect(await portFree(port), `port ${port}`).toBe(true);
+    for (const port of ports) expect(await acceptsConnections(port), `port ${port}`).toBe(false);
     for (const dir of ready!.serviceDirs) expect(fs.existsSync(dir), dir).toBe(false);
   }, 60_000);
 });

@@ -4,11 +4,10 @@
  * freezes them, stop() leaves no process and no directory behind.
  */
 import fs from 'node:fs';
-import net from 'node:net';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { localServicesSkipReason, startPostgres, startRedis, type LocalService } from '../helpers/local-services.js';
+import { acceptsConnections as accepts, localServicesSkipReason, startPostgres, startRedis, type LocalService } from '../helpers/local-services.js';
 
 const skipPostgres = localServicesSkipReason('postgres');
 const skipRedis = localServicesSkipReason('redis');
@@ -17,18 +16,6 @@ const started: LocalService[] = [];
 afterAll(async () => {
   for (const s of started) await s.stop();
 });
-
-/** Whether something accepts TCP connections on 127.0.0.1:port. */
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
 
 async function query(url: string, sql: string): Promise<unknown[]> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000, query_timeout: 2000 });
