@@ -36,7 +36,7 @@ interface GqlBody {
   errors?: { message: string; extensions: Record<string, unknown> }[];
 }
 
-describe('per API key token bucket', () => {
+describe('per API key budget', () => {
   it('refuses the request after the burst with 429 RATE_LIMITED + Retry-After, on both surfaces, and refills', async () => {
     // 1/s with bursts of 3 = a window of 3 requests per 3 s (keyBudgetWindow).
     const t = await app({ keyRatePerSecond: 1, keyBurst: 3, authFailuresPerMinute: 100 });
