@@ -25,6 +25,7 @@ import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js'
 import { useMetrics } from './plugins/use-metrics.js';
 import { useRequestContext } from './plugins/use-request-context.js';
 import { useRateLimit, type RateLimitOptions } from './plugins/use-rate-limit.js';
+import type { SharedRateLimitStore } from './http/rate-limit.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
 import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from './plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from './plugins/use-standard-variable-coercion.js';
@@ -73,7 +74,7 @@ export interface AppOptions {
   metrics?: AppMetricsOptions;
   /** GraphQL document and execution limits (default {@link DEFAULT_ABUSE_LIMITS}). */
   abuseLimits?: AbuseLimitOptions;
-  /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}). */
+  /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}); `redisUrl` shares them across replicas. */
   rateLimit?: RateLimitOptions;
   /**
    * Serve the hot requests through the Node fast path (src/http/fast-path.ts)
@@ -93,8 +94,6 @@ export interface App {
   services: Services;
   /** The database and catalogue the app serves from. */
   store: Store;
-  /** Release what the app holds beyond the store (shared rate-limit connections); the store is closed by its owner. */
-  close(): Promise<void>;
   /** The registry GET /metrics serves. */
   metricsRegistry: Registry;
   /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */
@@ -103,6 +102,10 @@ export interface App {
   handler: NodeHandler;
   /** What the fast path answered itself vs handed to Yoga. */
   fastPathStats: FastPathStats;
+  /** The shared rate-limit store (REDIS_URL), or null when budgets are per process. */
+  rateLimitStore: SharedRateLimitStore | null;
+  /** Release what the app holds besides the store (the Redis connection); the store is closed by its owner. */
+  close(): Promise<void>;
 }
 
 export function createApp(options: AppOptions): App {
@@ -118,7 +121,7 @@ export function createApp(options: AppOptions): App {
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   let shuttingDown = false;
 
-  const rateLimit = useRateLimit({ now: options.now, ...(options.rateLimit ?? DEFAULT_RATE_LIMIT) });
+  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry });
 
   const signatureOptions: SignatureAuthOptions = {
     findActiveKey: (keyId) => catalog.findActiveKey(keyId),
@@ -155,7 +158,9 @@ export function createApp(options: AppOptions): App {
   const replacedOnFastPath = new Set<unknown>([requestContextPlugin, readinessPlugin, imagesPlugin, signaturePlugin, restPlugin]);
 
   const plugins = [
-    // First so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
+    // First: its onResponse turns a 401 past the address budget into 429 before any other hook sees the status.
+    rateLimit.addressGate,
+    // Early so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
     useHttpCaching(),
     requestContextPlugin,
     useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
@@ -163,7 +168,6 @@ export function createApp(options: AppOptions): App {
     useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
     imagesPlugin,
     useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
-    rateLimit.addressGate,
     signaturePlugin,
     rateLimit.keyLimit,
     restPlugin,
@@ -223,6 +227,7 @@ export function createApp(options: AppOptions): App {
     },
     handler,
     fastPathStats,
-    close: async () => undefined,
+    rateLimitStore: rateLimit.store,
+    close: async () => rateLimit.close(),
   };
 }

@@ -68,13 +68,16 @@ export interface TestAppOptions {
   app?: Partial<AppOptions>;
   /** Storage engine (default from TEST_DB). */
   engine?: TestEngine;
+  /** Serve the database (and demo keys) of this app instead of a new one: replicas in one process. */
+  sharedData?: TestApp;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
-  const dataDir = makeTempDir();
-  const database = (opts.engine ?? TEST_ENGINE) === 'postgres' ? await createTestDatabase() : null;
-  const data = await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true, databaseUrl: database?.url ?? null }, { watch: true });
+  const owner = opts.sharedData;
+  const dataDir = owner?.dataDir ?? makeTempDir();
+  const database = owner ? null : (opts.engine ?? TEST_ENGINE) === 'postgres' ? await createTestDatabase() : null;
+  const data = owner?.data ?? (await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true, databaseUrl: database?.url ?? null }, { watch: true }));
   if (!data.seeded) throw new Error('test database was not seeded');
   const clock = { now: Date.now() };
   const app = createApp({
@@ -154,6 +157,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       server?.closeAllConnections();
       server?.close();
       await app.close();
+      if (owner) return; // the owner closes the shared database
       await data.store.close();
       await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
