@@ -121,10 +121,13 @@ export class PgStore implements Store {
     this.#listeners = new ChangeListeners((err) => this.#logger?.error({ err }, 'catalogue change listener failed'));
   }
 
-  /** Load the catalogue, then (servers) start listening and polling. Throws when the database cannot be read. */
+  /**
+   * Servers: load the catalogue, then listen and poll. One-shot tools (watch: false, the admin CLI) need no
+   * catalogue and load none (it is the whole database in memory). Throws when the database cannot be read.
+   */
   async start(): Promise<void> {
-    await this.#fullLoad();
     if (!this.#options.watch) return;
+    await this.#fullLoad();
     this.#connectListener();
     this.#poll = setInterval(() => void this.#pollOnce(), this.#options.pollIntervalMs);
     this.#poll.unref();
