@@ -2,9 +2,8 @@
  * SVC1 signature verification (contract §3) as a Yoga plugin.
  *
  * Runs in `onRequest`, before any other user plugin, for every request to
- * the GraphQL endpoint (POST and GET, data and introspection alike; Yoga's
- * built-in GraphiQL page for browsers is answered earlier and carries no
- * data) and every `/v1/payments/*` route. Nothing behind it runs for an
+ * the GraphQL endpoint (POST and GET, data and introspection alike; the GraphiQL page
+ * for browsers is answered earlier, by useApiDocs, and carries no data) and every `/v1/payments/*` route. Nothing behind it runs for an
  * unauthenticated request. Check order (contract §4): headers present →
  * timestamp format → skew → signature format → key known → HMAC. Merchant
  * scope is checked by the services, which know the requested merchant.
