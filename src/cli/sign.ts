@@ -96,6 +96,11 @@ process.stdout.write(
     `String-to-sign SHA-256 (stringToSignSha256): ${sha256Hex(toSign)}`,
     `Signature = hex(HMAC-SHA256(secret, string to sign)): ${signature}`,
     '',
+    'Debugging a 401 SIGNATURE_MISMATCH (test keys)? Compare these two hashes with the problem\'s:',
+    values.timestamp === undefined
+      ? '  first run this again with --timestamp <the X-SERVICE-Timestamp you sent>: with another timestamp stringToSignSha256 always differs.'
+      : '  bodySha256 differs: the body bytes; only stringToSignSha256 differs: method, target, timestamp or key; both equal: the secret is wrong.',
+    '',
     'Headers:',
     ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`),
     '',
