@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sha256Hex, sign, stringToSign } from '../auth/svc1.js';
 import type { DemoMerchantCredentials } from '../db/seed.js';
-import { shellQuote } from './first-call.js';
+import { DEFAULT_BASE_URL, shellQuote } from './first-call.js';
 
 const USAGE = [
   'usage: npm run sign -- METHOD TARGET [BODY] [--body-file FILE|-] [--key K --secret S] [--timestamp T] [--base-url URL]',
@@ -75,7 +75,7 @@ if (!apiKey || !apiSecret) {
 }
 const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
 if (!/^[0-9]{1,12}$/.test(timestamp)) die('--timestamp is Unix time in seconds (decimal digits), not milliseconds.');
-const baseUrl = (values['base-url'] ?? process.env.BASE_URL ?? 'http://127.0.0.1:4000').replace(/\/$/, '');
+const baseUrl = (values['base-url'] ?? process.env.BASE_URL ?? DEFAULT_BASE_URL).replace(/\/$/, '');
 const parts = { method: method.toUpperCase(), target, timestamp, apiKey, body };
 const toSign = stringToSign(parts);
 const signature = sign(apiSecret, parts);

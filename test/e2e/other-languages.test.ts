@@ -58,6 +58,38 @@ describe.skipIf(!python && process.env.CI !== 'true')('Python example', () => {
   });
 });
 
+describe('credentials and server address for the examples in other languages', () => {
+  const scripts = [['bash', SH, []], ...(python ? [['python', python, [PY]]] : [])] as [string, string, string[]][];
+  const runScript = (cmd: string, pre: string[], env: Record<string, string>) =>
+    spawnSync(cmd, [...pre, 'GET', '/v1/payments/channel'], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, API_KEY: '', API_SECRET: '', ...env } });
+
+  it.each(scripts)('%s: without API_KEY/API_SECRET falls back to $DATA_DIR/demo-credentials.json, like npm run sign', (_name, cmd, pre) => {
+    const res = runScript(cmd, pre, { DATA_DIR: server.dataDir, BASE_URL: server.baseUrl });
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    expect(res.stdout).toMatch(/"code":\s?"qris"/);
+  });
+
+  it.each(scripts)('%s: with no credentials anywhere says what to set (no traceback), exit non-zero', (_name, cmd, pre) => {
+    const res = runScript(cmd, pre, { DATA_DIR: path.join(server.dataDir, 'nowhere'), BASE_URL: server.baseUrl });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('No credentials: export API_KEY and API_SECRET');
+    expect(res.stderr).not.toMatch(/Traceback|KeyError/);
+  });
+
+  it.each(scripts)('%s: a server it cannot reach says so, with BASE_URL', (_name, cmd, pre) => {
+    const res = runScript(cmd, pre, { DATA_DIR: server.dataDir, BASE_URL: 'http://127.0.0.1:9' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('Cannot reach the gateway at http://127.0.0.1:9');
+    expect(res.stderr).toContain('set BASE_URL');
+    expect(res.stderr).not.toMatch(/Traceback/);
+  });
+
+  it('the start-up banner of a server on another port prints the BASE_URL to export', () => {
+    expect(server.output()).toContain(`export BASE_URL=${server.baseUrl}`);
+  });
+});
+
 describe('TypeScript checkout example (docs/examples/checkout.ts)', () => {
   const checkout = (args: string[], env: Record<string, string>) =>
     spawnSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'docs/examples/checkout.ts'), ...args], {
