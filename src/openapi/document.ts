@@ -112,8 +112,8 @@ const ERROR_EXAMPLES: Record<string, Record<number, Record<string, { summary: st
       kycRequired: { summary: 'QRIS for a merchant whose KYC is pending', value: problem('KYC_REQUIRED', 'Channel "qris" requires approved KYC; this merchant\'s KYC is pending.', { kycStatus: 'pending' }) },
       merchantMismatch: { summary: "Another merchant's id", value: problem('MERCHANT_MISMATCH', 'merchantId is not the merchant of the API key used.', { field: 'merchantId' }) },
     },
-    404: { channelNotFound: { summary: 'Unknown method', value: problem('CHANNEL_NOT_FOUND', 'No channel "bitcoin" is enabled for this merchant.', { field: 'method' }) } },
-    409: { channelUnavailable: { summary: 'Channel in maintenance', value: problem('CHANNEL_UNAVAILABLE', 'Channel "mandiri_va" is maintenance.', { channelStatus: 'maintenance' }) } },
+    404: { channelNotFound: { summary: 'Unknown method', value: problem('CHANNEL_NOT_FOUND', 'No channel "bitcoin" is enabled for this merchant. Enabled: qris, bca_va, bni_va, bri_va, mandiri_va, permata_va, ovo, dana, shopeepay, alfamart, indomaret, credit_card.', { field: 'method' }) } },
+    409: { channelUnavailable: { summary: 'Channel in maintenance', value: problem('CHANNEL_UNAVAILABLE', 'Channel "mandiri_va" is under maintenance.', { channelStatus: 'maintenance' }) } },
     415: {
       notJson: {
         summary: 'Form-encoded body',
