@@ -15,13 +15,6 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const DOCS = ['README.md', 'SECURITY.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const api = fs.readFileSync(path.join(ROOT, 'docs/API.md'), 'utf8');
 
-/**
- * Links to documents another change in flight is writing (the README's configuration table already names
- * them). Each entry must still be missing: once the file lands, the check fails until the entry is removed,
- * so the link is then checked like every other.
- */
-const PENDING: Record<string, string> = { 'docs/SCALING.md': 'the replicas guide of issue 11 (DATABASE_URL, REDIS_URL)' };
-
 /** Relative link targets of a Markdown file (http(s), mailto and in-page anchors excluded). */
 function relativeLinks(markdown: string): string[] {
   return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((l) => !/^(https?:|mailto:|#)/.test(l));
@@ -32,10 +25,8 @@ describe('documentation links', () => {
     const dir = path.dirname(path.join(ROOT, file));
     for (const link of relativeLinks(fs.readFileSync(path.join(ROOT, file), 'utf8'))) {
       const target = path.resolve(dir, link.split('#')[0]!);
-      const inRepo = path.relative(ROOT, target);
-      expect(inRepo.startsWith('..'), `${file} → ${link} leaves the repository`).toBe(false);
-      if (inRepo in PENDING) expect(fs.existsSync(target), `${inRepo} exists now: remove it from PENDING`).toBe(false);
-      else expect(fs.existsSync(target), `${file} → ${link} does not exist`).toBe(true);
+      expect(path.relative(ROOT, target).startsWith('..'), `${file} → ${link} leaves the repository`).toBe(false);
+      expect(fs.existsSync(target), `${file} → ${link} does not exist`).toBe(true);
     }
   });
 
