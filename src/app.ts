@@ -11,7 +11,6 @@ import type { SecretBox } from './auth/secret-box.js';
 import type { Store } from './db/store.js';
 import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
-import { createSigningGraphiQLRenderer } from './graphiql/render.js';
 import type { DataVersion } from './db/data-version.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { createNodeHandler, type FastPathStats, type NodeHandler } from './http/fast-path.js';
@@ -38,8 +37,9 @@ export const GRAPHQL_ENDPOINT = '/graphql';
 export const REST_PREFIX = '/v1/payments';
 export const METRICS_PATH = '/metrics';
 
-/** Route templates for metric labels: a fixed set, so raw paths never become label values. */
-const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH]);
+/** Route templates for metric labels: a fixed set, so raw paths never become label values. (`/docs` and
+ * `/v1/openapi.json` are DOCS_PATH and OPENAPI_PATH, spelled out: those constants are declared further down.) */
+const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH, '/docs', '/v1/openapi.json']);
 
 /** The route template of a request path (`unmatched` for anything unknown). */
 export function routeTemplateOf(pathname: string): string {
@@ -184,9 +184,9 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: '/health',
     landingPage: false,
-    // Bundled GraphiQL served from this process (no CDN), with a credentials panel that signs every request (SVC1).
-    graphiql: { title: 'Payment Gateway GraphiQL', defaultQuery: '{ paymentChannels { code name status availability { selectable reasons } } }' },
-    renderGraphiQL: createSigningGraphiQLRenderer(GRAPHQL_ENDPOINT),
+    // The bundled, signing GraphiQL page (no CDN) is served by useApiDocs (src/graphiql/render.ts): compressed,
+    // cached, and counted and logged like every request, which Yoga's own GraphiQL plugin (ahead of all user plugins) is not.
+    graphiql: false,
     batching: false,
     multipart: false,
     // Request bodies are bounded by the signature plugin, which must read them anyway.
