@@ -18,7 +18,7 @@ import { requestStateOf } from './http/request-state.js';
 import { useDatabaseHealth } from './plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from './plugins/use-abuse-limits.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { useApiDocs } from './plugins/use-api-docs.js';
+import { FAVICON_PATH, useApiDocs } from './plugins/use-api-docs.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useMetrics } from './plugins/use-metrics.js';
@@ -39,7 +39,7 @@ export const METRICS_PATH = '/metrics';
 
 /** Route templates for metric labels: a fixed set, so raw paths never become label values. (`/docs` and
  * `/v1/openapi.json` are DOCS_PATH and OPENAPI_PATH, spelled out: those constants are declared further down.) */
-const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH, '/docs', '/v1/openapi.json']);
+const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH, '/docs', '/v1/openapi.json', FAVICON_PATH]);
 
 /** The route template of a request path (`unmatched` for anything unknown). */
 export function routeTemplateOf(pathname: string): string {
@@ -138,7 +138,7 @@ export function createApp(options: AppOptions): App {
   const requestContextPlugin = useRequestContext({
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     restPrefix: REST_PREFIX,
-    publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH],
+    publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH, FAVICON_PATH],
     logger,
   });
   const readinessPlugin = useReadinessCheck({

@@ -15,7 +15,10 @@ import { AppError } from '../errors.js';
 import { requestStateOf } from '../http/request-state.js';
 import { problemResponse } from '../http/responses.js';
 import { renderApiReference } from '../openapi/html.js';
-import { buildGraphiQLPage, graphiqlPageResponse, isGraphiQLPageRequest, type GraphiQLPage } from '../graphiql/render.js';
+import { buildGraphiQLPage, FAVICON_DATA_URL, graphiqlPageResponse, isGraphiQLPageRequest, type GraphiQLPage } from '../graphiql/render.js';
+
+/** The site icon's path (public). */
+export const FAVICON_PATH = '/favicon.ico';
 
 /** Options of {@link useApiDocs}. */
 export interface ApiDocsOptions {
@@ -38,6 +41,8 @@ export function useApiDocs(options: ApiDocsOptions): Plugin {
   const pages = new Map([
     [options.openapiPath, { body: json, type: 'application/json; charset=utf-8' }],
     [options.docsPath, { body: html, type: 'text/html; charset=utf-8' }],
+    // The pages carry this icon inline; served here too so a browser or tool asking for it directly gets no 404.
+    [FAVICON_PATH, { body: decodeURIComponent(FAVICON_DATA_URL.slice(FAVICON_DATA_URL.indexOf(',') + 1)), type: 'image/svg+xml' }],
   ]);
   return {
     async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {

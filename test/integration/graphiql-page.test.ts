@@ -12,7 +12,9 @@ import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // In-process on purpose: these tests inspect the compressed bytes, which fetch over HTTP (undici) would
+  // decode before the test sees them. The browser's view over HTTP is test/e2e/graphiql-chromium.test.ts.
+  t = await createTestApp({ transport: 'in-process' });
 });
 afterAll(() => t.close());
 
@@ -64,6 +66,13 @@ describe('GraphiQL page', () => {
     const docs = await (await t.fetch('/docs')).text();
     expect(docs).toMatch(/<link rel="icon" href="data:image\/svg\+xml,/);
   }, 60_000);
+
+  it('/favicon.ico is served too (public, the same icon), so a direct request is no 404', async () => {
+    const res = await t.fetch('/favicon.ico');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/svg+xml');
+    expect(await res.text()).toMatch(/^<svg [^>]*>.*Rp.*<\/svg>$/);
+  });
 
   it('a non-HTML GET of /graphql is still an API request that needs a signature', async () => {
     const res = await t.fetch('/graphql?query=%7B__typename%7D', { headers: { Accept: 'application/json' } });
