@@ -7,8 +7,13 @@
  * Every wait is bounded; the only timing assertion is the contract's own
  * (an event within 1 s of a commit).
  */
+import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, gql, type TestApp } from '../helpers/app.js';
+import { createApp } from '../../src/app.js';
+import { openPgStore } from '../../src/db/pg-store.js';
+import { openSqliteStore } from '../../src/db/sqlite-store.js';
+import type { Store } from '../../src/db/store.js';
+import { BASE, createTestApp, gql, type TestApp } from '../helpers/app.js';
 import { CHANNELS_SUBSCRIPTION, eventually, openEventStream, type EventStreamReader, type OpenStreamOptions } from '../helpers/sse.js';
 
 const HEARTBEAT_MS = 100;
@@ -16,6 +21,7 @@ const STREAMS_PER_KEY = 3;
 
 let t: TestApp;
 const streams: EventStreamReader[] = [];
+const logLines: string[] = [];
 
 /** A stream signed as `as` (default the approved merchant) on the suite's transport; closed after each test. */
 async function open(query = CHANNELS_SUBSCRIPTION, variables?: Record<string, unknown>, opts: Partial<OpenStreamOptions> = {}): Promise<EventStreamReader> {
@@ -31,7 +37,7 @@ const channelOf = (result: any, code: string) => result.data.paymentChannelsChan
 const commit = (sql: string) => t.store.execute(sql);
 
 beforeAll(async () => {
-  t = await createTestApp({ app: { liveUpdates: { heartbeatMs: HEARTBEAT_MS, maxStreamsPerKey: STREAMS_PER_KEY } } });
+  t = await createTestApp({ logLines, app: { liveUpdates: { heartbeatMs: HEARTBEAT_MS, maxStreamsPerKey: STREAMS_PER_KEY } } });
 });
 afterEach(async () => {
   await Promise.all(streams.splice(0).map((s) => s.close()));
@@ -204,5 +210,102 @@ describe('paymentChannelsChanged over SSE', () => {
     const refused = await open();
     expect(refused.status).toBe(401);
     await t.execute(`update api_keys set revoked_at = null where id = '${t.approved.apiKey}'`);
+  });
+
+  it('opens with GET too (the target carries the query and is signed), as GraphiQL sends subscriptions', async () => {
+    const stream = await open('subscription { paymentChannelsChanged { code } }', undefined, { method: 'GET' });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    // The ETag plugin leaves event streams alone (hashing an endless body would never answer).
+    expect(stream.headers.get('etag')).toBeNull();
+    await stream.waitFor((s) => nexts(s) >= 1, 2000, 'the first event');
+  });
+
+  it('is seen by the request log and the metrics; a stream close is logged with its lifetime', async () => {
+    const stream = await open();
+    await stream.waitFor((s) => nexts(s) >= 1, 2000, 'the first event');
+    const requestId = stream.headers.get('x-request-id')!;
+    const metrics = async () => (await t.fetch('/metrics')).text();
+    expect(await metrics()).toMatch(/graphql_subscription_streams_open 1\b/);
+    expect(await metrics()).toMatch(/http_requests_total\{method="POST",route="\/graphql",status="200"\} [1-9]/);
+    const lines = () => logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.requestId === requestId);
+    expect(lines().find((l) => l.msg === 'request')).toMatchObject({ status: 200, route: '/graphql', merchantId: t.approved.merchantId });
+
+    await stream.close();
+    await eventually(() => lines().some((l) => l.msg === 'stream closed'), 2000, 'the stream-closed line');
+    expect(lines().find((l) => l.msg === 'stream closed')).toMatchObject({ merchantId: t.approved.merchantId, events: 1, durationMs: expect.any(Number) });
+    await eventually(async () => /graphql_subscription_streams_open 0\b/.test(await metrics()), 2000, 'the gauge back at 0');
+  });
+
+});
+
+describe('live updates beyond one stream', () => {
+  it("spends one of the key's rate-limit tokens per stream opened (the limiter sees the open)", async () => {
+    const limited = await createTestApp({ app: { rateLimit: { keyRatePerSecond: 0.001, keyBurst: 2, authFailuresPerMinute: 1000 } } });
+    const opened: EventStreamReader[] = [];
+    try {
+      const openOn = (app: TestApp) => openEventStream(CHANNELS_SUBSCRIPTION, { as: app.approved, fetch: app.streamFetch, timestamp: String(Math.floor(app.clock.now / 1000)) });
+      opened.push(await openOn(limited), await openOn(limited));
+      expect(opened.map((s) => s.status)).toEqual([200, 200]);
+      const third = await openOn(limited);
+      opened.push(third);
+      expect(third.status).toBe(429);
+      await third.ended;
+    } finally {
+      await Promise.all(opened.map((s) => s.close()));
+      await limited.close();
+    }
+  });
+
+  it('is handed to Yoga untouched by the Node fast path (which still answers the plain query)', async () => {
+    const node = await createTestApp({ transport: 'node' });
+    try {
+      const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as: node.approved, fetch: node.streamFetch, timestamp: String(Math.floor(node.clock.now / 1000)) });
+      await stream.waitFor((s) => nexts(s) >= 1, 2000, 'the first event');
+      expect(node.app.fastPathStats).toMatchObject({ fast: 0, fallback: 0 });
+      const query = await gql(node, '{ paymentChannels { code status feeInfo { feePercentage feeValue } } }');
+      expect(node.app.fastPathStats.fast).toBe(1);
+      expect(stream.results()[0].data.paymentChannelsChanged).toEqual((await query.json()).data.paymentChannels);
+      await stream.close();
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('ends open streams when the server begins a graceful shutdown', async () => {
+    const draining = await createTestApp();
+    try {
+      const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as: draining.approved, fetch: draining.streamFetch, timestamp: String(Math.floor(draining.clock.now / 1000)) });
+      await stream.waitFor((s) => nexts(s) >= 1, 2000, 'the first event');
+      draining.app.beginShutdown();
+      await stream.waitFor((s) => s.isEnded(), 2000, 'the stream to end');
+      expect(stream.events.at(-1)!.event).toBe('complete');
+    } finally {
+      await draining.close();
+    }
+  });
+
+  it('a second replica (its own store on the same database) streams a change committed through the first within 1 s', async () => {
+    const first = await createTestApp();
+    // Test databases carry no password, so the store's printable location is its connection string (or file).
+    const secondStore: Store =
+      first.store.engine === 'postgres' ? (await openPgStore(first.store.location, { watch: true })).store : openSqliteStore(first.store.location);
+    const second = createApp({ store: secondStore, secretBox: first.data.secretBox, logger: pino({ level: 'silent' }), maxSkewSeconds: 300, bodyLimitBytes: 100 * 1024 });
+    const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as: first.approved, fetch: (target, init) => Promise.resolve(second.yoga.fetch(new URL(`${BASE}${target}`), init)) });
+    try {
+      expect(stream.status).toBe(200);
+      await stream.waitFor((s) => nexts(s) >= 1, 2000, 'the first event');
+      expect(channelOf(stream.results()[0], 'ovo').status).toBe('ACTIVE');
+      const started = performance.now();
+      await first.execute(`update channels set status = 'maintenance' where code = 'ovo'`);
+      await stream.waitFor((s) => nexts(s) >= 2, 1000, 'the event on the other replica');
+      expect(stream.events.filter((e) => e.event === 'next')[1]!.at - started).toBeLessThan(1000);
+      expect(channelOf(stream.results()[1], 'ovo').status).toBe('MAINTENANCE');
+    } finally {
+      await stream.close();
+      await second.close();
+      await secondStore.close();
+      await first.close();
+    }
   });
 });
