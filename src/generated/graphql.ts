@@ -242,6 +242,7 @@ export type RoundingRule = {
   mode: RoundingMode;
 };
 
+/** Live updates pushed over Server-Sent Events (`Accept: text/event-stream`; docs/live-updates.md). */
 export type Subscription = {
   __typename?: 'Subscription';
   /**
@@ -264,6 +265,7 @@ export type Subscription = {
 };
 
 
+/** Live updates pushed over Server-Sent Events (`Accept: text/event-stream`; docs/live-updates.md). */
 export type SubscriptionPaymentChannelsChangedArgs = {
   filter?: InputMaybe<PaymentChannelFilter>;
 };
