@@ -26,6 +26,8 @@ import { useRequestContext } from './plugins/use-request-context.js';
 import { useRateLimit, type RateLimitOptions } from './plugins/use-rate-limit.js';
 import type { SharedRateLimitStore } from './http/rate-limit.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from './plugins/use-live-streams.js';
+import { ChangeFeed } from './live/change-feed.js';
 import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from './plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from './plugins/use-standard-variable-coercion.js';
 import type { ChannelRepository } from './repositories/channels.js';
@@ -83,6 +85,18 @@ export interface AppOptions {
   fastPath?: boolean;
   /** Answers the fast path keeps per (API key, exact body) until the data changes; 0 = none (default 10,000). */
   answerCacheEntries?: number;
+  /** GraphQL subscriptions over Server-Sent Events (contract §8); defaults in {@link LiveUpdateOptions}. */
+  liveUpdates?: LiveUpdateOptions;
+}
+
+/** Settings of the live channel updates (contract §8). */
+export interface LiveUpdateOptions {
+  /** Open event streams per API key and process (SUBSCRIPTIONS_PER_KEY; default 10). */
+  maxStreamsPerKey?: number;
+  /** Heartbeat comment interval in ms (default 15,000). */
+  heartbeatMs?: number;
+  /** How often an idle SQLite catalogue is caught up while streams are open, ms (default 200). */
+  catchUpIntervalMs?: number;
 }
 
 /** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
@@ -108,6 +122,16 @@ export interface App {
   close(): Promise<void>;
 }
 
+/**
+ * The plugin's query execution only; subscriptions run on graphql-js. graphql-jit's compiled subscriptions
+ * mis-coerce custom scalar variables (`Decimal` in `paymentChannelsChanged(filter: $f)` was refused) and
+ * wrap a failed subscribe into a stream that never completes; a subscription executes once per change,
+ * so compiling it buys nothing.
+ */
+function queriesOnly(plugin: ReturnType<typeof useGraphQlJit>): Plugin {
+  return { onExecute: plugin.onExecute };
+}
+
 export function createApp(options: AppOptions): App {
   const { store, logger } = options;
   // Requests read the in-memory catalogue (src/db/catalog.ts), never the database, on either engine. Every
@@ -116,7 +140,9 @@ export function createApp(options: AppOptions): App {
   const catalog = store.catalog;
   const channelRepo: ChannelRepository = catalog;
   const channelService = new ChannelService(channelRepo);
-  const services: Services = { channels: channelService, fees: new FeeService(channelService) };
+  // Well under the contract's 1 s from commit to event, and one cheap `PRAGMA data_version` per tick on SQLite.
+  const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? 200, logger });
+  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   let shuttingDown = false;
@@ -155,7 +181,14 @@ export function createApp(options: AppOptions): App {
   const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) });
   const signaturePlugin = useSignatureAuth(signatureOptions);
   const restPlugin = useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT });
-  const replacedOnFastPath = new Set<unknown>([requestContextPlugin, readinessPlugin, imagesPlugin, signaturePlugin, restPlugin]);
+  const liveStreamsPlugin = useLiveStreams({
+    maxStreamsPerKey: options.liveUpdates?.maxStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
+    heartbeatMs: options.liveUpdates?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    logger,
+    registry: metricsRegistry,
+  });
+  // The live-streams plugin only concerns `Accept: text/event-stream` requests, which the fast path never takes.
+  const replacedOnFastPath = new Set<unknown>([requestContextPlugin, readinessPlugin, imagesPlugin, signaturePlugin, restPlugin, liveStreamsPlugin]);
 
   const plugins = [
     // First: its onResponse turns a 401 past the address budget into 429 before any other hook sees the status.
@@ -170,12 +203,14 @@ export function createApp(options: AppOptions): App {
     useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
     signaturePlugin,
     rateLimit.keyLimit,
+    // After auth and the key's rate budget: a stream open is a verified request that spent a token.
+    liveStreamsPlugin,
     restPlugin,
     // Variable errors worded by graphql-js whatever executes (must stop execution before the executor runs).
     useStandardVariableCoercion(),
     // Compiled execution per (cached) document. Before the abuse limits: their execution timeout wraps
     // whatever execute function is current when their hook runs, so it must wrap the JIT's.
-    useGraphQlJit(),
+    queriesOnly(useGraphQlJit()),
     useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS),
   ];
 
@@ -224,10 +259,15 @@ export function createApp(options: AppOptions): App {
     metricsRegistry,
     beginShutdown: () => {
       shuttingDown = true;
+      // Open event streams would hold the process until the shutdown timeout: end them now (clients reconnect).
+      changes.shutdown();
     },
     handler,
     fastPathStats,
     rateLimitStore: rateLimit.store,
-    close: async () => rateLimit.close(),
+    close: async () => {
+      changes.shutdown();
+      rateLimit.close();
+    },
   };
 }

@@ -46,6 +46,7 @@ async function start(): Promise<void> {
     metrics: { token: config.metricsToken, collectDefault: true },
     abuseLimits: config.graphqlLimits,
     answerCacheEntries: config.answerCacheEntries,
+    liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, redisUrl: config.redisUrl },
   });
   // The fast path in front of Yoga (src/http/fast-path.ts); everything else is Yoga itself.

@@ -25,6 +25,8 @@ export interface TestApp {
   pending: DemoMerchantCredentials;
   /** 'in-process' (yoga.fetch) or 'node' (a real server on a free port serving app.handler, i.e. the fast path). */
   transport: Transport;
+  /** Like `fetch`, but the Response is not buffered: its body streams (event streams). */
+  streamFetch(target: string, init?: RequestInit): Promise<Response>;
   /** Current fake clock in ms (starts at the real time). */
   clock: { now: number };
   /** Unsigned request through the app. */
@@ -97,11 +99,13 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
 
   let server: Server | undefined;
   let fetchApp = (target: string, init?: RequestInit): Promise<Response> => Promise.resolve(app.yoga.fetch(new URL(`${BASE}${target}`), init ?? {}));
+  let streamFetch = fetchApp;
   if (transport === 'node') {
     const listening = createServer(app.handler);
     server = listening;
     await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
     const { port } = listening.address() as { port: number };
+    streamFetch = (target, init) => fetch(`http://127.0.0.1:${port}${target}`, init);
     fetchApp = async (target, init) => {
       const res = await fetch(`http://127.0.0.1:${port}${target}`, init);
       // A buffered copy, so tests may read it like the in-process Response.
@@ -123,6 +127,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     pending,
     clock,
     fetch: fetchApp,
+    streamFetch: (target, init) => streamFetch(target, init),
     signedFetch(target, init = {}) {
       const { as = approved, timestamp, ...rest } = init;
       const method = (rest.method ?? 'GET').toUpperCase();
