@@ -118,6 +118,8 @@ export class PgStore implements Store {
     this.#reader = new PgCatalogReader(this.db);
     this.admin = new PgAdminRepository(this.db);
     this.#listeners = new ChangeListeners((err) => this.#logger?.error({ err }, 'catalogue change listener failed'));
+    // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
+    this.catalog.onTransition(() => this.#listeners.emit());
   }
 
   /** Load the catalogue, then (servers) start listening and polling. Throws when the database cannot be read. */
@@ -158,6 +160,7 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.catalog.close();
     if (this.#poll) clearInterval(this.#poll);
     if (this.#listenerRetry) clearTimeout(this.#listenerRetry);
     const listener = this.#listener;
