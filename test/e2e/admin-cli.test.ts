@@ -40,7 +40,7 @@ describe('admin CLI', () => {
 
     const again = await admin(dataDir, ['merchant', 'list', '--json']);
     expect(again.stderr).not.toContain('seeded'); // only the first run seeds
-    expect(JSON.parse(again.stdout)).toHaveLength(2);
+    expect(JSON.parse(again.stdout)).toHaveLength(3); // the three demo merchants
   }, 60_000);
 
   it('merchant create / set-kyc and their error paths', async () => {
