@@ -156,7 +156,7 @@ function errorResponses(path: keyof typeof ROUTE_ERROR_CODES): Json {
 
 const FEE_INFO = {
   type: 'object',
-  description: 'Fee settings and limits for this merchant (overrides applied), in the currency major unit.',
+  description: 'Fee settings and limits for this merchant (overrides applied), in the currency major unit. The fee is that of the first band of the pricing rule in force (see `fee_tiers`).',
   required: ['fee_percentage', 'fee_value', 'min_transactions', 'max_transactions'],
   properties: {
     fee_percentage: { type: 'number', description: 'Percent of the amount: 0.7 means 0.7 %.' },
@@ -237,6 +237,28 @@ export function buildOpenApiDocument(): Json {
                         ],
                       },
                     },
+                    microMerchant: {
+                      summary: 'A micro merchant on a banded QRIS rule (free up to 500,000, 0.3 % above): fee_tiers present (its QRIS entry shown)',
+                      value: {
+                        status: 200,
+                        data: [
+                          {
+                            id: 'bd6189fa-2e83-4929-b41a-245e485e93a2',
+                            name: 'QRIS',
+                            code: 'qris',
+                            image_url: '/images/channels/qris.svg',
+                            status: 'active',
+                            is_fee_charged_to_customer: true,
+                            fee_info: { fee_percentage: 0, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
+                            currency: 'IDR',
+                            fee_tiers: [
+                              { up_to: 500000, fee_percentage: 0, fee_value: 0 },
+                              { up_to: null, fee_percentage: 0.3, fee_value: 0 },
+                            ],
+                          },
+                        ],
+                      },
+                    },
                   },
                 },
               },
@@ -252,7 +274,8 @@ export function buildOpenApiDocument(): Json {
           tags: ['payments'],
           summary: 'Calculate the fee and totals of a payment',
           description:
-            'fee = round_half_up(amount × fee_percentage / 100) + fee_value; additionalFee likewise. With the fee charged to the customer: ' +
+            'fee = round_half_up(amount × fee_percentage / 100) + fee_value, with the percentage and fixed part of the band of the rule in force that contains the amount ' +
+            '(a banded rule, see `fee_tiers`, prices the WHOLE amount with one band); additionalFee likewise from the channel settings. With the fee charged to the customer: ' +
             'totalAmount = amount + fee + additionalFee, getBalance = amount; otherwise totalAmount = amount, getBalance = amount − fee − additionalFee. ' +
             'Rounding is half-up to the currency minor unit (IDR: 0 decimals), per percentage part. Sign the exact body bytes you send.',
           requestBody: {
@@ -320,6 +343,22 @@ export function buildOpenApiDocument(): Json {
             is_fee_charged_to_customer: { type: 'boolean', description: 'Default fee bearer.' },
             fee_info: FEE_INFO,
             currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Additive field: ISO 4217 code the channel settles in.' },
+            fee_tiers: {
+              type: 'array',
+              minItems: 2,
+              description:
+                'Additive field, present only when the pricing rule in force for this merchant has more than one amount band: the bands in ascending order. ' +
+                'The band whose `up_to` is the first ≥ the amount prices the whole amount; `fee_info.fee_percentage`/`fee_value` are those of the first band.',
+              items: {
+                type: 'object',
+                required: ['up_to', 'fee_percentage', 'fee_value'],
+                properties: {
+                  up_to: { type: ['number', 'null'], description: 'Inclusive upper bound of the band (major unit); null for the last band.' },
+                  fee_percentage: { type: 'number', description: 'Percentage part in percent.' },
+                  fee_value: { type: 'number', description: 'Fixed part.' },
+                },
+              },
+            },
           },
         },
         ChannelList: {

@@ -232,9 +232,9 @@ describe('schedules', () => {
 
 describe('fee set validation', () => {
   it('reports every problem at once; an unknown channel, merchant or unused category is refused clearly', async () => {
-    const err = await admin
+    const err = (await admin
       .setFee({ channel: 'nope', merchantId: '00000000-0000-0000-0000-000000000000', bands: '10:x:0,5:1:0', effectiveFrom: '2020-01-01T00:00:00Z' })
-      .catch((e: unknown) => e as AdminError);
+      .then(() => null, (e: unknown) => e)) as AdminError;
     expect(err).toBeInstanceOf(AdminError);
     expect(err.problems).toEqual([
       'no channel nope',
