@@ -13,7 +13,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, check, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from './schema.js';
+import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES, feeRuleScopeCheck } from './schema.js';
 
 const now = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 
@@ -130,10 +130,7 @@ export const feeRules = pgTable(
   (t) => [
     index('fee_rules_channel_idx').on(t.channelId),
     index('fee_rules_merchant_idx').on(t.merchantId),
-    check(
-      'fee_rules_scope',
-      sql`(${t.scope} = 'CHANNEL' and ${t.merchantId} is null and ${t.category} is null) or (${t.scope} = 'CATEGORY' and ${t.merchantId} is null and ${t.category} is not null) or (${t.scope} = 'MERCHANT' and ${t.merchantId} is not null and ${t.category} is null)`,
-    ),
+    check('fee_rules_scope', feeRuleScopeCheck(t)),
   ],
 );
 

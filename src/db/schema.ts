@@ -15,7 +15,7 @@
  *   (admin CLI, another replica, an operator's SQL) reaches every server's
  *   in-memory catalogue (src/db/catalog.ts).
  */
-import { sql } from 'drizzle-orm';
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const KYC_STATUSES = ['approved', 'pending', 'rejected'] as const;
@@ -156,6 +156,11 @@ export const changeLog = sqliteTable('change_log', {
   at: text('at').notNull().default(now),
 });
 
+/** The scope invariant of `fee_rules` (shared by both dialects' tables): the target column matching the scope, and only it, is set. */
+export function feeRuleScopeCheck(t: { scope: AnyColumn; merchantId: AnyColumn; category: AnyColumn }): SQL {
+  return sql`(${t.scope} = 'CHANNEL' and ${t.merchantId} is null and ${t.category} is null) or (${t.scope} = 'CATEGORY' and ${t.merchantId} is null and ${t.category} is not null) or (${t.scope} = 'MERCHANT' and ${t.merchantId} is not null and ${t.category} is null)`;
+}
+
 /**
  * Pricing rules (contract §7). Append-mostly: a rule is never edited; a
  * scheduled one may be cancelled (`cancelled_at`) before it starts. `bands`
@@ -183,10 +188,7 @@ export const feeRules = sqliteTable(
   (t) => [
     index('fee_rules_channel_idx').on(t.channelId),
     index('fee_rules_merchant_idx').on(t.merchantId),
-    check(
-      'fee_rules_scope',
-      sql`(${t.scope} = 'CHANNEL' and ${t.merchantId} is null and ${t.category} is null) or (${t.scope} = 'CATEGORY' and ${t.merchantId} is null and ${t.category} is not null) or (${t.scope} = 'MERCHANT' and ${t.merchantId} is not null and ${t.category} is null)`,
-    ),
+    check('fee_rules_scope', feeRuleScopeCheck(t)),
   ],
 );
 

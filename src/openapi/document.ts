@@ -70,6 +70,18 @@ const problem = (code: ErrorCode, detail: string, extra: Json = {}): Json => ({
   requestId: '9d34ba20-6a41-4382-b25d-beae662a3afc',
 });
 
+/** The demo QRIS channel as a regular merchant sees it (shared by the list examples). */
+const QRIS_EXAMPLE = {
+  id: 'bd6189fa-2e83-4929-b41a-245e485e93a2',
+  name: 'QRIS',
+  code: 'qris',
+  image_url: '/images/channels/qris.svg',
+  status: 'active',
+  is_fee_charged_to_customer: true,
+  fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
+  currency: 'IDR',
+};
+
 /** Error examples per route and status (names are reproduced live by the test suite). */
 const ERROR_EXAMPLES: Record<string, Record<number, Record<string, { summary: string; value: Json }>>> = {
   '/v1/payments/channel': {
@@ -214,16 +226,7 @@ export function buildOpenApiDocument(): Json {
                       value: {
                         status: 200,
                         data: [
-                          {
-                            id: 'bd6189fa-2e83-4929-b41a-245e485e93a2',
-                            name: 'QRIS',
-                            code: 'qris',
-                            image_url: '/images/channels/qris.svg',
-                            status: 'active',
-                            is_fee_charged_to_customer: true,
-                            fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
-                            currency: 'IDR',
-                          },
+                          QRIS_EXAMPLE,
                           {
                             id: '0c6f8a1e-4d1b-4f7e-9a53-2b8f6c1d9e70',
                             name: 'Mandiri Virtual Account',
@@ -243,14 +246,8 @@ export function buildOpenApiDocument(): Json {
                         status: 200,
                         data: [
                           {
-                            id: 'bd6189fa-2e83-4929-b41a-245e485e93a2',
-                            name: 'QRIS',
-                            code: 'qris',
-                            image_url: '/images/channels/qris.svg',
-                            status: 'active',
-                            is_fee_charged_to_customer: true,
-                            fee_info: { fee_percentage: 0, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
-                            currency: 'IDR',
+                            ...QRIS_EXAMPLE,
+                            fee_info: { ...QRIS_EXAMPLE.fee_info, fee_percentage: 0 },
                             fee_tiers: [
                               { up_to: 500000, fee_percentage: 0, fee_value: 0 },
                               { up_to: null, fee_percentage: 0.3, fee_value: 0 },
