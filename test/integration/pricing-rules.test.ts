@@ -10,6 +10,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoMerchantCredentials } from '../../src/db/seed.js';
 import { formatInstant } from '../../src/domain/pricing.js';
 import { AdminError, AdminService } from '../../src/services/admin.js';
+import { openPgStore } from '../../src/db/pg-store.js';
+import { openSqliteStore } from '../../src/db/sqlite-store.js';
+import type { Store } from '../../src/db/store.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -198,6 +201,31 @@ describe('schedules', () => {
     expect(changes).toBeGreaterThan(changesAfterWrite); // listeners (live subscribers) were told
     expect(t.store.version()).not.toBe(versionBefore);
     off();
+  }, 15_000);
+
+  it('every replica switches at the instant by itself: a second store on the same database, never written to after the rule', async () => {
+    // Another server process on the same data (SQLite: the same file; Postgres: the same database).
+    const replica: Store =
+      t.store.engine === 'postgres' ? (await openPgStore(t.store.location, { pollIntervalMs: 500 })).store : openSqliteStore(t.store.location);
+    try {
+      let told = 0;
+      const off = replica.onChange(() => told++);
+      const at = Date.now() + 2000;
+      const rule = await admin.setFee({ channel: 'bri_va', bands: '*:0:3500', effectiveFrom: formatInstant(at) });
+      const price = () => {
+        replica.check(); // what a request does first (SQLite catches up here)
+        return replica.catalog.findForMerchant(t.approved.merchantId, 'bri_va')!.pricing;
+      };
+      await eventually(async () => price().scheduled.some((r) => r.id === rule.id), 2000);
+      expect(price().rule.id).toBe('flat:bri_va');
+      const before = told;
+      await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
+      await eventually(async () => price().rule.id === rule.id, 1000);
+      expect(told).toBeGreaterThan(before);
+      off();
+    } finally {
+      await replica.close();
+    }
   }, 15_000);
 
   it('a scheduled rule can be cancelled before it starts, never after', async () => {
