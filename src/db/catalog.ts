@@ -257,11 +257,6 @@ export class Catalog {
     return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus };
   }
 
-  /** The merchant's pricing category (undefined: no such merchant). */
-  categoryOf(merchantId: string): string | undefined {
-    return this.#merchants.get(merchantId)?.category;
-  }
-
   /** KYC status of a merchant (undefined: no such merchant). */
   kycOf(merchantId: string): KycStatus | undefined {
     return this.#merchants.get(merchantId)?.kycStatus;
