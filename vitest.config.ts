@@ -12,6 +12,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // One throwaway Postgres per run (TEST_DATABASE_URL for every worker); see the file.
+    globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/closing-line-reporter.ts'],
     testTimeout: 20_000,
     hookTimeout: 60_000,

@@ -27,6 +27,7 @@ import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
 import { seedGrowth } from './growth.js';
+import { missingLocalServices, startPostgres } from '../scripts/lib/local-services.js';
 
 /**
  * The per-key rate limit (default 50 req/s, src/config.ts) is raised for the measured server: the load
@@ -336,6 +337,39 @@ function simpleTable(ms: Measurement[], firstCol: string): string {
   ].join('\n');
 }
 
+/**
+ * The project again on Postgres (contract §6, one replica; issue 11): a throwaway server from Debian's
+ * package, the project seeding its own data there. Requests are served from the in-memory catalogue on both
+ * engines, so the request path costs should match SQLite's. Skipped, with the reason, without the package.
+ */
+async function measureOnPostgres(scs: Scenario[], tmp: string, running: Running[]): Promise<Measurement[]> {
+  const missing = missingLocalServices(['postgres']);
+  if (missing.length > 0) {
+    process.stderr.write(`bench: project on Postgres skipped (${missing.join('; ')})\n`);
+    return [];
+  }
+  const postgres = await startPostgres();
+  const dataDir = path.join(tmp, 'postgres');
+  const out: Measurement[] = [];
+  try {
+    const s = await startServer('project', dataDir, tmp, { DATABASE_URL: postgres.url });
+    running.push(s);
+    try {
+      const creds = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { merchants: Creds[] }).merchants;
+      const approved = creds.find((m) => m.kyc === 'approved')!;
+      // --quick keeps two cells (under a minute in all); full runs measure every project scenario.
+      const names = QUICK ? ['REST channel list', 'GraphQL calc, uncached'] : scs.filter((x) => x.servers.includes('project')).map((x) => x.name);
+      for (const sc of scs.filter((x) => names.includes(x.name))) out.push(await measure(s, sc, approved, 'project on Postgres'));
+    } finally {
+      await stopServer(s);
+      running.splice(running.indexOf(s), 1);
+    }
+  } finally {
+    await postgres.stop();
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const started = Date.now();
   // The project is measured as `npm start` runs it: freshly built bundle, plain node.
@@ -371,6 +405,7 @@ async function main(): Promise<void> {
         await stopServer(off);
         running.splice(running.indexOf(off), 1);
       }
+      if (name === 'project') results.push(...(await measureOnPostgres(scs, tmp, running)));
     }
 
     const growth: Measurement[] = [];

@@ -11,7 +11,6 @@ import type { SecretBox } from './auth/secret-box.js';
 import type { Store } from './db/store.js';
 import type { GraphQLContext, Services } from './context.js';
 import { AppError } from './errors.js';
-import { createSigningGraphiQLRenderer } from './graphiql/render.js';
 import type { DataVersion } from './db/data-version.js';
 import { createMaskError } from './http/error-normalizer.js';
 import { createNodeHandler, type FastPathStats, type NodeHandler } from './http/fast-path.js';
@@ -19,13 +18,16 @@ import { requestStateOf } from './http/request-state.js';
 import { useDatabaseHealth } from './plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from './plugins/use-abuse-limits.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { useApiDocs } from './plugins/use-api-docs.js';
+import { FAVICON_PATH, useApiDocs } from './plugins/use-api-docs.js';
 import { useHttpCaching } from './plugins/use-http-caching.js';
 import { IMAGE_PREFIX, useChannelImages } from './plugins/use-channel-images.js';
 import { useMetrics } from './plugins/use-metrics.js';
 import { useRequestContext } from './plugins/use-request-context.js';
 import { useRateLimit, type RateLimitOptions } from './plugins/use-rate-limit.js';
+import type { SharedRateLimitStore } from './http/rate-limit.js';
 import { useRestAdapter } from './plugins/use-rest-adapter.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from './plugins/use-live-streams.js';
+import { ChangeFeed } from './live/change-feed.js';
 import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from './plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from './plugins/use-standard-variable-coercion.js';
 import type { ChannelRepository } from './repositories/channels.js';
@@ -37,8 +39,9 @@ export const GRAPHQL_ENDPOINT = '/graphql';
 export const REST_PREFIX = '/v1/payments';
 export const METRICS_PATH = '/metrics';
 
-/** Route templates for metric labels: a fixed set, so raw paths never become label values. */
-const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH]);
+/** Route templates for metric labels: a fixed set, so raw paths never become label values. (`/docs` and
+ * `/v1/openapi.json` are DOCS_PATH and OPENAPI_PATH, spelled out: those constants are declared further down.) */
+const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH, '/docs', '/v1/openapi.json', FAVICON_PATH]);
 
 /** The route template of a request path (`unmatched` for anything unknown). */
 export function routeTemplateOf(pathname: string): string {
@@ -73,7 +76,7 @@ export interface AppOptions {
   metrics?: AppMetricsOptions;
   /** GraphQL document and execution limits (default {@link DEFAULT_ABUSE_LIMITS}). */
   abuseLimits?: AbuseLimitOptions;
-  /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}). */
+  /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}); `redisUrl` shares them across replicas. */
   rateLimit?: RateLimitOptions;
   /**
    * Serve the hot requests through the Node fast path (src/http/fast-path.ts)
@@ -82,6 +85,18 @@ export interface AppOptions {
   fastPath?: boolean;
   /** Answers the fast path keeps per (API key, exact body) until the data changes; 0 = none (default 10,000). */
   answerCacheEntries?: number;
+  /** GraphQL subscriptions over Server-Sent Events (contract §8); defaults in {@link LiveUpdateOptions}. */
+  liveUpdates?: LiveUpdateOptions;
+}
+
+/** Settings of the live channel updates (contract §8). */
+export interface LiveUpdateOptions {
+  /** Open event streams per API key and process (SUBSCRIPTIONS_PER_KEY; default 10). */
+  maxStreamsPerKey?: number;
+  /** Heartbeat comment interval in ms (default 15,000). */
+  heartbeatMs?: number;
+  /** How often an idle SQLite catalogue is caught up while streams are open, ms (default 200). */
+  catchUpIntervalMs?: number;
 }
 
 /** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
@@ -93,8 +108,6 @@ export interface App {
   services: Services;
   /** The database and catalogue the app serves from. */
   store: Store;
-  /** Release what the app holds beyond the store (shared rate-limit connections); the store is closed by its owner. */
-  close(): Promise<void>;
   /** The registry GET /metrics serves. */
   metricsRegistry: Registry;
   /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */
@@ -103,6 +116,20 @@ export interface App {
   handler: NodeHandler;
   /** What the fast path answered itself vs handed to Yoga. */
   fastPathStats: FastPathStats;
+  /** The shared rate-limit store (REDIS_URL), or null when budgets are per process. */
+  rateLimitStore: SharedRateLimitStore | null;
+  /** Release what the app holds besides the store (the Redis connection); the store is closed by its owner. */
+  close(): Promise<void>;
+}
+
+/**
+ * The plugin's query execution only; subscriptions run on graphql-js. graphql-jit's compiled subscriptions
+ * mis-coerce custom scalar variables (`Decimal` in `paymentChannelsChanged(filter: $f)` was refused) and
+ * wrap a failed subscribe into a stream that never completes; a subscription executes once per change,
+ * so compiling it buys nothing.
+ */
+function queriesOnly(plugin: ReturnType<typeof useGraphQlJit>): Plugin {
+  return { onExecute: plugin.onExecute };
 }
 
 export function createApp(options: AppOptions): App {
@@ -113,12 +140,14 @@ export function createApp(options: AppOptions): App {
   const catalog = store.catalog;
   const channelRepo: ChannelRepository = catalog;
   const channelService = new ChannelService(channelRepo);
-  const services: Services = { channels: channelService, fees: new FeeService(channelService) };
+  // Well under the contract's 1 s from commit to event, and one cheap `PRAGMA data_version` per tick on SQLite.
+  const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? 200, logger });
+  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   let shuttingDown = false;
 
-  const rateLimit = useRateLimit({ now: options.now, ...(options.rateLimit ?? DEFAULT_RATE_LIMIT) });
+  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry });
 
   const signatureOptions: SignatureAuthOptions = {
     findActiveKey: (keyId) => catalog.findActiveKey(keyId),
@@ -135,7 +164,7 @@ export function createApp(options: AppOptions): App {
   const requestContextPlugin = useRequestContext({
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     restPrefix: REST_PREFIX,
-    publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH],
+    publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH, FAVICON_PATH],
     logger,
   });
   const readinessPlugin = useReadinessCheck({
@@ -152,10 +181,19 @@ export function createApp(options: AppOptions): App {
   const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) });
   const signaturePlugin = useSignatureAuth(signatureOptions);
   const restPlugin = useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT });
-  const replacedOnFastPath = new Set<unknown>([requestContextPlugin, readinessPlugin, imagesPlugin, signaturePlugin, restPlugin]);
+  const liveStreamsPlugin = useLiveStreams({
+    maxStreamsPerKey: options.liveUpdates?.maxStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
+    heartbeatMs: options.liveUpdates?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    logger,
+    registry: metricsRegistry,
+  });
+  // The live-streams plugin only concerns `Accept: text/event-stream` requests, which the fast path never takes.
+  const replacedOnFastPath = new Set<unknown>([requestContextPlugin, readinessPlugin, imagesPlugin, signaturePlugin, restPlugin, liveStreamsPlugin]);
 
   const plugins = [
-    // First so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
+    // First: its onResponse turns a 401 past the address budget into 429 before any other hook sees the status.
+    rateLimit.addressGate,
+    // Early so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
     useHttpCaching(),
     requestContextPlugin,
     useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
@@ -163,15 +201,16 @@ export function createApp(options: AppOptions): App {
     useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
     imagesPlugin,
     useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
-    rateLimit.addressGate,
     signaturePlugin,
     rateLimit.keyLimit,
+    // After auth and the key's rate budget: a stream open is a verified request that spent a token.
+    liveStreamsPlugin,
     restPlugin,
     // Variable errors worded by graphql-js whatever executes (must stop execution before the executor runs).
     useStandardVariableCoercion(),
     // Compiled execution per (cached) document. Before the abuse limits: their execution timeout wraps
     // whatever execute function is current when their hook runs, so it must wrap the JIT's.
-    useGraphQlJit(),
+    queriesOnly(useGraphQlJit()),
     useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS),
   ];
 
@@ -180,9 +219,9 @@ export function createApp(options: AppOptions): App {
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: '/health',
     landingPage: false,
-    // Bundled GraphiQL served from this process (no CDN), with a credentials panel that signs every request (SVC1).
-    graphiql: { title: 'Payment Gateway GraphiQL', defaultQuery: '{ paymentChannels { code name status availability { selectable reasons } } }' },
-    renderGraphiQL: createSigningGraphiQLRenderer(GRAPHQL_ENDPOINT),
+    // The bundled, signing GraphiQL page (no CDN) is served by useApiDocs (src/graphiql/render.ts): compressed,
+    // cached, and counted and logged like every request, which Yoga's own GraphiQL plugin (ahead of all user plugins) is not.
+    graphiql: false,
     batching: false,
     multipart: false,
     // Request bodies are bounded by the signature plugin, which must read them anyway.
@@ -220,9 +259,15 @@ export function createApp(options: AppOptions): App {
     metricsRegistry,
     beginShutdown: () => {
       shuttingDown = true;
+      // Open event streams would hold the process until the shutdown timeout: end them now (clients reconnect).
+      changes.shutdown();
     },
     handler,
     fastPathStats,
-    close: async () => undefined,
+    rateLimitStore: rateLimit.store,
+    close: async () => {
+      changes.shutdown();
+      rateLimit.close();
+    },
   };
 }

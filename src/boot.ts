@@ -174,6 +174,11 @@ export async function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 's
   }
   try {
     const prepared = await prepareData(store.admin, config);
+    // Servers load the catalogue now, so a database they cannot read stops the start instead of the first request.
+    if (options.watch !== false) {
+      const status = store.check();
+      if (!status.ok) throw new BootError(`cannot load the catalogue from ${store.location}: ${status.reason}`);
+    }
     return { store, database: store.sqlite, ...prepared };
   } catch (err) {
     await store.close();

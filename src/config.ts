@@ -39,6 +39,8 @@ const envSchema = z.object({
   GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).max(100_000).default(1000),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(1_000_000).default(5000),
   GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /** Open subscription event streams per API key (contract §8); one more is refused with 429. */
+  SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(10),
   /**
    * Successful GraphQL / REST-calculate answers kept per (API key, exact body) until the data changes
    * (src/http/fast-path.ts); 0 turns that cache off (every request executes).
@@ -103,6 +105,8 @@ export interface Config {
   workers: number;
   /** Answer cache size in entries; 0 = off. */
   answerCacheEntries: number;
+  /** Open subscription event streams allowed per API key (per process). */
+  subscriptionsPerKey: number;
   /** Postgres URL (all durable state there), or null for SQLite in `dataDir`. */
   databaseUrl: string | null;
   /** Redis URL for shared rate-limit budgets, or null for per-process budgets. */
@@ -162,6 +166,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     workers: e.WORKERS,
     answerCacheEntries: e.ANSWER_CACHE_ENTRIES,
+    subscriptionsPerKey: e.SUBSCRIPTIONS_PER_KEY,
     databaseUrl: e.DATABASE_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,

@@ -1,5 +1,6 @@
 /** The GraphQL execution context. */
 import type { Principal } from './http/request-state.js';
+import type { ChangeFeed } from './live/change-feed.js';
 import type { ChannelService } from './services/channels.js';
 import type { FeeService } from './services/fees.js';
 
@@ -7,9 +8,18 @@ import type { FeeService } from './services/fees.js';
 export interface Services {
   channels: ChannelService;
   fees: FeeService;
+  /**
+   * Change notifications per API key, for subscriptions (contract §8). Always set by createApp; optional so
+   * that schema-only hosts (the benchmark peers) need not build one: a subscription there fails unexpectedly.
+   */
+  changes?: ChangeFeed;
 }
 
-/** What every resolver receives. `principal` is always set: execution never starts unauthenticated. */
+/**
+ * What every resolver receives. `principal` is always set: execution never starts unauthenticated. A
+ * subscription's context lives as long as its stream; its `principal` is replaced by the key's current one
+ * before every event (src/resolvers/subscriptions.ts).
+ */
 export interface GraphQLContext {
   principal: Principal;
   services: Services;

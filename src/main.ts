@@ -46,7 +46,8 @@ async function start(): Promise<void> {
     metrics: { token: config.metricsToken, collectDefault: true },
     abuseLimits: config.graphqlLimits,
     answerCacheEntries: config.answerCacheEntries,
-    rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute },
+    liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
+    rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, redisUrl: config.redisUrl },
   });
   // The fast path in front of Yoga (src/http/fast-path.ts); everything else is Yoga itself.
   const server = createServer(app.handler);
@@ -88,6 +89,7 @@ async function start(): Promise<void> {
       // An impatient second Ctrl-C: give up on draining.
       logger.warn({ signal }, 'second signal: exiting now');
       server.closeAllConnections();
+      void app.close();
       process.exit(1);
     }
     stopping = true;

@@ -1,14 +1,32 @@
 #!/usr/bin/env bash
 # SVC1-signed request with nothing but bash, openssl and curl.
 #
-#   API_KEY=pk_test_… API_SECRET=sk_test_… ./svc1-curl.sh GET /v1/payments/channel
-#   API_KEY=… API_SECRET=… ./svc1-curl.sh POST /v1/payments/calculate '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"…"}'
+#   docs/examples/svc1-curl.sh GET /v1/payments/channel
+#   API_KEY=pk_test_… API_SECRET=sk_test_… ./svc1-curl.sh POST /v1/payments/calculate '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"…"}'
 #
-# Env: BASE_URL (default http://127.0.0.1:4000), TIMESTAMP (default now, Unix seconds),
+# Credentials: API_KEY and API_SECRET, else the approved demo merchant in $DATA_DIR/demo-credentials.json
+#   (DATA_DIR default ./data, written by the first `npm start`; read with node), like `npm run sign`.
+# Env: BASE_URL (default http://127.0.0.1:4000; the server's start-up banner prints the one to export),
+#      TIMESTAMP (default now, Unix seconds),
 #      SIGN_ONLY=1 prints the string to sign and the signature instead of calling the server.
 set -euo pipefail
 if [ $# -lt 2 ]; then echo "usage: $0 METHOD TARGET [BODY]" >&2; exit 2; fi
-: "${API_KEY:?set API_KEY}" "${API_SECRET:?set API_SECRET}"
+if [ -z "${API_KEY:-}" ] && [ -z "${API_SECRET:-}" ]; then
+  credentials_file="${DATA_DIR:-./data}/demo-credentials.json"
+  if [ ! -f "$credentials_file" ]; then
+    echo "No credentials: export API_KEY and API_SECRET, or run this from the project directory after the first \`npm start\` (it writes $credentials_file; set DATA_DIR if the server uses another)." >&2
+    exit 2
+  fi
+  # Two lines: key, secret (no JSON tool needed beyond the node the project runs on).
+  { read -r API_KEY; read -r API_SECRET; } < <(node -e '
+    const { merchants } = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const m = merchants.find((x) => x.kyc === "approved") ?? merchants[0];
+    if (m) console.log(`${m.apiKey}\n${m.apiSecret}`);' "$credentials_file")
+fi
+if [ -z "${API_KEY:-}" ] || [ -z "${API_SECRET:-}" ]; then
+  echo "Set both API_KEY and API_SECRET (or neither, to use the demo merchant of \$DATA_DIR/demo-credentials.json)." >&2
+  exit 2
+fi
 method=$(printf '%s' "$1" | tr '[:lower:]' '[:upper:]')
 target=$2                      # path + "?query" exactly as sent
 body=${3-}                     # the exact bytes sent (no trailing newline added)
@@ -25,8 +43,12 @@ if [ "${SIGN_ONLY:-}" = 1 ]; then
   exit 0
 fi
 
-args=(-sS -X "$method" "${BASE_URL:-http://127.0.0.1:4000}$target"
+base_url=${BASE_URL:-http://127.0.0.1:4000}
+args=(-sS -X "$method" "$base_url$target"
   -H "X-SERVICE-API-Key: $API_KEY" -H "X-SERVICE-Timestamp: $timestamp" -H "X-SERVICE-Signature: $signature")
 if [ -n "$body" ]; then args+=(-H 'Content-Type: application/json' --data-raw "$body"); fi
-curl "${args[@]}"
+if ! curl "${args[@]}"; then
+  echo "Cannot reach the gateway at $base_url. Start it with \`npm start\`, or set BASE_URL (the server's start-up banner prints it; default http://127.0.0.1:4000)." >&2
+  exit 1
+fi
 echo

@@ -194,6 +194,13 @@ function required(values: Record<string, unknown>, flag: string): string {
   return v;
 }
 
+/** Every missing option of a command in one usage error (all problems at once, like validation). */
+function requiredAll(values: Record<string, unknown>, flags: string[]): void {
+  const missing = flags.filter((f) => typeof values[f] !== 'string' || (values[f] as string).trim() === '');
+  if (missing.length === 1) throw new UsageError(`--${missing[0]} is required`);
+  if (missing.length > 1) throw new UsageError(`${missing.map((f) => `--${f}`).join(', ')} are required`);
+}
+
 /** Parse one command's arguments strictly (unknown flags and extra positionals are usage errors). */
 function args(argv: string[], options: Options, positionalCount: number) {
   const parsed = parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
@@ -332,7 +339,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
     case 'channel create': {
       const flags = { ...CHANNEL_FLAGS, code: str };
       const { values, io } = run(flags, 0);
-      for (const f of ['code', 'name', 'currency', 'min', 'max']) required(values, f);
+      requiredAll(values, ['code', 'name', 'currency', 'min', 'max']);
       const c = await service.createChannel(fields(values, flags) as Parameters<AdminService['createChannel']>[0]);
       emit(io, c, () => `Created channel ${c.code}.\n${channelTable([c])}`);
       return;

@@ -8,6 +8,9 @@ export function shellQuote(value: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
+/** Where the tools (npm run sign, SDK examples, docs/examples/*) look for the server without BASE_URL. */
+export const DEFAULT_BASE_URL = 'http://127.0.0.1:4000';
+
 export function firstCallHelp(baseUrl: string, credentialsFile: string, seededNow: boolean): string {
   const parsed = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as { merchants: DemoMerchantCredentials[] };
   const merchant = parsed.merchants.find((m) => m.kyc === 'approved') ?? parsed.merchants[0];
@@ -26,6 +29,9 @@ export function firstCallHelp(baseUrl: string, credentialsFile: string, seededNo
     curl,
     '',
     'Sign any other request with: npm run sign -- METHOD TARGET [BODY]',
+    baseUrl === DEFAULT_BASE_URL
+      ? `The tools (npm run sign, docs/examples/*) call ${DEFAULT_BASE_URL} by default, this server.`
+      : `The tools (npm run sign, docs/examples/*) call ${DEFAULT_BASE_URL} by default; for this server first run:\n  export BASE_URL=${baseUrl}`,
     '',
   ].join('\n');
 }

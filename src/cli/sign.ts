@@ -17,7 +17,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sha256Hex, sign, stringToSign } from '../auth/svc1.js';
 import type { DemoMerchantCredentials } from '../db/seed.js';
-import { shellQuote } from './first-call.js';
+import { DEFAULT_BASE_URL, shellQuote } from './first-call.js';
 
 const USAGE = [
   'usage: npm run sign -- METHOD TARGET [BODY] [--body-file FILE|-] [--key K --secret S] [--timestamp T] [--base-url URL]',
@@ -75,7 +75,7 @@ if (!apiKey || !apiSecret) {
 }
 const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
 if (!/^[0-9]{1,12}$/.test(timestamp)) die('--timestamp is Unix time in seconds (decimal digits), not milliseconds.');
-const baseUrl = (values['base-url'] ?? process.env.BASE_URL ?? 'http://127.0.0.1:4000').replace(/\/$/, '');
+const baseUrl = (values['base-url'] ?? process.env.BASE_URL ?? DEFAULT_BASE_URL).replace(/\/$/, '');
 const parts = { method: method.toUpperCase(), target, timestamp, apiKey, body };
 const toSign = stringToSign(parts);
 const signature = sign(apiSecret, parts);
@@ -95,6 +95,11 @@ process.stdout.write(
     `Body SHA-256 (bodySha256):                ${sha256Hex(body)}   (${Buffer.byteLength(body, 'utf8')} bytes)`,
     `String-to-sign SHA-256 (stringToSignSha256): ${sha256Hex(toSign)}`,
     `Signature = hex(HMAC-SHA256(secret, string to sign)): ${signature}`,
+    '',
+    'Debugging a 401 SIGNATURE_MISMATCH (test keys)? Compare these two hashes with the problem\'s:',
+    values.timestamp === undefined
+      ? '  first run this again with --timestamp <the X-SERVICE-Timestamp you sent>: with another timestamp stringToSignSha256 always differs.'
+      : '  bodySha256 differs: the body bytes; only stringToSignSha256 differs: method, target, timestamp or key; both equal: the secret is wrong.',
     '',
     'Headers:',
     ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`),

@@ -10,18 +10,22 @@
  * channel list only; a channel change rebuilds the lists of the merchants
  * that enable it; a currency change those of its channels' merchants.
  *
+ * Memory: merchants without overrides (and without a merchant pricing rule)
+ * share one effective record per channel and category, and an enablement
+ * without overrides is one reference (see docs/SCALING.md, "Sizing").
+ *
  * Scheduled pricing rules (contract §7): a rule that starts later changes
  * what requests see without any write, so the catalogue arms ONE timer at
- * the next rule transition of all channels; when it fires it rebuilds the
- * lists of the merchants the starting rules apply to, bumps `version` and
- * their `merchantVersion`, and calls the transition listener (the store's
- * change listeners), exactly as a committed change would. Every server does
- * this on its own clock, so every replica switches at the instant.
+ * the next rule transition of all channels; when it fires it drops the
+ * records and lists of the merchants the starting rules apply to, bumps
+ * `version` and their `merchantVersion`, and calls the transition listener
+ * (the store's change listeners), exactly as a committed change would. Every
+ * server does this on its own clock, so every replica switches at the instant.
  *
  * Invariants:
  * - every record handed out is shared and must be treated as read-only;
- * - a cached list is valid until the next transition: the timer is re-armed
- *   after every load/apply and after it fires;
+ * - a derived record or list is valid until the next transition: the timer
+ *   is re-armed after every load/apply and after it fires;
  * - `version` changes whenever anything a request could see changed, and
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
  * - `lastSeq` is the highest change-log sequence number already applied.
@@ -31,7 +35,7 @@ import type { ChangeEntity, KycStatus } from './schema.js';
 import type { ActiveKeyRecord } from '../repositories/merchants.js';
 import type { EffectiveChannelRecord } from '../repositories/channels.js';
 import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../domain/fee-rules.js';
-import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule } from '../domain/pricing.js';
+import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../domain/pricing.js';
 
 /** Node's setTimeout limit (ms); farther transitions are reached by re-arming. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -116,6 +120,25 @@ function byDisplayOrder(a: ChannelRow, b: ChannelRow): number {
   return a.sortOrder - b.sortOrder || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
 }
 
+/** The override columns of an enablement (null = the channel's value). */
+type Overrides = Pick<
+  MerchantChannelRow,
+  'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'
+>;
+
+/**
+ * One enabled channel of a merchant, stored compactly: the channel's own id
+ * string (interned: the very string of the channel row) when the merchant
+ * has no overrides — 8 bytes per enablement, which matters at 100,000
+ * merchants × N channels — or an object when it has some.
+ */
+type Enabled = string | { channelId: string; overrides: Overrides };
+
+const channelIdOf = (e: Enabled): string => (typeof e === 'string' ? e : e.channelId);
+
+/** Derived lists kept at most (cheap to rebuild: each is a handful of shared records). */
+const MAX_CACHED_LISTS = 20_000;
+
 /** Options of {@link Catalog}. */
 export interface CatalogOptions {
   /** The clock rules are judged by (epoch ms; tests may inject one). */
@@ -127,29 +150,29 @@ export class Catalog {
   #currencies = new Map<string, number>();
   #merchants = new Map<string, MerchantRow>();
   #keys = new Map<string, ApiKeyRow>();
-  #keysByMerchant = new Map<string, Set<string>>();
+  #keysByMerchant = new Map<string, string[]>();
   #channels = new Map<string, ChannelRow>();
   #channelIdByCode = new Map<string, string>();
-  /** merchantId → channelId → enablement row. */
-  #enablements = new Map<string, Map<string, MerchantChannelRow>>();
-  /** channelId → merchants that enable it (to invalidate their lists on a channel change). */
-  #enabledBy = new Map<string, Set<string>>();
-  /** Derived, per merchant: the effective channel list in display order (built on first use). */
+  /** merchantId → its enabled channels. */
+  #enabled = new Map<string, Enabled[]>();
+  /** `channelId NUL category` → the effective record of a merchant without overrides or merchant rules (shared by all such merchants of the category). */
+  #baseRecords = new Map<string, EffectiveChannelRecord>();
+  /** channelId → its stored fee rules. */
+  #rules = new Map<string, FeeRule[]>();
+  #timer: NodeJS.Timeout | null = null;
+  /** The instant the timer is armed for (null: nothing scheduled). */
+  #armedFor: number | null = null;
+  /** Every transition up to this instant has been announced. */
+  #announcedUpTo: number;
+  #onTransition: (() => void) | null = null;
+  #closed = false;
+  /** Derived, per merchant: the effective channel list in display order (built on first use, bounded). */
   #lists = new Map<string, EffectiveChannelRecord[]>();
   #merchantVersions = new Map<string, number>();
   #epoch = 0;
   #changes = 0;
   #versionText = '0:0';
   #lastSeq = 0;
-  /** channelId → its stored fee rules. */
-  #rules = new Map<string, FeeRule[]>();
-  #timer: NodeJS.Timeout | null = null;
-  /** The instant the timer is armed for (null: nothing scheduled). */
-  #armedFor: number | null = null;
-  /** Everything up to this instant has been announced (lists built before it are current up to it). */
-  #announcedUpTo: number;
-  #onTransition: (() => void) | null = null;
-  #closed = false;
 
   constructor(options: CatalogOptions = {}) {
     this.#now = options.now ?? Date.now;
@@ -201,9 +224,9 @@ export class Catalog {
     for (const c of rows.channels) this.#putChannel(c);
     this.#rules = new Map();
     for (const c of rows.channels) this.#putRules(c, rows.feeRules.filter((r) => r.channelId === c.id));
-    this.#enablements = new Map();
-    this.#enabledBy = new Map();
+    this.#enabled = new Map();
     for (const e of rows.merchantChannels) this.#putEnablement(e);
+    this.#baseRecords.clear();
     this.#lists.clear();
     this.#merchantVersions.clear();
     this.#epoch += 1;
@@ -215,12 +238,11 @@ export class Catalog {
   /** Apply the reloaded rows of a batch of changes up to `lastSeq`. */
   apply(changed: ChangedEntities, lastSeq: number): void {
     const touched = new Set<string>();
+    const changedChannels = new Set<string>();
     for (const [code, row] of changed.currencies) {
       if (row) this.#currencies.set(code, row.minorUnits);
       else this.#currencies.delete(code);
-      for (const channel of this.#channels.values()) {
-        if (channel.currency === code) for (const m of this.#enabledBy.get(channel.id) ?? []) touched.add(m);
-      }
+      for (const channel of this.#channels.values()) if (channel.currency === code) changedChannels.add(channel.id);
     }
     for (const [id, { channel: row, feeRules }] of changed.channels) {
       const previous = this.#channels.get(id);
@@ -233,7 +255,14 @@ export class Catalog {
         this.#putChannel(row);
         this.#putRules(row, feeRules);
       }
-      for (const m of this.#enabledBy.get(id) ?? []) touched.add(m);
+      changedChannels.add(id);
+    }
+    if (changedChannels.size > 0) {
+      this.#dropBaseRecords(changedChannels);
+      // Channel changes are rare: a scan of all enablements beats keeping a reverse index in memory.
+      for (const [merchantId, list] of this.#enabled) {
+        if (list.some((e) => changedChannels.has(channelIdOf(e)))) touched.add(merchantId);
+      }
     }
     for (const [id, entity] of changed.merchants) {
       this.#replaceMerchant(id, entity);
@@ -273,6 +302,7 @@ export class Catalog {
     let list = this.#lists.get(merchantId);
     if (list === undefined) {
       list = this.#buildList(merchantId);
+      if (this.#lists.size >= MAX_CACHED_LISTS) this.#lists.clear();
       this.#lists.set(merchantId, list);
     }
     return list;
@@ -281,14 +311,15 @@ export class Catalog {
   /** The channel with this (lower-case) code if it is enabled for the merchant. */
   findForMerchant(merchantId: string, code: string): EffectiveChannelRecord | undefined {
     const id = this.#channelIdByCode.get(code);
-    if (id === undefined || !this.#enablements.get(merchantId)?.has(id)) return undefined;
-    return this.listForMerchant(merchantId).find((c) => c.id === id);
+    if (id === undefined) return undefined;
+    const entry = this.#enabled.get(merchantId)?.find((e) => channelIdOf(e) === id);
+    return entry === undefined ? undefined : this.#effective(merchantId, entry);
   }
 
   /** Counts, for sizing and logs. */
   stats(): { merchants: number; keys: number; channels: number; enablements: number } {
     let enablements = 0;
-    for (const m of this.#enablements.values()) enablements += m.size;
+    for (const list of this.#enabled.values()) enablements += list.length;
     return { merchants: this.#merchants.size, keys: this.#keys.size, channels: this.#channels.size, enablements };
   }
 
@@ -301,24 +332,28 @@ export class Catalog {
     if (rows.length > 0) this.#rules.set(c.id, rows.map((r) => ruleFromRow(r, c.code)));
   }
 
+  #dropBaseRecords(channelIds: ReadonlySet<string>): void {
+    for (const key of this.#baseRecords.keys()) if (channelIds.has(key.slice(0, key.indexOf('\u0000')))) this.#baseRecords.delete(key);
+  }
+
   /**
-   * (Re-)arm the one transition timer at the next instant any rule starts:
-   * stored rules, and flat settings written with a (clock-skewed) future
-   * `fee_set_at`. Far instants are clamped to Node's timer limit and
-   * re-armed when the clamped timer fires. Unref'd: it never keeps a
-   * process alive.
+   * (Re-)arm the one transition timer at the next instant any rule starts
+   * after what was last announced: stored rules, and flat settings written
+   * with a (clock-skewed) future `fee_set_at`. Counting from the last
+   * announcement, not from now, means a late timer (busy event loop) whose
+   * transition a change re-arming in between would skip is announced at
+   * once. Far instants are clamped to Node's timer limit and re-armed when
+   * the clamped timer fires. Unref'd: it never keeps a process alive.
    */
   #arm(): void {
     if (this.#closed) return;
     const now = this.#now();
-    // From what has been announced, not from now: a transition whose timer was late (busy event loop) and
-    // that a change re-arming in between would otherwise skip is announced at once.
     const after = this.#announcedUpTo;
     const all: FeeRule[] = [];
     for (const rules of this.#rules.values()) all.push(...rules);
     let next = nextTransition(all, after);
     for (const c of this.#channels.values()) next = earliestAfter(next, c.feeSetAt, after);
-    for (const byChannel of this.#enablements.values()) for (const e of byChannel.values()) next = earliestAfter(next, e.feeSetAt, after);
+    for (const list of this.#enabled.values()) for (const e of list) if (typeof e !== 'string') next = earliestAfter(next, e.overrides.feeSetAt, after);
     if (next === this.#armedFor && this.#timer) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
@@ -332,7 +367,7 @@ export class Catalog {
   #fire(): void {
     this.#timer = null;
     const now = this.#now();
-    // A clamped far timer (or a timer a millisecond early) has nothing to announce yet: re-arm.
+    // A clamped far timer (or one a millisecond early) has nothing to announce yet: re-arm.
     if (this.#armedFor === null || now < this.#armedFor) {
       this.#armedFor = null;
       this.#arm();
@@ -340,8 +375,9 @@ export class Catalog {
     }
     const from = this.#announcedUpTo;
     this.#announcedUpTo = now;
-    const touched = this.#merchantsWithTransitions(from, now);
-    for (const m of touched) {
+    const { channels, merchants } = this.#transitions(from, now);
+    this.#dropBaseRecords(channels);
+    for (const m of merchants) {
       this.#lists.delete(m);
       this.#merchantVersions.set(m, (this.#merchantVersions.get(m) ?? 0) + 1);
     }
@@ -351,32 +387,40 @@ export class Catalog {
     this.#onTransition?.();
   }
 
-  /** Merchants whose rules (stored or implicit) have a start in (from, to]. */
-  #merchantsWithTransitions(from: number, to: number): Set<string> {
+  /** Channels with a rule (stored or implicit) starting in (from, to], and the merchants those rules apply to. */
+  #transitions(from: number, to: number): { channels: Set<string>; merchants: Set<string> } {
     const starts = (text: string) => {
       const ms = parseInstant(text);
       return ms !== null && ms > from && ms <= to;
     };
-    const touched = new Set<string>();
+    const starting = new Map<string, FeeRule[]>();
     for (const [channelId, rules] of this.#rules) {
-      const enabledBy = this.#enabledBy.get(channelId) ?? new Set<string>();
-      for (const r of rules) {
-        if (r.cancelledAt != null || !starts(r.effectiveFrom)) continue;
-        for (const m of enabledBy) {
-          if (r.scope === 'CHANNEL' || (r.scope === 'MERCHANT' && r.merchantId === m) || (r.scope === 'CATEGORY' && this.#merchants.get(m)?.category === r.category)) touched.add(m);
+      const now = rules.filter((r) => r.cancelledAt == null && starts(r.effectiveFrom));
+      if (now.length > 0) starting.set(channelId, now);
+    }
+    const flatChannels = new Set([...this.#channels.values()].filter((c) => starts(c.feeSetAt)).map((c) => c.id));
+    const channels = new Set([...starting.keys(), ...flatChannels]);
+    const merchants = new Set<string>();
+    // Transitions are rare: a scan of all enablements beats keeping a reverse index in memory.
+    for (const [merchantId, list] of this.#enabled) {
+      const category = this.#merchants.get(merchantId)?.category;
+      for (const e of list) {
+        const channelId = channelIdOf(e);
+        const applies = (r: FeeRule) => r.scope === 'CHANNEL' || (r.scope === 'MERCHANT' && r.merchantId === merchantId) || (r.scope === 'CATEGORY' && r.category === category);
+        if (flatChannels.has(channelId) || (starting.get(channelId) ?? []).some(applies) || (typeof e !== 'string' && starts(e.overrides.feeSetAt))) {
+          merchants.add(merchantId);
+          channels.add(channelId);
         }
       }
     }
-    for (const c of this.#channels.values()) if (starts(c.feeSetAt)) for (const m of this.#enabledBy.get(c.id) ?? []) touched.add(m);
-    for (const [m, byChannel] of this.#enablements) for (const e of byChannel.values()) if (starts(e.feeSetAt)) touched.add(m);
-    return touched;
+    return { channels, merchants };
   }
 
   #putKey(k: ApiKeyRow): void {
     this.#keys.set(k.id, k);
-    let set = this.#keysByMerchant.get(k.merchantId);
-    if (!set) this.#keysByMerchant.set(k.merchantId, (set = new Set()));
-    set.add(k.id);
+    const list = this.#keysByMerchant.get(k.merchantId);
+    if (list) list.push(k.id);
+    else this.#keysByMerchant.set(k.merchantId, [k.id]);
   }
 
   #putChannel(c: ChannelRow): void {
@@ -385,19 +429,41 @@ export class Catalog {
   }
 
   #putEnablement(e: MerchantChannelRow): void {
-    let forMerchant = this.#enablements.get(e.merchantId);
-    if (!forMerchant) this.#enablements.set(e.merchantId, (forMerchant = new Map()));
-    forMerchant.set(e.channelId, e);
-    let merchantsOf = this.#enabledBy.get(e.channelId);
-    if (!merchantsOf) this.#enabledBy.set(e.channelId, (merchantsOf = new Set()));
-    merchantsOf.add(e.merchantId);
+    // The channel row's own string, so 100,000 merchants share one copy of each channel id.
+    const channelId = this.#channels.get(e.channelId)?.id ?? e.channelId;
+    // fee_set_at alone is no override: it only dates the fee columns (the implicit merchant rule).
+    const hasOverrides =
+      e.feePercentage !== null ||
+      e.feeValue !== null ||
+      e.additionalFeePercentage !== null ||
+      e.additionalFeeValue !== null ||
+      e.minAmount !== null ||
+      e.maxAmount !== null ||
+      e.feeChargedToCustomer !== null;
+    const entry: Enabled = hasOverrides
+      ? {
+          channelId,
+          overrides: {
+            feePercentage: e.feePercentage,
+            feeValue: e.feeValue,
+            additionalFeePercentage: e.additionalFeePercentage,
+            additionalFeeValue: e.additionalFeeValue,
+            minAmount: e.minAmount,
+            maxAmount: e.maxAmount,
+            feeChargedToCustomer: e.feeChargedToCustomer,
+            feeSetAt: e.feeSetAt,
+          },
+        }
+      : channelId;
+    const list = this.#enabled.get(e.merchantId);
+    if (list) list.push(entry);
+    else this.#enabled.set(e.merchantId, [entry]);
   }
 
   #replaceMerchant(id: string, entity: MerchantEntity): void {
     for (const keyId of this.#keysByMerchant.get(id) ?? []) this.#keys.delete(keyId);
     this.#keysByMerchant.delete(id);
-    for (const channelId of this.#enablements.get(id)?.keys() ?? []) this.#enabledBy.get(channelId)?.delete(id);
-    this.#enablements.delete(id);
+    this.#enabled.delete(id);
     if (!entity.merchant) {
       this.#merchants.delete(id);
       return;
@@ -407,43 +473,62 @@ export class Catalog {
     for (const e of entity.enablements) this.#putEnablement(e);
   }
 
-  #buildList(merchantId: string): EffectiveChannelRecord[] {
-    const enabled = this.#enablements.get(merchantId);
-    const merchant = this.#merchants.get(merchantId);
-    if (!enabled || !merchant) return [];
+  /**
+   * A channel's effective record for one merchant at this instant: catalogue
+   * values, the merchant's overrides, and the pricing rule in force for it
+   * (undefined: channel or currency missing).
+   */
+  #record(channelId: string, subject: RuleSubject, overrides: Overrides | undefined): EffectiveChannelRecord | undefined {
+    const c = this.#channels.get(channelId);
+    const minorUnits = c && this.#currencies.get(c.currency);
+    // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
+    if (!c || minorUnits === undefined) return undefined;
     const now = this.#now();
-    const subject = { merchantId, category: merchant.category };
+    const rules = rulesForMerchant(this.#rules.get(channelId) ?? [], c, overrides && { merchantId: subject.merchantId, ...overrides });
+    // The implicit channel rule is in force from its fee_set_at; only a clock-skewed future one leaves nothing.
+    const rule = ruleInForce(rules, subject, now) ?? rules.find((r) => r.scope === 'CHANNEL' && r.id.startsWith(FLAT_RULE_PREFIX))!;
+    const o = overrides;
+    return {
+      id: c.id,
+      code: c.code,
+      name: c.name,
+      imagePath: c.imagePath,
+      status: c.status,
+      currency: c.currency,
+      minorUnits,
+      feePercentage: rule.bands[0]!.percentage,
+      feeValue: rule.bands[0]!.fixed,
+      pricing: { rule, scheduled: scheduledRules(rules, subject, now) },
+      additionalFeePercentage: o?.additionalFeePercentage ?? c.additionalFeePercentage,
+      additionalFeeValue: o?.additionalFeeValue ?? c.additionalFeeValue,
+      minAmount: o?.minAmount ?? c.minAmount,
+      maxAmount: o?.maxAmount ?? c.maxAmount,
+      feeChargedToCustomer: o?.feeChargedToCustomer ?? c.feeChargedToCustomer,
+      requiresKyc: c.requiresKyc,
+    };
+  }
+
+  #effective(merchantId: string, entry: Enabled): EffectiveChannelRecord | undefined {
+    const category = this.#merchants.get(merchantId)?.category;
+    if (category === undefined) return undefined;
+    const channelId = channelIdOf(entry);
+    const ownRule = (this.#rules.get(channelId) ?? []).some((r) => r.scope === 'MERCHANT' && r.merchantId === merchantId);
+    if (typeof entry !== 'string' || ownRule) return this.#record(channelId, { merchantId, category }, typeof entry === 'string' ? undefined : entry.overrides);
+    // Shared by every merchant of the category without overrides or rules of its own (merchant rules of others never match '').
+    const key = `${channelId}\u0000${category}`;
+    let record = this.#baseRecords.get(key);
+    if (record === undefined) {
+      record = this.#record(channelId, { merchantId: '', category }, undefined);
+      if (record) this.#baseRecords.set(key, record);
+    }
+    return record;
+  }
+
+  #buildList(merchantId: string): EffectiveChannelRecord[] {
     const out: { channel: ChannelRow; record: EffectiveChannelRecord }[] = [];
-    for (const [channelId, o] of enabled) {
-      const c = this.#channels.get(channelId);
-      const minorUnits = c && this.#currencies.get(c.currency);
-      // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
-      if (!c || minorUnits === undefined) continue;
-      const rules = rulesForMerchant(this.#rules.get(c.id) ?? [], c, o);
-      // The implicit channel rule is in force from its fee_set_at; only a clock-skewed future one leaves nothing.
-      const rule = ruleInForce(rules, subject, now) ?? rules.find((r) => r.scope === 'CHANNEL' && r.id.startsWith(FLAT_RULE_PREFIX))!;
-      const scheduled = scheduledRules(rules, subject, now);
-      out.push({
-        channel: c,
-        record: {
-          id: c.id,
-          code: c.code,
-          name: c.name,
-          imagePath: c.imagePath,
-          status: c.status,
-          currency: c.currency,
-          minorUnits,
-          feePercentage: rule.bands[0]!.percentage,
-          feeValue: rule.bands[0]!.fixed,
-          pricing: { rule, scheduled },
-          additionalFeePercentage: o.additionalFeePercentage ?? c.additionalFeePercentage,
-          additionalFeeValue: o.additionalFeeValue ?? c.additionalFeeValue,
-          minAmount: o.minAmount ?? c.minAmount,
-          maxAmount: o.maxAmount ?? c.maxAmount,
-          feeChargedToCustomer: o.feeChargedToCustomer ?? c.feeChargedToCustomer,
-          requiresKyc: c.requiresKyc,
-        },
-      });
+    for (const entry of this.#enabled.get(merchantId) ?? []) {
+      const record = this.#effective(merchantId, entry);
+      if (record) out.push({ channel: this.#channels.get(record.id)!, record });
     }
     out.sort((a, b) => byDisplayOrder(a.channel, b.channel));
     return out.map((x) => x.record);

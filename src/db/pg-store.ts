@@ -85,6 +85,7 @@ export class PgStore implements Store {
   #catchUp: Promise<void> | null = null;
   #catchUpAgain = false;
   #poll: NodeJS.Timeout | null = null;
+  #polling = false;
   #listener: pg.Client | null = null;
   #listenerRetry: NodeJS.Timeout | null = null;
   #closed = false;
@@ -122,10 +123,13 @@ export class PgStore implements Store {
     this.catalog.onTransition(() => this.#listeners.emit());
   }
 
-  /** Load the catalogue, then (servers) start listening and polling. Throws when the database cannot be read. */
+  /**
+   * Servers: load the catalogue, then listen and poll. One-shot tools (watch: false, the admin CLI) need no
+   * catalogue and load none (it is the whole database in memory). Throws when the database cannot be read.
+   */
   async start(): Promise<void> {
-    await this.#fullLoad();
     if (!this.#options.watch) return;
+    await this.#fullLoad();
     this.#connectListener();
     this.#poll = setInterval(() => void this.#pollOnce(), this.#options.pollIntervalMs);
     this.#poll.unref();
@@ -199,14 +203,25 @@ export class PgStore implements Store {
   }
 
   async #pollOnce(): Promise<void> {
-    if (this.#closed) return;
+    // A poll still waiting (a frozen server) is not joined by another; its deadline below reports it.
+    if (this.#closed || this.#polling) return;
+    this.#polling = true;
+    let deadline: NodeJS.Timeout | undefined;
     try {
-      const seq = await this.#reader.maxSeq();
-      if (this.#needsFullLoad || seq > this.catalog.lastSeq) await this.#requestCatchUp();
+      // A server that stops answering (not refusing) would hold the query until its statement timeout;
+      // the contract wants 503 within 5 s, so the poll gives up on its own, sooner.
+      const timedOut = new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`no answer within ${this.#options.connectTimeoutMs} ms`)), this.#options.connectTimeoutMs);
+      });
+      const seq = await Promise.race([this.#reader.maxSeq(), timedOut]);
+      if (this.#needsFullLoad || seq > this.catalog.lastSeq) await Promise.race([this.#requestCatchUp(), timedOut]);
       this.#setStatus({ ok: true });
     } catch (err) {
       this.#needsFullLoad = true;
       this.#setStatus({ ok: false, reason: `postgres unavailable: ${describe(err)}` });
+    } finally {
+      clearTimeout(deadline);
+      this.#polling = false;
     }
   }
 

@@ -42,7 +42,7 @@ export class SqliteStore implements Store {
       generation: sqlite.generation,
     }));
     this.admin = sqlite.live((db) => new SqliteAdminRepository(db, sqlite.sqlite));
-    this.#catchUp();
+    // The catalogue loads on first use (check()/version()): one-shot tools such as the admin CLI never need it.
   }
 
   get location(): string {
@@ -57,7 +57,8 @@ export class SqliteStore implements Store {
       return status;
     } catch (err) {
       if (!isDatabaseUnavailable(err)) this.logger?.error({ err }, 'catalogue catch-up failed');
-      return this.sqlite.probe().ok ? { ok: false, reason: `catalogue catch-up failed: ${(err as Error).message}` } : this.sqlite.probe();
+      const probed = this.sqlite.probe();
+      return probed.ok ? { ok: false, reason: `catalogue catch-up failed: ${(err as Error).message}` } : probed;
     }
   }
 

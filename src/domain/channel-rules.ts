@@ -91,38 +91,42 @@ export interface ChannelSettings {
 }
 
 /** A new catalogue channel. */
-export const channelCreateSchema = z.strictObject({
-  code: channelCodeSchema,
-  name: nameSchema,
-  currency: currencyCodeSchema,
-  status: channelStatusSchema.default('active'),
-  requiresKyc: booleanText.default(false),
-  sortOrder: z.coerce.number().int().min(0).max(1_000_000).optional(),
-  feePercentage: percentageText.default('0'),
-  feeValue: decimalText.default('0'),
-  additionalFeePercentage: percentageText.default('0'),
-  additionalFeeValue: decimalText.default('0'),
-  minAmount: decimalText,
-  maxAmount: decimalText,
-  feeChargedToCustomer: booleanText.default(true),
-});
+export const channelCreateSchema = withRangeCheck(
+  z.strictObject({
+    code: channelCodeSchema,
+    name: nameSchema,
+    currency: currencyCodeSchema,
+    status: channelStatusSchema.default('active'),
+    requiresKyc: booleanText.default(false),
+    sortOrder: z.coerce.number().int().min(0).max(1_000_000).optional(),
+    feePercentage: percentageText.default('0'),
+    feeValue: decimalText.default('0'),
+    additionalFeePercentage: percentageText.default('0'),
+    additionalFeeValue: decimalText.default('0'),
+    minAmount: decimalText,
+    maxAmount: decimalText,
+    feeChargedToCustomer: booleanText.default(true),
+  }),
+);
 export type ChannelCreateInput = z.input<typeof channelCreateSchema>;
 
 /** A change to a catalogue channel: any subset of its fields except the code. */
-export const channelUpdateSchema = z.strictObject({
-  name: nameSchema.optional(),
-  currency: currencyCodeSchema.optional(),
-  status: channelStatusSchema.optional(),
-  requiresKyc: booleanText.optional(),
-  sortOrder: z.coerce.number().int().min(0).max(1_000_000).optional(),
-  feePercentage: percentageText.optional(),
-  feeValue: decimalText.optional(),
-  additionalFeePercentage: percentageText.optional(),
-  additionalFeeValue: decimalText.optional(),
-  minAmount: decimalText.optional(),
-  maxAmount: decimalText.optional(),
-  feeChargedToCustomer: booleanText.optional(),
-});
+export const channelUpdateSchema = withRangeCheck(
+  z.strictObject({
+    name: nameSchema.optional(),
+    currency: currencyCodeSchema.optional(),
+    status: channelStatusSchema.optional(),
+    requiresKyc: booleanText.optional(),
+    sortOrder: z.coerce.number().int().min(0).max(1_000_000).optional(),
+    feePercentage: percentageText.optional(),
+    feeValue: decimalText.optional(),
+    additionalFeePercentage: percentageText.optional(),
+    additionalFeeValue: decimalText.optional(),
+    minAmount: decimalText.optional(),
+    maxAmount: decimalText.optional(),
+    feeChargedToCustomer: booleanText.optional(),
+  }),
+);
 export type ChannelUpdateInput = z.input<typeof channelUpdateSchema>;
 
 /**
@@ -130,15 +134,17 @@ export type ChannelUpdateInput = z.input<typeof channelUpdateSchema>;
  * value `null` (or the word `default` from the CLI) clears an override.
  */
 const clearable = <T extends z.ZodType>(schema: T) => z.union([z.literal('default').transform(() => null), z.null(), schema]).optional();
-export const overridesSchema = z.strictObject({
-  feePercentage: clearable(percentageText),
-  feeValue: clearable(decimalText),
-  additionalFeePercentage: clearable(percentageText),
-  additionalFeeValue: clearable(decimalText),
-  minAmount: clearable(decimalText),
-  maxAmount: clearable(decimalText),
-  feeChargedToCustomer: clearable(booleanText),
-});
+export const overridesSchema = withRangeCheck(
+  z.strictObject({
+    feePercentage: clearable(percentageText),
+    feeValue: clearable(decimalText),
+    additionalFeePercentage: clearable(percentageText),
+    additionalFeeValue: clearable(decimalText),
+    minAmount: clearable(decimalText),
+    maxAmount: clearable(decimalText),
+    feeChargedToCustomer: clearable(booleanText),
+  }),
+);
 export type OverridesInput = z.input<typeof overridesSchema>;
 export type Overrides = z.output<typeof overridesSchema>;
 
@@ -151,6 +157,44 @@ export const currencySchema = z.strictObject({
   code: currencyCodeSchema,
   minorUnits: z.coerce.number({ error: 'must be an integer' }).int('must be an integer').min(0, 'must be 0 to 4').max(4, 'must be 0 to 4'),
 });
+
+const MAX_NOT_POSITIVE = 'max must be greater than 0';
+const minAboveMax = (min: string, max: string) => `min ${min} is greater than max ${max}`;
+
+/** Problems of a min/max pair (empty = valid): `min ≤ max` and `max > 0`. */
+export function rangeProblems(minAmount: string, maxAmount: string): string[] {
+  const problems: string[] = [];
+  if (new Big(minAmount).gt(new Big(maxAmount))) problems.push(minAboveMax(minAmount, maxAmount));
+  if (new Big(maxAmount).lte(0)) problems.push(MAX_NOT_POSITIVE);
+  return problems;
+}
+
+type RangeFields = { minAmount?: unknown; maxAmount?: unknown };
+const failed = (payload: { issues: readonly { path?: readonly PropertyKey[] }[] }, field: keyof RangeFields) => payload.issues.some((i) => i.path?.[0] === field);
+
+/**
+ * The {@link rangeProblems} of the min/max a change itself gives, checked even when other fields of the
+ * change are invalid, so one run reports every problem (zod skips object refinements after any field
+ * issue unless told `when`): `max > 0` whenever max parsed, `min ≤ max` whenever both did. Absent or
+ * cleared (null) values are left to the effective-settings check, which knows the stored ones.
+ */
+function withRangeCheck<T extends z.ZodType<RangeFields>>(schema: T): T {
+  return schema
+    .superRefine(
+      ({ maxAmount }, ctx) => {
+        if (typeof maxAmount === 'string' && new Big(maxAmount).lte(0)) ctx.addIssue({ code: 'custom', message: MAX_NOT_POSITIVE, path: [] });
+      },
+      { when: (payload) => !failed(payload, 'maxAmount') },
+    )
+    .superRefine(
+      ({ minAmount, maxAmount }, ctx) => {
+        if (typeof minAmount === 'string' && typeof maxAmount === 'string' && new Big(minAmount).gt(new Big(maxAmount))) {
+          ctx.addIssue({ code: 'custom', message: minAboveMax(minAmount, maxAmount), path: [] });
+        }
+      },
+      { when: (payload) => !failed(payload, 'minAmount') && !failed(payload, 'maxAmount') },
+    ) as unknown as T;
+}
 
 /** Problems of a channel's effective settings in a currency with `minorUnits` decimals (empty = valid). */
 export function effectiveSettingsProblems(s: ChannelSettings, minorUnits: number): string[] {
@@ -166,8 +210,7 @@ export function effectiveSettingsProblems(s: ChannelSettings, minorUnits: number
       problems.push(`${label} ${s[key]} has more decimals than the currency allows (${minorUnits})`);
     }
   }
-  if (new Big(s.minAmount).gt(new Big(s.maxAmount))) problems.push(`min ${s.minAmount} is greater than max ${s.maxAmount}`);
-  if (new Big(s.maxAmount).lte(0)) problems.push('max must be greater than 0');
+  problems.push(...rangeProblems(s.minAmount, s.maxAmount));
   return problems;
 }
 

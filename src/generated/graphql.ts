@@ -299,6 +299,34 @@ export type RoundingRule = {
   mode: RoundingMode;
 };
 
+/** Live updates pushed over Server-Sent Events (`Accept: text/event-stream`; docs/live-updates.md). */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The authenticated merchant's channel list, live (contract §8). Sent over
+   * Server-Sent Events: `POST /graphql` with `Accept: text/event-stream`, signed
+   * like every request (the signature is checked when the stream opens).
+   *
+   * The first event carries the list as `paymentChannels(filter:)` returns it
+   * with the same `filter`; a new event follows within 1 s of any change that
+   * alters that list as selected (status, fees, limits, KYC, enabled channels, a
+   * scheduled rule taking effect), whichever process or replica made it. Two
+   * consecutive events are never identical. Only this merchant's data is ever
+   * sent. The stream ends when its API key is revoked (a last event with an
+   * INVALID_API_KEY error, then `complete`). At most `SUBSCRIPTIONS_PER_KEY`
+   * (default 10) streams per API key are open at once; one more is refused
+   * with HTTP 429 RATE_LIMITED. A comment line (`: heartbeat`) every 15 s keeps
+   * proxies from closing an idle stream.
+   */
+  paymentChannelsChanged: Array<PaymentChannel>;
+};
+
+
+/** Live updates pushed over Server-Sent Events (`Accept: text/event-stream`; docs/live-updates.md). */
+export type SubscriptionPaymentChannelsChangedArgs = {
+  filter?: InputMaybe<PaymentChannelFilter>;
+};
+
 /** Why a channel cannot take a payment. */
 export type UnavailabilityReason =
   /** The amount is outside the channel's min/max (calculateFee: AMOUNT_OUT_OF_RANGE). */
@@ -409,6 +437,7 @@ export type ResolversTypes = {
   RoundingMode: RoundingMode;
   RoundingRule: ResolverTypeWrapper<RoundingRule>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UnavailabilityReason: UnavailabilityReason;
 };
 
@@ -432,6 +461,7 @@ export type ResolversParentTypes = {
   Query: Record<PropertyKey, never>;
   RoundingRule: RoundingRule;
   String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
 };
 
 export type AppliedPricingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AppliedPricing'] = ResolversParentTypes['AppliedPricing']> = {
@@ -527,6 +557,10 @@ export type RoundingRuleResolvers<ContextType = GraphQLContext, ParentType exten
   mode?: Resolver<ResolversTypes['RoundingMode'], ParentType, ContextType>;
 };
 
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  paymentChannelsChanged?: SubscriptionResolver<Array<ResolversTypes['PaymentChannel']>, "paymentChannelsChanged", ParentType, ContextType, Partial<SubscriptionPaymentChannelsChangedArgs>>;
+};
+
 export type Resolvers<ContextType = GraphQLContext> = {
   AppliedPricing?: AppliedPricingResolvers<ContextType>;
   ChannelAvailability?: ChannelAvailabilityResolvers<ContextType>;
@@ -541,5 +575,6 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PaymentChannel?: PaymentChannelResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RoundingRule?: RoundingRuleResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
 };
 

@@ -4,11 +4,23 @@
  *
  * - Keeps the developer's API key + secret in sessionStorage (localStorage
  *   only when "remember" is ticked) and never sends the secret anywhere.
- * - Wraps `window.fetch`: every request to the GraphQL endpoint of this
- *   origin (queries and GraphiQL's introspection alike) is signed per SVC1
- *   over the exact bytes sent, with WebCrypto (src/client/svc1-web.ts).
- * - Saving credentials reloads the page so the schema is introspected with
- *   them.
+ * - Takes over GraphiQL's boot call (render.ts rewrites it to {@link boot}):
+ *   until credentials exist GraphiQL is not mounted, so the page sends
+ *   nothing (no unsigned introspection, no 401 in the console) and shows
+ *   what to paste; saving credentials mounts it, and it introspects signed.
+ * - Gives GraphiQL its own fetcher: every operation (introspection included)
+ *   is signed per SVC1 over the exact bytes sent, with WebCrypto
+ *   (src/client/svc1-web.ts). The fetcher never throws: a network failure or
+ *   a non-JSON answer becomes a GraphQL error message, so GraphiQL never
+ *   prints an exception with its stack trace, and documents are parsed by
+ *   the server (whose errors carry no stack) rather than in the page.
+ * - Reads every answer: an authentication rejection (wrong secret, unknown
+ *   key, clock skew, rate limit) turns the credentials bar red and says
+ *   what to check.
+ *
+ * GraphQL subscriptions (server-sent events) are not handled by this
+ * fetcher: the schema has none. Adding one needs a `text/event-stream`
+ * branch in {@link fetcher}.
  */
 import { signRequestWeb } from '../client/svc1-web.js';
 
@@ -19,11 +31,16 @@ interface Credentials {
 
 interface PageConfig {
   endpoint: string;
+  boot?: typeof boot;
 }
+
+/** Yoga's GraphiQL bundle, defined by the page's own script. */
+declare const YogaGraphiQL: { renderYogaGraphiQL(root: Element, options: Record<string, unknown>): void };
 
 const STORAGE_KEY = 'payment-gateway.svc1.credentials';
 const config = (window as unknown as { __SVC1_GRAPHIQL__: PageConfig }).__SVC1_GRAPHIQL__;
 const endpoint = new URL(config.endpoint, window.location.href);
+const CREDENTIALS_HINT = 'data/demo-credentials.json, written by the first npm start';
 
 function parse(raw: string | null): Credentials | null {
   if (!raw) return null;
@@ -33,6 +50,7 @@ function parse(raw: string | null): Credentials | null {
       ? { apiKey: value.apiKey, apiSecret: value.apiSecret }
       : null;
   } catch {
+    // Unreadable stored credentials (edited by hand, older format) count as none: the bar asks for new ones.
     return null;
   }
 }
@@ -63,47 +81,133 @@ function setStatus(text: string, kind: 'ok' | 'warn' | 'error'): void {
   el.dataset.kind = kind;
 }
 
-let signedCount = 0;
-const originalFetch = window.fetch.bind(window);
+const where = (stored: { remembered: boolean }) => (stored.remembered ? ' (remembered on this device)' : ' (this tab only)');
 
-/** Sign requests for the GraphQL endpoint; pass everything else through untouched. */
-async function signingFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
-  const request = new Request(input, init);
-  const url = new URL(request.url);
-  if (url.origin !== endpoint.origin || url.pathname !== endpoint.pathname) return originalFetch(input, init);
-  const stored = load();
-  if (!stored) {
-    setStatus('No credentials: requests are sent unsigned and will be rejected (401). Enter an API key and secret.', 'warn');
-    return originalFetch(input, init);
-  }
-  const method = request.method.toUpperCase();
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  // The exact bytes the browser will send: read them once and send those same bytes.
-  const body = hasBody ? new Uint8Array(await request.arrayBuffer()) : undefined;
-  let signed;
-  try {
-    signed = await signRequestWeb({ method, target: `${url.pathname}${url.search}`, body, ...stored.credentials });
-  } catch (err) {
-    // e.g. no WebCrypto outside a secure context (plain http on a non-localhost host): say so where the developer looks.
-    setStatus(`Cannot sign: ${err instanceof Error ? err.message : String(err)}`, 'error');
-    throw err;
-  }
-  const headers = new Headers(request.headers);
-  for (const [name, value] of Object.entries(signed.headers)) headers.set(name, value);
-  signedCount += 1;
-  setStatus(`Signed ${signedCount} request(s) as ${stored.credentials.apiKey}${stored.remembered ? ' (remembered on this device)' : ' (this tab only)'}.`, 'ok');
-  return originalFetch(url.href, {
-    method,
-    headers,
-    body,
-    credentials: request.credentials,
-    signal: request.signal,
-    cache: 'no-store',
-    redirect: request.redirect,
-  });
+/** A GraphQL error as the server sends it. */
+interface WireError {
+  message?: string;
+  extensions?: { code?: string; serverTime?: number; maxSkewSeconds?: number };
 }
 
-window.fetch = signingFetch as typeof window.fetch;
+/** Codes that mean "this request was not accepted at all": the bar must say so and what to check. */
+const REJECTIONS = new Set([
+  'AUTH_HEADER_MISSING',
+  'TIMESTAMP_INVALID',
+  'TIMESTAMP_EXPIRED',
+  'SIGNATURE_MALFORMED',
+  'INVALID_API_KEY',
+  'SIGNATURE_MISMATCH',
+  'RATE_LIMITED',
+  'SERVICE_UNAVAILABLE',
+]);
+
+/** What to check for one rejection, in the words of someone who just pasted a key and a secret. */
+function adviceFor(error: WireError, apiKey: string, retryAfter: string | null): string {
+  const code = error.extensions?.code ?? '';
+  switch (code) {
+    case 'SIGNATURE_MISMATCH':
+      // The page signs exactly what it sends (method, target, timestamp, key, body): only the secret can be wrong.
+      return `the secret is not the secret of ${apiKey}. Paste the apiSecret that belongs to this apiKey (in ${CREDENTIALS_HINT}; or the secret \`npm run admin -- key create\` printed), then Save & sign.`;
+    case 'INVALID_API_KEY':
+      return `${apiKey} is unknown or revoked on this server. Check the key (in ${CREDENTIALS_HINT} in this server's DATA_DIR) or issue a new one: npm run admin -- key create --merchant MERCHANT_ID.`;
+    case 'TIMESTAMP_EXPIRED': {
+      const serverTime = error.extensions?.serverTime;
+      const skew = typeof serverTime === 'number' ? Math.round(Date.now() / 1000 - serverTime) : null;
+      return `this computer's clock is ${skew === null ? 'too far' : `${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'}`} the server's (allowed: ±${error.extensions?.maxSkewSeconds ?? 300} s). Set the clock right, then run again.`;
+    }
+    case 'RATE_LIMITED':
+      return `too many requests for this key or address; run again${retryAfter ? ` in ${retryAfter} s` : ' shortly'}.`;
+    case 'SERVICE_UNAVAILABLE':
+      return 'the server cannot use its database right now; run again shortly.';
+    default:
+      return error.message ?? 'no reason given.';
+  }
+}
+
+let signedCount = 0;
+
+/** Update the bar from one answer: red with advice on a rejection, green otherwise. */
+function report(status: number, payload: unknown, stored: { credentials: Credentials; remembered: boolean }, retryAfter: string | null): void {
+  const first = (payload as { errors?: WireError[] } | null)?.errors?.[0];
+  const code = first?.extensions?.code;
+  if (code !== undefined && REJECTIONS.has(code)) {
+    setStatus(`Rejected (${status} ${code}): ${adviceFor(first!, stored.credentials.apiKey, retryAfter)}`, 'error');
+    return;
+  }
+  setStatus(`Signed ${signedCount} request(s) as ${stored.credentials.apiKey}${where(stored)}; the last one was accepted.`, 'ok');
+}
+
+const failure = (message: string) => ({ errors: [{ message }] });
+
+/** GraphiQL's parameters of one operation. */
+interface FetcherParams {
+  query: string;
+  variables?: unknown;
+  operationName?: string | null;
+}
+
+/** Sign and send one operation; resolve to the server's JSON answer, or to a GraphQL error saying what failed. */
+async function fetcher(params: FetcherParams, options?: { headers?: Record<string, unknown> }): Promise<unknown> {
+  const stored = load();
+  if (!stored) {
+    setStatus('No credentials: paste an API key and secret, then Save & sign.', 'warn');
+    return failure('Not sent: no credentials. Paste an API key and secret in the SVC1 signing bar, then Save & sign.');
+  }
+  const body = JSON.stringify({ query: params.query, variables: params.variables ?? undefined, operationName: params.operationName ?? undefined });
+  let signed;
+  try {
+    signed = await signRequestWeb({ method: 'POST', target: `${endpoint.pathname}${endpoint.search}`, body, ...stored.credentials });
+  } catch (err) {
+    // e.g. no WebCrypto outside a secure context (plain http on a non-localhost host): say so where the developer looks.
+    const message = `Cannot sign: ${err instanceof Error ? err.message : String(err)}`;
+    setStatus(message, 'error');
+    return failure(message);
+  }
+  // Headers from GraphiQL's headers editor first; the signature and the media types always win.
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, String(value));
+  headers.set('Content-Type', 'application/json');
+  headers.set('Accept', 'application/graphql-response+json, application/json');
+  for (const [name, value] of Object.entries(signed.headers)) headers.set(name, value);
+  signedCount += 1;
+  let response: Response;
+  try {
+    response = await window.fetch(endpoint.href, { method: 'POST', headers, body, credentials: 'same-origin', cache: 'no-store' });
+  } catch (err) {
+    const message = `Cannot reach ${endpoint.origin} (${err instanceof Error ? err.message : String(err)}): is the server running?`;
+    setStatus(message, 'error');
+    return failure(message);
+  }
+  const text = await response.text();
+  let payload: unknown;
+  try {
+    payload = JSON.parse(text);
+  } catch {
+    payload = failure(`HTTP ${response.status}: the server answered ${response.headers.get('content-type') ?? 'without a content type'}, not JSON.`);
+  }
+  report(response.status, payload, stored, response.headers.get('retry-after'));
+  return payload;
+}
+
+let mounted = false;
+let pendingBoot: (() => void) | null = null;
+
+/**
+ * Replaces the page's `YogaGraphiQL.renderYogaGraphiQL(root, options)`: mount
+ * GraphiQL now if credentials exist, else once they are saved.
+ */
+function boot(root: Element, options: Record<string, unknown>): void {
+  // With a fetcher of its own GraphiQL ignores `endpoint` (and warns in the console if it is set).
+  const { endpoint: _endpoint, ...rest } = options;
+  const start = () => {
+    mounted = true;
+    document.getElementById('svc1-waiting')?.remove();
+    YogaGraphiQL.renderYogaGraphiQL(root, { ...rest, fetcher });
+  };
+  if (load()) start();
+  else pendingBoot = start;
+}
+config.boot = boot;
 
 function wirePanel(): void {
   const form = document.getElementById('svc1-panel') as HTMLFormElement | null;
@@ -117,9 +221,9 @@ function wirePanel(): void {
     key.value = stored.credentials.apiKey;
     secret.value = stored.credentials.apiSecret;
     remember.checked = stored.remembered;
-    setStatus(`Signing as ${stored.credentials.apiKey}${stored.remembered ? ' (remembered on this device)' : ' (this tab only)'}.`, 'ok');
+    setStatus(`Signing as ${stored.credentials.apiKey}${where(stored)}.`, 'ok');
   } else {
-    setStatus('Enter an API key and secret (e.g. from DATA_DIR/demo-credentials.json) to sign requests.', 'warn');
+    setStatus(`Paste an API key and secret (e.g. from ${CREDENTIALS_HINT}) and click Save & sign. Nothing is sent until then.`, 'warn');
   }
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -130,15 +234,24 @@ function wirePanel(): void {
       return;
     }
     save({ apiKey, apiSecret }, remember.checked);
-    // Reload so GraphiQL introspects the schema with a signed request.
-    window.location.reload();
+    if (mounted) {
+      // GraphiQL keeps the schema it introspected: reload so it introspects again with the new credentials
+      // (the `query` page option brings the example tab back to the front, not a new empty one).
+      window.location.reload();
+      return;
+    }
+    setStatus(`Signing as ${apiKey}${where({ remembered: remember.checked })}.`, 'ok');
+    pendingBoot?.();
+    pendingBoot = null;
   });
   clear.addEventListener('click', () => {
     forget();
     key.value = '';
     secret.value = '';
     remember.checked = false;
-    setStatus('Credentials forgotten.', 'warn');
+    // A mounted GraphiQL would keep a schema fetched with the forgotten key: start over without it.
+    if (mounted) window.location.reload();
+    else setStatus('Credentials forgotten.', 'warn');
   });
 }
 

@@ -8,6 +8,7 @@
  * responses (ids and request ids aside).
  */
 import { AUTH_ERROR_CODES, ERROR_STATUS, titleOf, type ErrorCode } from '../errors.js';
+import { SIGNATURE_MISMATCH_HINT } from '../plugins/use-signature-auth.js';
 
 /** Codes any signed /v1 route can return (auth, limits, pipeline). */
 const COMMON_CODES: ErrorCode[] = [
@@ -41,7 +42,7 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   TIMESTAMP_EXPIRED: 'timestamp outside the allowed skew (±300 s by default); includes `serverTime`',
   SIGNATURE_MALFORMED: 'signature is not 64 hex characters',
   INVALID_API_KEY: 'unknown or revoked key',
-  SIGNATURE_MISMATCH: 'HMAC does not match; for `pk_test_` keys includes `stringToSignSha256` and `bodySha256`',
+  SIGNATURE_MISMATCH: 'HMAC does not match; for `pk_test_` keys includes `stringToSignSha256`, `bodySha256` and the `signCommand` that recomputes them',
   MERCHANT_MISMATCH: '`merchantId` is not the key\'s merchant',
   KYC_REQUIRED: 'the channel requires approved KYC and the merchant\'s is not approved',
   INVALID_REQUEST: 'malformed JSON, missing/mistyped field or bad value; names the `field`',
@@ -99,10 +100,11 @@ const ERROR_EXAMPLES: Record<string, Record<number, Record<string, { summary: st
       invalidApiKey: { summary: 'Unknown or revoked key', value: problem('INVALID_API_KEY', 'Unknown or revoked API key.') },
       signatureMismatch: {
         summary: 'Wrong secret or string to sign (test key: debugging hashes included)',
-        value: problem('SIGNATURE_MISMATCH', 'The signature does not match the request. Check the string to sign (method, target, timestamp, key, body SHA-256).', {
+        value: problem('SIGNATURE_MISMATCH', 'The signature does not match the request: a line of the string to sign (method, target, timestamp, key, body SHA-256) or the secret differs from what the server used.', {
           stringToSignSha256: '1e5f796f1d4f65398bd297bc1fbcdcf075db2125f3c2a7239deb92b809522818',
           bodySha256: 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855',
-          hint: 'Test keys only: compare with the hashes `npm run sign` prints; a different bodySha256 means the body bytes differ, otherwise a line of the string to sign does.',
+          signCommand: 'npm run --silent sign -- GET /v1/payments/channel --timestamp 1767225600 --key pk_test_4f9a1c2e7b5d3a6c --secret YOUR_SECRET',
+          hint: SIGNATURE_MISMATCH_HINT,
         }),
       },
     },
@@ -122,8 +124,8 @@ const ERROR_EXAMPLES: Record<string, Record<number, Record<string, { summary: st
       kycRequired: { summary: 'QRIS for a merchant whose KYC is pending', value: problem('KYC_REQUIRED', 'Channel "qris" requires approved KYC; this merchant\'s KYC is pending.', { kycStatus: 'pending' }) },
       merchantMismatch: { summary: "Another merchant's id", value: problem('MERCHANT_MISMATCH', 'merchantId is not the merchant of the API key used.', { field: 'merchantId' }) },
     },
-    404: { channelNotFound: { summary: 'Unknown method', value: problem('CHANNEL_NOT_FOUND', 'No channel "bitcoin" is enabled for this merchant.', { field: 'method' }) } },
-    409: { channelUnavailable: { summary: 'Channel in maintenance', value: problem('CHANNEL_UNAVAILABLE', 'Channel "mandiri_va" is maintenance.', { channelStatus: 'maintenance' }) } },
+    404: { channelNotFound: { summary: 'Unknown method', value: problem('CHANNEL_NOT_FOUND', 'No channel "bitcoin" is enabled for this merchant. Enabled: qris, bca_va, bni_va, bri_va, mandiri_va, permata_va, ovo, dana, shopeepay, alfamart, indomaret, credit_card.', { field: 'method' }) } },
+    409: { channelUnavailable: { summary: 'Channel in maintenance', value: problem('CHANNEL_UNAVAILABLE', 'Channel "mandiri_va" is under maintenance.', { channelStatus: 'maintenance' }) } },
     415: {
       notJson: {
         summary: 'Form-encoded body',
@@ -406,6 +408,7 @@ export function buildOpenApiDocument(): Json {
             hint: { type: 'string' },
             stringToSignSha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Test keys only (SIGNATURE_MISMATCH): SHA-256 of the server\'s string to sign.' },
             bodySha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'Test keys only (SIGNATURE_MISMATCH): SHA-256 of the body bytes received.' },
+            signCommand: { type: 'string', description: 'Test keys only (SIGNATURE_MISMATCH): the `npm run sign` command that recomputes both hashes for this request (same method, target, timestamp and key).' },
           },
         },
       },

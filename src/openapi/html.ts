@@ -2,6 +2,8 @@
  * A human-readable API reference generated from the OpenAPI document:
  * plain HTML + inline CSS, no script, nothing loaded from elsewhere.
  */
+import { FAVICON_DATA_URL } from '../graphiql/render.js';
+
 type Json = Record<string, any>;
 
 const esc = (s: unknown) => String(s).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -77,6 +79,7 @@ export function renderApiReference(doc: Json, links: { openapi: string; graphql:
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(doc.info.title)}</title>
+<link rel="icon" href="${esc(FAVICON_DATA_URL)}">
 <style>
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#111827;background:#fff}
 main{max-width:980px;margin:0 auto;padding:24px}

@@ -1,15 +1,24 @@
 /**
  * Public API documentation: the OpenAPI 3.1 document of the /v1 routes as
- * JSON and a human-readable reference generated from it (no CDN, no
- * script). Both are built once when the plugin is created. The paths must
- * be listed in useRequestContext's publicPaths; they lie outside the
- * signature plugin's protected paths.
+ * JSON, a human-readable reference generated from it (no CDN, no script),
+ * and the signing GraphiQL page (`GET` of the GraphQL endpoint from a
+ * browser, contract §1/§3: public). The first two are built when the plugin
+ * is created, the GraphiQL page on its first view (src/graphiql/render.ts).
+ * The docs paths must be listed in useRequestContext's publicPaths; they
+ * lie outside the signature plugin's protected paths. The GraphiQL page is
+ * answered here, before the signature plugin, rather than by Yoga's own
+ * GraphiQL plugin (which runs before every user plugin): so page loads get a
+ * request id, a log line and a metrics sample like every other request.
  */
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../errors.js';
 import { requestStateOf } from '../http/request-state.js';
 import { problemResponse } from '../http/responses.js';
 import { renderApiReference } from '../openapi/html.js';
+import { buildGraphiQLPage, FAVICON_DATA_URL, graphiqlPageResponse, isGraphiQLPageRequest, type GraphiQLPage } from '../graphiql/render.js';
+
+/** The site icon's path (public). */
+export const FAVICON_PATH = '/favicon.ico';
 
 /** Options of {@link useApiDocs}. */
 export interface ApiDocsOptions {
@@ -28,12 +37,34 @@ export function useApiDocs(options: ApiDocsOptions): Plugin {
   }
   const json = JSON.stringify(options.document, null, 2);
   const html = renderApiReference(options.document, { openapi: options.openapiPath, graphql: options.graphqlEndpoint });
+  let graphiql: Promise<GraphiQLPage> | undefined;
   const pages = new Map([
     [options.openapiPath, { body: json, type: 'application/json; charset=utf-8' }],
     [options.docsPath, { body: html, type: 'text/html; charset=utf-8' }],
+    // The pages carry this icon inline; served here too so a browser or tool asking for it directly gets no 404.
+    [FAVICON_PATH, { body: decodeURIComponent(FAVICON_DATA_URL.slice(FAVICON_DATA_URL.indexOf(',') + 1)), type: 'image/svg+xml' }],
   ]);
   return {
-    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      if (url.pathname === options.graphqlEndpoint && isGraphiQLPageRequest(request)) {
+        const state = requestStateOf(serverContext);
+        // Built once; a failed build is not kept, so the next view retries.
+        graphiql ??= buildGraphiQLPage(options.graphqlEndpoint).catch((err: unknown) => {
+          graphiql = undefined;
+          throw err;
+        });
+        try {
+          endResponse(graphiqlPageResponse(await graphiql, request, fetchAPI.Response));
+        } catch (err) {
+          // Logged with the request id by useRequestContext; the page shows the masked problem only.
+          if (state) {
+            state.unexpected = err;
+            state.errorCode = 'INTERNAL_ERROR';
+          }
+          endResponse(problemResponse(fetchAPI.Response, new AppError('INTERNAL_ERROR', 'Unexpected error.'), state?.id ?? ''));
+        }
+        return;
+      }
       const page = pages.get(url.pathname);
       if (!page) return;
       const state = requestStateOf(serverContext);

@@ -64,6 +64,8 @@ export function useHttpCaching(): Plugin {
     async onResponse({ response, serverContext, setResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state || response.status !== 200 || !isCacheable(state)) return;
+      // A subscription's event stream (GET with Accept: text/event-stream) never ends: reading it to hash it would hang.
+      if (response.headers.get('content-type')?.startsWith('text/event-stream')) return;
       const merchantId = state.principal!.merchantId;
       const bytes = (response as ResponseWithBytes)[RESPONSE_BYTES];
       let etag: string;

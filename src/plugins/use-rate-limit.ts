@@ -1,24 +1,35 @@
 /**
- * Rate limiting (contract §4 RATE_LIMITED), in the same pipeline for REST
- * and GraphQL. Two plugins share one configuration:
+ * Rate limiting (contract §4 RATE_LIMITED, §6 "Shared limits" and "Address
+ * budget"), in the same pipeline for REST and GraphQL, on the Yoga pipeline
+ * and the Node fast path alike. Two plugins share one configuration:
  *
- * - `addressGate`, placed BEFORE the signature plugin: a client address that
- *   has used up its budget of failed authentications gets 429 before its
- *   credentials are even looked at (so a correct guess is indistinguishable
- *   from a wrong one while blocked). Every 401 answered to that address
- *   spends one token (recorded in `onResponse`).
  * - `keyLimit`, placed AFTER the signature plugin and before the REST
- *   adapter: a token bucket per verified API key. Only verified requests
- *   count, so nobody can drain another merchant's bucket by sending its key
- *   id unsigned.
+ *   adapter: a budget per verified API key. Only verified requests count, so
+ *   nobody can drain another merchant's budget by sending its key id
+ *   unsigned. On the fast path its onRequest runs once the answer is ready
+ *   and before it is sent (src/http/fast-path.ts awaits it).
+ * - `addressGate`, FIRST in the plugin list (its onResponse must run before
+ *   the request log, metrics and caching see the status): every 401 answered
+ *   to a client address spends one unit of that address's failed-
+ *   authentication budget, and a 401 past the budget is answered as 429
+ *   instead. It only ever turns a failing request into 429: a request whose
+ *   signature verifies never reaches it as a 401, however many requests from
+ *   the same address failed (merchants share addresses behind NAT, proxies
+ *   and load balancers). Every 401 is produced by the Yoga pipeline (the
+ *   fast path hands every failure to it), so this runs on every path.
  *
- * Refusals are `429 RATE_LIMITED` with `Retry-After` (seconds), as problem
- * details on REST and as a GraphQL error on /graphql.
+ * Budgets live in this process's memory, or with `redisUrl` in Redis shared
+ * by every replica, falling back to memory while Redis is unreachable
+ * (src/http/rate-limit.ts). Refusals are `429 RATE_LIMITED` with
+ * `Retry-After` (seconds), as problem details on REST and as a GraphQL error
+ * on /graphql.
  */
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../errors.js';
-import { addressKey, TokenBuckets } from '../http/rate-limit.js';
-import { requestStateOf } from '../http/request-state.js';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { addressKey, keyBudgetWindow, RateBudget, SharedRateLimitStore } from '../http/rate-limit.js';
+import { requestStateOf, type RequestState } from '../http/request-state.js';
 import { errorResponseFor } from '../http/responses.js';
 
 /** Resolves the client address of a request (node: the socket's remote address). */
@@ -26,17 +37,27 @@ export type ClientAddressResolver = (request: Request, serverContext: object) =>
 
 /** Options of {@link useRateLimit}. */
 export interface RateLimitOptions {
-  /** Sustained requests per second per API key. */
+  /** Sustained requests per second per API key (see `keyBudgetWindow` for the window it becomes). */
   keyRatePerSecond: number;
-  /** Bucket size per API key (largest burst). */
+  /** Largest burst per API key. */
   keyBurst: number;
-  /** Failed authentications allowed per minute per client address (also the burst). */
+  /** Failed authentications answered 401 per client address per minute; further failures get 429. */
   authFailuresPerMinute: number;
   /** Client address; default: the node socket's remote address. Proxy headers are not trusted. */
   clientAddress?: ClientAddressResolver;
-  /** Most buckets kept per store (memory bound). */
+  /** Most keys kept in memory per budget (memory bound). */
   maxTrackedClients?: number;
-  now?: () => number;
+  /** Redis shared by every replica (REDIS_URL); absent/null: budgets per process. */
+  redisUrl?: string | null;
+  /** Redis command timeout in ms before a decision falls back to memory (default 250). */
+  redisCommandTimeoutMs?: number;
+}
+
+/** What the plugins need from the app besides {@link RateLimitOptions}. */
+export interface RateLimitEnvironment {
+  logger: Logger;
+  /** Registry for the shared store's metrics. */
+  registry?: Registry;
 }
 
 interface NodeServerContext {
@@ -46,21 +67,17 @@ interface NodeServerContext {
 /** The socket peer address Node's adapter exposes as `serverContext.req`. */
 export const socketAddress: ClientAddressResolver = (_request, serverContext) => (serverContext as NodeServerContext).req?.socket?.remoteAddress;
 
-/** The two rate-limit plugins (see the module comment for their places in the pipeline). */
+/** The two rate-limit plugins (see the module comment for their places in the pipeline) and their store. */
 export interface RateLimitPlugins {
   addressGate: Plugin;
   keyLimit: Plugin;
+  /** The Redis store when `redisUrl` was given (health, `waitUntilUp`), else null. */
+  store: SharedRateLimitStore | null;
+  /** Release the Redis connection (shutdown). */
+  close(): void;
 }
 
 const AUTH_FAILURE_STATUS = 401;
-
-/**
- * The request's address key, kept on its server context to charge a failure in onResponse. A property,
- * not a WeakMap: WeakMap entries survive V8's young-generation GC and dragged every request's objects into
- * the old generation (see src/http/fast-path.ts, `Exchange`).
- */
-const CLIENT_ADDRESS = Symbol('clientAddress');
-type AddressCarrier = { [CLIENT_ADDRESS]?: string };
 
 function rateLimited(scope: 'key' | 'address', retryAfterSeconds: number): AppError {
   const message =
@@ -70,44 +87,49 @@ function rateLimited(scope: 'key' | 'address', retryAfterSeconds: number): AppEr
   return new AppError('RATE_LIMITED', message, { retryAfter: retryAfterSeconds, scope }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
-export function useRateLimit(options: RateLimitOptions): RateLimitPlugins {
-  const now = options.now ?? Date.now;
+export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironment): RateLimitPlugins {
   const maxEntries = options.maxTrackedClients ?? 100_000;
   const clientAddress = options.clientAddress ?? socketAddress;
-  const keys = new TokenBuckets({ ratePerSecond: options.keyRatePerSecond, burst: options.keyBurst, maxEntries, now });
   if (!Number.isInteger(options.authFailuresPerMinute) || options.authFailuresPerMinute < 1) {
     throw new Error('useRateLimit: authFailuresPerMinute must be a positive integer');
   }
-  const failures = new TokenBuckets({
-    ratePerSecond: options.authFailuresPerMinute / 60,
-    burst: options.authFailuresPerMinute,
-    maxEntries,
-    now,
-  });
+  const keyWindow = keyBudgetWindow(options.keyRatePerSecond, options.keyBurst);
+  const store = options.redisUrl ? new SharedRateLimitStore({ redisUrl: options.redisUrl, logger: env.logger, registry: env.registry, commandTimeoutMs: options.redisCommandTimeoutMs }) : null;
+  const common = { maxEntries, logger: env.logger, store: store ?? undefined };
+  const keys = new RateBudget({ name: 'key', ...keyWindow, ...common });
+  const failures = new RateBudget({ name: 'auth_failures', points: options.authFailuresPerMinute, durationSeconds: 60, ...common });
+
+  /** Spend one failure of the request's address; past the budget the 401 becomes a 429. */
+  async function chargeFailure(request: Request, serverContext: object, state: RequestState, setResponse: (r: Response) => void, ResponseCtor: typeof Response): Promise<void> {
+    const retryAfter = await failures.consume(addressKey(clientAddress(request, serverContext)));
+    if (retryAfter > 0) setResponse(errorResponseFor(ResponseCtor, state, rateLimited('address', retryAfter)));
+  }
+
+  function refuseKey(retryAfter: number, state: RequestState, endResponse: (r: Response) => void, ResponseCtor: typeof Response): void {
+    if (retryAfter > 0) endResponse(errorResponseFor(ResponseCtor, state, rateLimited('key', retryAfter)));
+  }
 
   const addressGate: Plugin = {
-    onRequest({ request, serverContext, endResponse, fetchAPI }) {
+    // No onRequest: nothing is decided before the credentials are checked, so a verified request never pays
+    // for it. Not async: a success returns nothing, so neither pipeline awaits anything for it.
+    onResponse({ request, serverContext, response, setResponse, fetchAPI }) {
+      if (response.status !== AUTH_FAILURE_STATUS) return;
       const state = requestStateOf(serverContext);
       if (!state || state.surface === 'public') return;
-      const address = addressKey(clientAddress(request, serverContext));
-      (serverContext as AddressCarrier)[CLIENT_ADDRESS] = address;
-      const gate = failures.peek(address);
-      if (!gate.allowed) endResponse(errorResponseFor(fetchAPI.Response, state, rateLimited('address', gate.retryAfterSeconds)));
-    },
-    onResponse({ serverContext, response }) {
-      const address = (serverContext as AddressCarrier)[CLIENT_ADDRESS];
-      if (address !== undefined && response.status === AUTH_FAILURE_STATUS) failures.take(address);
+      return chargeFailure(request, serverContext, state, setResponse, fetchAPI.Response);
     },
   };
 
   const keyLimit: Plugin = {
+    // Synchronous with the memory store (the fast path then awaits nothing); a promise with Redis.
     onRequest({ serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state?.principal) return;
-      const taken = keys.take(state.principal.apiKeyId);
-      if (!taken.allowed) endResponse(errorResponseFor(fetchAPI.Response, state, rateLimited('key', taken.retryAfterSeconds)));
+      const decision = keys.consume(state.principal.apiKeyId);
+      if (typeof decision === 'number') return refuseKey(decision, state, endResponse, fetchAPI.Response);
+      return decision.then((retryAfter) => refuseKey(retryAfter, state, endResponse, fetchAPI.Response));
     },
   };
 
-  return { addressGate, keyLimit };
+  return { addressGate, keyLimit, store, close: () => store?.close() };
 }

@@ -10,6 +10,7 @@ import { AppError } from '../errors.js';
 import { normalizeResultErrors, originalOfMasked } from '../http/error-normalizer.js';
 import { initRequestState, requestStateOf, type RequestState, type Surface } from '../http/request-state.js';
 import { JSON_MEDIA } from '../http/body.js';
+import { isGraphiQLPageRequest } from '../graphiql/render.js';
 import { errorResponseFor, problemResponse } from '../http/responses.js';
 
 /** Options of {@link useRequestContext}. */
@@ -63,8 +64,9 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
   const exact = new Set(options.publicPaths.filter((p) => !p.endsWith('/')));
   const prefixes = options.publicPaths.filter((p) => p.endsWith('/'));
 
-  function surfaceOf(pathname: string): Surface | null {
-    if (pathname === graphqlEndpoint) return 'graphql';
+  function surfaceOf(request: Request, pathname: string): Surface | null {
+    // The GraphiQL page is public (contract §3): no signature, no database.
+    if (pathname === graphqlEndpoint) return isGraphiQLPageRequest(request) ? 'public' : 'graphql';
     if (pathname === restPrefix || pathname.startsWith(`${restPrefix}/`)) return 'rest';
     if (exact.has(pathname) || prefixes.some((p) => pathname.startsWith(p))) return 'public';
     return null;
@@ -75,7 +77,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
       // Node gives the raw request target; URL parsing would normalise it, and SVC1 signs it as sent.
       const rawTarget = (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
       const state = initRequestState(serverContext, request, rawTarget);
-      const surface = surfaceOf(url.pathname);
+      const surface = surfaceOf(request, url.pathname);
       if (surface === null) {
         state.errorCode = 'NOT_FOUND';
         endResponse(problemResponse(fetchAPI.Response, new AppError('NOT_FOUND', `No route ${url.pathname}.`), state.id));

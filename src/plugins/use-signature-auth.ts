@@ -2,16 +2,16 @@
  * SVC1 signature verification (contract §3) as a Yoga plugin.
  *
  * Runs in `onRequest`, before any other user plugin, for every request to
- * the GraphQL endpoint (POST and GET, data and introspection alike; Yoga's
- * built-in GraphiQL page for browsers is answered earlier and carries no
- * data) and every `/v1/payments/*` route. Nothing behind it runs for an
+ * the GraphQL endpoint (POST and GET, data and introspection alike; the GraphiQL page
+ * for browsers is answered earlier, by useApiDocs, and carries no data) and every `/v1/payments/*` route. Nothing behind it runs for an
  * unauthenticated request. Check order (contract §4): headers present →
  * timestamp format → skew → signature format → key known → HMAC. Merchant
  * scope is checked by the services, which know the requested merchant.
  */
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { isWellFormedSignature, sha256Hex, signatureMatches, stringToSign } from '../auth/svc1.js';
+import { EMPTY_BODY_SHA256, isWellFormedSignature, sha256Hex, signatureMatches, stringToSign } from '../auth/svc1.js';
+import { shellQuote } from '../cli/first-call.js';
 import type { SecretBox } from '../auth/secret-box.js';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import type { DataVersion } from '../db/data-version.js';
@@ -70,19 +70,37 @@ export function verifiedBodyOf(serverContext: object): Uint8Array | undefined {
 
 const DIGITS = /^[0-9]+$/;
 
+/** How to read the two hashes of a SIGNATURE_MISMATCH (test keys), the same words for every request. */
+export const SIGNATURE_MISMATCH_HINT =
+  'Test keys only. Run signCommand (your body bytes in YOUR_BODY_FILE, exactly as sent; the timestamp must be the one you sent) ' +
+  'and compare its two hashes with these. bodySha256 differs → the body bytes sent are not the ones signed (re-serialised JSON, ' +
+  'a trailing newline, another encoding); bodySha256 equal but stringToSignSha256 differs → the method, the target (path plus ' +
+  '?query, exactly as sent), the timestamp or the key line differs; both equal → the secret is wrong (not the secret of this key, ' +
+  'or with extra characters).';
+
 /**
  * Debugging help on SIGNATURE_MISMATCH, for test keys only: the SHA-256 of
- * the server's string to sign and of the body it received, so an integrator
- * can compare line by line (`npm run sign` prints the same two hashes). Both
- * are hashes of what the client itself sent, never the secret or the
- * expected signature; live keys get nothing, so a live key cannot be probed.
+ * the server's string to sign and of the body it received, `signCommand`:
+ * the `npm run sign` command that recomputes both for this request (its
+ * method, target, timestamp and key: with another timestamp the
+ * string-to-sign hash always differs), and a hint on reading the
+ * comparison, down to "both equal: the secret is wrong". Everything here is derived from what
+ * the client itself sent, never the secret or the expected signature; live
+ * keys get nothing, so a live key cannot be probed.
  */
-export function signatureDebugDetails(mode: ActiveKeyRecord['mode'], apiKey: string, toSign: string, bodySha256: string): Record<string, string> {
-  if (mode !== 'test' || !apiKey.startsWith('pk_test_')) return {};
+export function signatureDebugDetails(
+  mode: ActiveKeyRecord['mode'],
+  parts: { method: string; target: string; timestamp: string; apiKey: string },
+  toSign: string,
+  bodySha256: string,
+): Record<string, string> {
+  if (mode !== 'test' || !parts.apiKey.startsWith('pk_test_')) return {};
+  const body = bodySha256 === EMPTY_BODY_SHA256 ? '' : ' --body-file YOUR_BODY_FILE';
   return {
     stringToSignSha256: sha256Hex(toSign),
     bodySha256,
-    hint: 'Test keys only: compare with the hashes `npm run sign` prints; a different bodySha256 means the body bytes differ, otherwise a line of the string to sign does.',
+    signCommand: `npm run --silent sign -- ${parts.method.toUpperCase()} ${shellQuote(parts.target)}${body} --timestamp ${parts.timestamp} --key ${parts.apiKey} --secret YOUR_SECRET`,
+    hint: SIGNATURE_MISMATCH_HINT,
   };
 }
 
@@ -162,8 +180,8 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
     if (!signatureMatches(signature, expected)) {
       throw new AppError(
         'SIGNATURE_MISMATCH',
-        'The signature does not match the request. Check the string to sign (method, target, timestamp, key, body SHA-256).',
-        signatureDebugDetails(key.mode, apiKey, toSign, bodySha256),
+        'The signature does not match the request: a line of the string to sign (method, target, timestamp, key, body SHA-256) or the secret differs from what the server used.',
+        signatureDebugDetails(key.mode, { method: request.method, target, timestamp, apiKey }, toSign, bodySha256),
       );
     }
     return { principal: { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc }, body };

@@ -4,6 +4,7 @@
  */
 import type { FeeCalculationResolvers, FeeRuleResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from '../generated/graphql.js';
 import { DecimalScalar } from './decimal-scalar.js';
+import { paymentChannelsChanged } from './subscriptions.js';
 
 const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent, { filter }, ctx) =>
   filter == null ? ctx.services.channels.listForMerchant(ctx.principal) : ctx.services.channels.search(ctx.principal, filter);
@@ -37,6 +38,7 @@ export const resolvers: Resolvers = {
   // Internal enum values are the lower-case database/REST values.
   ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
   Query: { paymentChannels, calculateFee },
+  Subscription: { paymentChannelsChanged },
   PaymentChannel,
   FeeCalculation,
   FeeRule,

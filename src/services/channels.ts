@@ -142,6 +142,11 @@ export class ChannelService {
     return channel.availability ?? availabilityOf(channel, principal.merchantKyc);
   }
 
+  /** Codes of every channel enabled for the merchant, any status, KYC-gated ones included (what `method` may name). */
+  enabledCodes(principal: Principal): string[] {
+    return this.channels.listForMerchant(principal.merchantId).map((c) => c.code);
+  }
+
   /** The enabled channel for a method code (case-insensitive), KYC not yet checked. */
   findForMerchant(principal: Principal, method: string): ChannelView | undefined {
     const record = this.channels.findForMerchant(principal.merchantId, method.trim().toLowerCase());

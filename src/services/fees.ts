@@ -22,6 +22,19 @@ export interface FeeQuoteInput {
 }
 
 const CURRENCY = /^[A-Za-z]{3}$/;
+
+/** A channel status in a sentence ("is under maintenance", not "is maintenance"). */
+const STATUS_WORDS: Record<ChannelView['status'], string> = { active: 'active', offline: 'offline', maintenance: 'under maintenance' };
+
+/** Most codes a CHANNEL_NOT_FOUND message lists (a merchant may have many channels). */
+const MAX_LISTED_CODES = 20;
+
+/** "Enabled: qris, bca_va." — the codes `method` may name, so a typo is fixed without a second look-up. */
+export function enabledList(codes: string[]): string {
+  if (codes.length === 0) return 'No channel is enabled for it.';
+  const shown = codes.slice(0, MAX_LISTED_CODES).join(', ');
+  return `Enabled: ${shown}${codes.length > MAX_LISTED_CODES ? `, … (${codes.length - MAX_LISTED_CODES} more)` : ''}.`;
+}
 const MAX_METHOD_LENGTH = 64;
 
 /** Throw MERCHANT_MISMATCH unless `merchantId` is absent or the caller's own. */
@@ -45,7 +58,7 @@ export class FeeService {
     if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
 
     const channel = this.channels.findForMerchant(principal, method);
-    if (!channel) throw new AppError('CHANNEL_NOT_FOUND', `No channel "${method}" is enabled for this merchant.`, { field: 'method' });
+    if (!channel) throw new AppError('CHANNEL_NOT_FOUND', `No channel "${method}" is enabled for this merchant. ${enabledList(this.channels.enabledCodes(principal))}`, { field: 'method' });
     return this.price(principal, channel, amount, currency, input.chargeFeeToCustomer);
   }
 
@@ -70,7 +83,7 @@ export class FeeService {
         });
       case 'OFFLINE':
       case 'MAINTENANCE':
-        throw new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${channel.status}.`, { channelStatus: channel.status });
+        throw new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${STATUS_WORDS[channel.status]}.`, { channelStatus: channel.status });
       case 'CURRENCY_MISMATCH':
         throw new AppError('UNSUPPORTED_CURRENCY', `Channel "${channel.code}" settles in ${channel.currency}, not ${currency}.`, {
           field: 'currency',

@@ -128,6 +128,13 @@ describe('admin CLI', () => {
     // Several problems are reported together.
     const many = await admin(dataDir, ['channel', 'update', 'qris', '--status', 'x', '--fee-value=-1', '--fee-to-customer', 'no']);
     expect(many.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(3);
+    // ...also when one of them is a bad range next to a bad value (docs/OPERATIONS.md: all problems of one change at once).
+    const mixed = await admin(dataDir, ['channel', 'update', 'qris', '--fee-percentage', '150', '--min', '5000000', '--max', '10']);
+    expect(mixed.code).toBe(1);
+    expect(mixed.stderr.split('\n').filter((l) => l.startsWith('error:'))).toEqual(['error: fee-percentage: must be at most 100 (percent)', 'error: min 5000000 is greater than max 10']);
+    const missing = await admin(dataDir, ['channel', 'create', '--code', 'x', '--max', '10']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('--name, --currency, --min are required');
     // Nothing was written by the refused changes.
     const qris = (await adminJson<any[]>(dataDir, ['channel', 'list'])).find((c) => c.code === 'qris');
     expect(qris).toMatchObject({ status: 'active', feeValue: '0', minAmount: '1000', maxAmount: '10000000', requiresKyc: true });

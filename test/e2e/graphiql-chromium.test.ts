@@ -1,10 +1,12 @@
 /**
  * The signing GraphiQL page in real headless Chromium (Debian `chromium`,
- * driven by playwright-core) against a real server: enter the demo
- * credentials, run `{ paymentChannels { code status } }`, read the result
- * from the page. Every request the page makes must stay on the server's
- * origin (no CDN), and every GraphQL request — introspection included —
- * must carry a valid SVC1 signature.
+ * driven by playwright-core) against a real server: the first load sends
+ * nothing and logs no error until credentials exist; with the demo
+ * credentials the example query runs; a wrong secret or key turns the
+ * credentials bar red with what to check; no stack trace reaches the page.
+ * Every request the page makes must stay on the server's origin (no CDN),
+ * and every GraphQL request — introspection included — must carry a valid
+ * SVC1 signature.
  *
  * Screenshot: artifacts/graphiql.png (gitignored; CI keeps it as an artefact).
  * Without /usr/bin/chromium the test is skipped locally, and FAILS in CI (CI=true).
@@ -43,11 +45,17 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     await server?.stop();
   });
 
-  it('signs introspection and queries with the credentials entered in the panel', async () => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  /** A fresh page that records console errors, uncaught page errors, foreign requests and every /graphql exchange. */
+  async function openPage(viewport?: { width: number; height: number }) {
+    const context = await browser.newContext(viewport ? { viewport } : {});
     const page = await context.newPage();
     const origin = new URL(server.baseUrl).origin;
     const foreign: string[] = [];
+    const consoleErrors: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text());
+    });
+    page.on('pageerror', (e) => consoleErrors.push(`uncaught: ${e.message}`));
     // No CDN: anything not on the server's own origin (or an in-page blob/data URL) is recorded and blocked.
     await page.route('**/*', (route) => {
       const url = route.request().url();
@@ -55,26 +63,45 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
       foreign.push(url);
       return route.abort();
     });
-    // GraphQL calls made once credentials were saved (before that, GraphiQL's first introspection is unsigned → 401).
-    let saved = false;
-    const sentAfterSave = new WeakSet<object>();
-    page.on('request', (request) => {
-      if (saved) sentAfterSave.add(request);
-    });
-    const graphqlCalls: { body: string; signature: string | undefined; status: number }[] = [];
+    const calls: { method: string; path: string; body: string; signature: string | undefined; status: number }[] = [];
     page.on('response', async (response) => {
       const request = response.request();
-      if (new URL(request.url()).pathname !== '/graphql' || request.method() !== 'POST' || !sentAfterSave.has(request)) return;
-      graphqlCalls.push({ body: request.postData() ?? '', signature: (await request.allHeaders())['x-service-signature'], status: response.status() });
+      const url = new URL(request.url());
+      if (url.origin !== origin) return;
+      calls.push({ method: request.method(), path: url.pathname, body: request.postData() ?? '', signature: (await request.allHeaders())['x-service-signature'], status: response.status() });
     });
+    const graphqlPosts = () => calls.filter((c) => c.path === '/graphql' && c.method === 'POST');
+    return { context, page, foreign, consoleErrors, calls, graphqlPosts };
+  }
 
-    const query = '{ paymentChannels { code status } }';
-    await page.goto(`${server.baseUrl}/graphql?query=${encodeURIComponent(query)}`);
+  it('first load without credentials: a "paste your key" state, no request to /graphql, no console error, no 404', async () => {
+    const { context, page, foreign, consoleErrors, calls, graphqlPosts } = await openPage();
+    await page.goto(`${server.baseUrl}/graphql`);
+    await page.locator('#svc1-panel').waitFor();
+    await expect.poll(async () => page.locator('#svc1-status').innerText()).toMatch(/Paste an API key and secret/);
+    await expect(page.locator('#svc1-waiting').innerText()).resolves.toContain('data/demo-credentials.json');
+    // Give GraphiQL ample time to have sent its introspection, had it been mounted.
+    await page.waitForTimeout(2_000);
+    expect(graphqlPosts()).toEqual([]);
+    expect(calls.filter((c) => c.status === 401 || c.status === 404)).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    expect(foreign).toEqual([]);
+    // The /docs page does not make the browser ask for /favicon.ico either.
+    await page.goto(`${server.baseUrl}/docs`);
+    await page.waitForLoadState('load');
+    await page.waitForTimeout(500);
+    expect(calls.filter((c) => c.status === 404)).toEqual([]);
+    expect(consoleErrors).toEqual([]);
+    await context.close();
+  }, 120_000);
+
+  it('signs introspection and queries with the credentials entered in the panel; the example query stays in front', async () => {
+    const { context, page, foreign, consoleErrors, graphqlPosts } = await openPage({ width: 1400, height: 900 });
+    await page.goto(`${server.baseUrl}/graphql`);
     await page.locator('#svc1-panel').waitFor();
     await page.fill('#svc1-key', server.approved.apiKey);
     await page.fill('#svc1-secret', server.approved.apiSecret);
-    saved = true;
-    await Promise.all([page.waitForEvent('load'), page.click('#svc1-save')]);
+    await page.click('#svc1-save');
 
     // Credentials stay in this tab's sessionStorage unless "remember" is ticked.
     const stored = await page.evaluate(() => ({
@@ -84,39 +111,71 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     expect(JSON.parse(stored.session ?? '{}')).toMatchObject({ apiKey: server.approved.apiKey });
     expect(stored.local).toBeNull();
 
-    // Introspection after the reload is signed and accepted.
-    await expect.poll(() => graphqlCalls.some((c) => c.body.includes('__schema') && c.status === 200), { timeout: 30_000 }).toBe(true);
+    // Introspection, the first request the page ever sends, is signed and accepted.
+    await expect.poll(() => graphqlPosts().some((c) => c.body.includes('__schema') && c.status === 200), { timeout: 30_000 }).toBe(true);
+    expect(graphqlPosts()[0]!.body).toContain('__schema');
 
+    // One tab, holding the example query, and Run answers it.
+    expect(await page.locator('.graphiql-tab').count()).toBeLessThanOrEqual(1);
     await page.locator('.graphiql-execute-button').click();
     const response = page.locator('.graphiql-response');
     await expect.poll(async () => (await response.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toContain('"code": "qris"');
-    const text = (await response.innerText()).replace(/\s+/g, ' ');
+    let text = (await response.innerText()).replace(/\s+/g, ' ');
     expect(text).toContain('"paymentChannels"');
     expect(text).toContain('"status": "ACTIVE"');
+    expect(text).toContain('"availability"');
     expect(text).not.toContain('errors');
 
-    const dataCall = graphqlCalls.find((c) => c.body.includes('paymentChannels'));
+    const dataCall = graphqlPosts().find((c) => c.body.includes('paymentChannels'));
     expect(dataCall).toMatchObject({ status: 200 });
-    expect(graphqlCalls.map((c) => [/^[0-9a-f]{64}$/.test(c.signature ?? ''), c.status])).toEqual(graphqlCalls.map(() => [true, 200]));
+    expect(graphqlPosts().map((c) => [/^[0-9a-f]{64}$/.test(c.signature ?? ''), c.status])).toEqual(graphqlPosts().map(() => [true, 200]));
     expect(await page.locator('#svc1-status').innerText()).toContain(server.approved.apiKey);
-    expect(foreign).toEqual([]);
 
+    // A reload (as a second "Save & sign" does) brings back the example tab, not a new empty one.
+    await page.reload();
+    await expect.poll(() => graphqlPosts().filter((c) => c.body.includes('__schema')).length, { timeout: 30_000 }).toBeGreaterThan(1);
+    expect(await page.locator('.graphiql-tab').count()).toBeLessThanOrEqual(1);
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(async () => (await response.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toContain('"code": "qris"');
+
+    // Nothing so far has logged an error in the console.
+    expect(consoleErrors).toEqual([]);
+
+    // An empty document (what the extra empty tab used to run): the server's syntax error, never a stack trace.
+    await page.locator('.graphiql-query-editor .view-lines').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(async () => (await response.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toContain('Syntax Error');
+    text = await response.innerText();
+    expect(text).not.toMatch(/stack|\bat \S+ \(/);
+    // The only console line since: the browser noting the 400 that a malformed document gets (contract §4).
+    expect(consoleErrors.map((e) => e.replace(/\d{3} \(.*\)/, 'STATUS'))).toEqual(['Failed to load resource: the server responded with a status of STATUS']);
+    expect(consoleErrors[0]).toContain('400');
+    expect(foreign).toEqual([]);
     fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
     await page.screenshot({ path: ARTIFACT });
     await context.close();
   }, 120_000);
 
-  it('without credentials the page still loads and GraphQL requests are rejected unsigned', async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    const statuses: number[] = [];
-    page.on('response', (r) => {
-      if (new URL(r.url()).pathname === '/graphql' && r.request().method() === 'POST') statuses.push(r.status());
-    });
+  it('a wrong secret turns the bar red with what to check', async () => {
+    const { context, page, graphqlPosts } = await openPage();
     await page.goto(`${server.baseUrl}/graphql`);
-    await expect.poll(() => statuses.length, { timeout: 30_000 }).toBeGreaterThan(0);
-    expect(statuses.every((s) => s === 401)).toBe(true);
-    expect(await page.locator('#svc1-status').innerText()).toMatch(/credentials|API key/i);
+    await page.locator('#svc1-panel').waitFor();
+    await page.fill('#svc1-key', server.approved.apiKey);
+    await page.fill('#svc1-secret', 'sk_test_not-the-secret');
+    await page.click('#svc1-save');
+    await expect.poll(() => graphqlPosts().some((c) => c.status === 401), { timeout: 30_000 }).toBe(true);
+    const status = page.locator('#svc1-status');
+    await expect.poll(async () => status.innerText(), { timeout: 10_000 }).toContain('SIGNATURE_MISMATCH');
+    expect(await status.innerText()).toMatch(/secret is not the secret of pk_test_.*demo-credentials\.json/);
+    expect(await status.getAttribute('data-kind')).toBe('error');
+
+    // An unknown key says so instead.
+    await page.fill('#svc1-key', 'pk_test_00000000000000000000000000000000');
+    await Promise.all([page.waitForEvent('load'), page.click('#svc1-save')]);
+    await expect.poll(async () => status.innerText(), { timeout: 30_000 }).toContain('INVALID_API_KEY');
+    expect(await status.innerText()).toMatch(/unknown or revoked/);
     await context.close();
   }, 120_000);
 });

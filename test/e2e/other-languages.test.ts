@@ -58,15 +58,90 @@ describe.skipIf(!python && process.env.CI !== 'true')('Python example', () => {
   });
 });
 
+describe('credentials and server address for the examples in other languages', () => {
+  const scripts = [['bash', SH, []], ...(python ? [['python', python, [PY]]] : [])] as [string, string, string[]][];
+  const runScript = (cmd: string, pre: string[], env: Record<string, string>) =>
+    spawnSync(cmd, [...pre, 'GET', '/v1/payments/channel'], { encoding: 'utf8', cwd: ROOT, env: { ...process.env, API_KEY: '', API_SECRET: '', ...env } });
+
+  it.each(scripts)('%s: without API_KEY/API_SECRET falls back to $DATA_DIR/demo-credentials.json, like npm run sign', (_name, cmd, pre) => {
+    const res = runScript(cmd, pre, { DATA_DIR: server.dataDir, BASE_URL: server.baseUrl });
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    expect(res.stdout).toMatch(/"code":\s?"qris"/);
+  });
+
+  it.each(scripts)('%s: with no credentials anywhere says what to set (no traceback), exit non-zero', (_name, cmd, pre) => {
+    const res = runScript(cmd, pre, { DATA_DIR: path.join(server.dataDir, 'nowhere'), BASE_URL: server.baseUrl });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('No credentials: export API_KEY and API_SECRET');
+    expect(res.stderr).not.toMatch(/Traceback|KeyError/);
+  });
+
+  it.each(scripts)('%s: a server it cannot reach says so, with BASE_URL', (_name, cmd, pre) => {
+    const res = runScript(cmd, pre, { DATA_DIR: server.dataDir, BASE_URL: 'http://127.0.0.1:9' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('Cannot reach the gateway at http://127.0.0.1:9');
+    expect(res.stderr).toContain('set BASE_URL');
+    expect(res.stderr).not.toMatch(/Traceback/);
+  });
+
+  it('the start-up banner of a server on another port prints the BASE_URL to export', () => {
+    expect(server.output()).toContain(`export BASE_URL=${server.baseUrl}`);
+  });
+});
+
 describe('TypeScript checkout example (docs/examples/checkout.ts)', () => {
-  it('prints the offerable channels with totals from one signed GraphQL request', () => {
-    const out = run(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'docs/examples/checkout.ts'), '150000'], {
-      BASE_URL: server.baseUrl,
-      DATA_DIR: server.dataDir,
-      API_KEY: '',
-      API_SECRET: '',
+  const checkout = (args: string[], env: Record<string, string>) =>
+    spawnSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(ROOT, 'docs/examples/checkout.ts'), ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, DATA_DIR: server.dataDir, API_KEY: '', API_SECRET: '', ...env },
     });
-    expect(out).toContain('qris         pay 151050 (fee 1050: 0.7% + 0, paid by customer)');
-    expect(out).not.toContain('mandiri_va');
+
+  it('prints the offerable channels with totals from one signed GraphQL request; every printed sum adds up', () => {
+    const res = checkout(['150000'], { BASE_URL: server.baseUrl });
+    expect(res.status).toBe(0);
+    expect(res.stdout).toContain('qris         pay 151050 = 150000 + fee 1050 (0.7% + 0); paid by customer');
+    // The credit card's additional fee is printed, and the total includes it.
+    expect(res.stdout).toContain('credit_card  pay 157350 = 150000 + fee 6350 (2.9% + 2000) + additional fee 1000 (0% + 1000); paid by customer');
+    expect(res.stdout).not.toContain('mandiri_va');
+    const lines = res.stdout.trim().split('\n');
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) {
+      const customer = /pay (\d+) = (\d+)((?: \+ (?:additional )?fee \d+ \([^)]*\))+); paid by customer$/.exec(line);
+      const merchant = /pay (\d+); merchant receives (\d+) = (\d+)((?: - (?:additional )?fee \d+ \([^)]*\))+)$/.exec(line);
+      const fees = (text: string) => [...text.matchAll(/fee (\d+) \(/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+      expect(customer ?? merchant, line).not.toBeNull();
+      if (customer) expect(Number(customer[1]), line).toBe(Number(customer[2]) + fees(customer[3]!));
+      if (merchant) {
+        expect(Number(merchant[1]), line).toBe(Number(merchant[3]));
+        expect(Number(merchant[2]), line).toBe(Number(merchant[3]) - fees(merchant[4]!));
+      }
+    }
+  });
+
+  it.each([
+    ['500', /No channel can take a payment of 500 IDR[\s\S]*qris +AMOUNT_OUT_OF_RANGE \(accepts 1000 to 10000000\)/],
+    ['150000.5', /No channel can take a payment of 150000\.5 IDR[\s\S]*AMOUNT_PRECISION \(IDR amounts have no decimals\)/],
+  ])('an amount no channel accepts (%s) says why for each channel and exits 1', (amount, expected) => {
+    const res = checkout([amount], { BASE_URL: server.baseUrl });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(expected);
+  });
+
+  it('a server it cannot reach says so, with the URL it tried and BASE_URL, and exits 1', () => {
+    const res = checkout(['150000'], { BASE_URL: 'http://127.0.0.1:9' });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain('Cannot reach the gateway at http://127.0.0.1:9');
+    expect(res.stderr).toContain('BASE_URL');
+  });
+
+  it('a refused request prints the code and what to check; a bad argument prints the usage (exit 2)', () => {
+    const refused = checkout(['150000'], { BASE_URL: server.baseUrl, API_KEY: 'pk_test_00000000000000000000000000000000', API_SECRET: 'sk_test_x' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('401 INVALID_API_KEY');
+    expect(refused.stderr).toContain(`not known to the server at ${server.baseUrl}`);
+    const usage = checkout(['abc'], { BASE_URL: server.baseUrl });
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('usage:');
   });
 });

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
+import { TEST_ENGINE } from '../helpers/engine.js';
 import { startExpectingFailure, startServer, type RunningServer } from '../helpers/server.js';
 
 let dataDir: string;
@@ -24,7 +25,8 @@ afterAll(async () => {
 
 describe('quick start on a fresh DATA_DIR', () => {
   it('creates DATA_DIR, the database, a 0600 master key and demo-credentials.json', () => {
-    expect(fs.existsSync(path.join(dataDir, 'gateway.db'))).toBe(true);
+    // SQLite: the database is a file in DATA_DIR; TEST_DB=postgres: all state is in Postgres, no file here.
+    expect(fs.existsSync(path.join(dataDir, 'gateway.db'))).toBe(TEST_ENGINE === 'sqlite');
     expect(fs.statSync(path.join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
     const creds = server.credentials();
     // The two contract merchants first (approved, pending), then the micro merchant (contract §7 demo).

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootData } from '../../src/boot.js';
+import { databaseUrlForDataDir } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/app.js';
 import { admin, childEnv, run } from '../helpers/ops.js';
 
@@ -19,7 +20,8 @@ let dataDir: string;
 beforeAll(async () => {
   // A seeded DATA_DIR whose secrets are encrypted under a generated master.key.
   dataDir = makeTempDir('pgw-start-');
-  await (await bootData({ dataDir, masterKey: null, seedDemoData: true })).store.close();
+  // On the engine the processes below use (TEST_DB=postgres: this DATA_DIR's own database).
+  await (await bootData({ dataDir, masterKey: null, seedDemoData: true, databaseUrl: databaseUrlForDataDir(dataDir) })).store.close();
 });
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 

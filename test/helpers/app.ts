@@ -25,6 +25,8 @@ export interface TestApp {
   pending: DemoMerchantCredentials;
   /** 'in-process' (yoga.fetch) or 'node' (a real server on a free port serving app.handler, i.e. the fast path). */
   transport: Transport;
+  /** Like `fetch`, but the Response is not buffered: its body streams (event streams). */
+  streamFetch(target: string, init?: RequestInit): Promise<Response>;
   /** Current fake clock in ms (starts at the real time). */
   clock: { now: number };
   /** Unsigned request through the app. */
@@ -68,13 +70,16 @@ export interface TestAppOptions {
   app?: Partial<AppOptions>;
   /** Storage engine (default from TEST_DB). */
   engine?: TestEngine;
+  /** Serve the database (and demo keys) of this app instead of a new one: replicas in one process. */
+  sharedData?: TestApp;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const transport = opts.transport ?? DEFAULT_TRANSPORT;
-  const dataDir = makeTempDir();
-  const database = (opts.engine ?? TEST_ENGINE) === 'postgres' ? await createTestDatabase() : null;
-  const data = await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true, databaseUrl: database?.url ?? null }, { watch: true });
+  const owner = opts.sharedData;
+  const dataDir = owner?.dataDir ?? makeTempDir();
+  const database = owner ? null : (opts.engine ?? TEST_ENGINE) === 'postgres' ? await createTestDatabase() : null;
+  const data = owner?.data ?? (await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true, databaseUrl: database?.url ?? null }, { watch: true }));
   if (!data.seeded) throw new Error('test database was not seeded');
   const clock = { now: Date.now() };
   const app = createApp({
@@ -94,11 +99,13 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
 
   let server: Server | undefined;
   let fetchApp = (target: string, init?: RequestInit): Promise<Response> => Promise.resolve(app.yoga.fetch(new URL(`${BASE}${target}`), init ?? {}));
+  let streamFetch = fetchApp;
   if (transport === 'node') {
     const listening = createServer(app.handler);
     server = listening;
     await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
     const { port } = listening.address() as { port: number };
+    streamFetch = (target, init) => fetch(`http://127.0.0.1:${port}${target}`, init);
     fetchApp = async (target, init) => {
       const res = await fetch(`http://127.0.0.1:${port}${target}`, init);
       // A buffered copy, so tests may read it like the in-process Response.
@@ -120,6 +127,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     pending,
     clock,
     fetch: fetchApp,
+    streamFetch: (target, init) => streamFetch(target, init),
     signedFetch(target, init = {}) {
       const { as = approved, timestamp, ...rest } = init;
       const method = (rest.method ?? 'GET').toUpperCase();
@@ -154,6 +162,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       server?.closeAllConnections();
       server?.close();
       await app.close();
+      if (owner) return; // the owner closes the shared database
       await data.store.close();
       await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });

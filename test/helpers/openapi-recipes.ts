@@ -39,4 +39,4 @@ export const RECIPES: Record<string, Recipe> = {
 };
 
 /** Members whose values legitimately differ between runs (compared by presence only). */
-export const VOLATILE = new Set(['requestId', 'serverTime', 'stringToSignSha256', 'id']);
+export const VOLATILE = new Set(['requestId', 'serverTime', 'stringToSignSha256', 'signCommand', 'id']);

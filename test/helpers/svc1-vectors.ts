@@ -1,4 +1,4 @@
-/** The SVC1 test vectors of ../shared/CONTRACT.md §3, in one place for every signer's tests. */
+/** The SVC1 test vectors of the contract (docs/API.md §3), in one place for every signer's tests. */
 export const VECTOR_KEY = 'pk_test_4f9a1c2e7b5d3a6c';
 export const VECTOR_SECRET = 'sk_test_9xQeWvG816bUx9EPjHmaT23yvVMZbrpp';
 export const VECTOR_TIMESTAMP = '1767225600';

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/auth/svc1.js';
 import type { ProblemDetails } from '../../src/errors.js';
+import { enabledList } from '../../src/services/fees.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -181,9 +182,18 @@ describe('request validation (400) names the field', () => {
 });
 
 describe('channel rules', () => {
-  it('CHANNEL_NOT_FOUND (404) for an unknown method', async () => {
-    await problem(await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: calcBody({ method: 'bitcoin' }) }), 404, 'CHANNEL_NOT_FOUND');
-    await gqlError(await gql(t, CALC, { i: { amount: 150000, currency: 'IDR', method: 'bitcoin' } }), 200, 'CHANNEL_NOT_FOUND');
+  it('CHANNEL_NOT_FOUND (404) for an unknown method, listing the codes that are enabled', async () => {
+    const rest = await problem(await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: calcBody({ method: 'bitcoin' }) }), 404, 'CHANNEL_NOT_FOUND');
+    const gqlE = await gqlError(await gql(t, CALC, { i: { amount: 150000, currency: 'IDR', method: 'bitcoin' } }), 200, 'CHANNEL_NOT_FOUND');
+    for (const message of [rest.detail, gqlE.message]) {
+      expect(message).toMatch(/^No channel "bitcoin" is enabled for this merchant\. Enabled: qris, bca_va, .*, credit_card\.$/);
+    }
+  });
+
+  it('enabledList caps long lists and words an empty one', () => {
+    expect(enabledList([])).toBe('No channel is enabled for it.');
+    const many = Array.from({ length: 25 }, (_, i) => `c${i}`);
+    expect(enabledList(many)).toBe(`Enabled: ${many.slice(0, 20).join(', ')}, … (5 more).`);
   });
 
   it('CHANNEL_NOT_FOUND for a channel not enabled for this merchant', async () => {
@@ -199,9 +209,11 @@ describe('channel rules', () => {
   });
 
   it('CHANNEL_UNAVAILABLE (409) for maintenance and offline channels', async () => {
+    const details = [];
     for (const method of ['mandiri_va', 'PERMATA_VA']) {
-      await problem(await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: calcBody({ method }) }), 409, 'CHANNEL_UNAVAILABLE');
+      details.push((await problem(await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: calcBody({ method }) }), 409, 'CHANNEL_UNAVAILABLE')).detail);
     }
+    expect(details).toEqual(['Channel "mandiri_va" is under maintenance.', 'Channel "permata_va" is offline.']);
     await gqlError(await gql(t, CALC, { i: { amount: 150000, currency: 'IDR', method: 'mandiri_va' } }), 200, 'CHANNEL_UNAVAILABLE');
   });
 

@@ -81,6 +81,12 @@ describe('PaymentChannel.fee and FeeCalculation.breakdown', () => {
       [4, 'CHANNEL_UNAVAILABLE'],
       [5, 'CHANNEL_UNAVAILABLE'],
     ]);
+    // As README and docs/API.md say: the path is the channel's index in the list, the message names the channel.
+    expect(body.errors?.map((e) => [e.path, e.message])).toEqual([
+      [['paymentChannels', 4, 'fee'], 'Channel "mandiri_va" is under maintenance.'],
+      [['paymentChannels', 5, 'fee'], 'Channel "permata_va" is offline.'],
+    ]);
+    expect(body.data.paymentChannels[4]!.code).toBe('mandiri_va');
   });
 
   it('equals calculateFee for each channel, breakdown included', async () => {

@@ -125,6 +125,27 @@ describe('request logs', () => {
   });
 });
 
+describe('public pages in metrics and logs', () => {
+  it('GraphiQL page loads, /docs and /v1/openapi.json are counted under their own route and logged', async () => {
+    const h = await harness();
+    const page = await h.app.yoga.fetch(`${BASE}/graphql`, { headers: { Accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('x-request-id')).toBeTruthy();
+    expect((await h.app.yoga.fetch(`${BASE}/docs`)).status).toBe(200);
+    expect((await h.app.yoga.fetch(`${BASE}/v1/openapi.json`)).status).toBe(200);
+
+    const text = await (await h.app.yoga.fetch(`${BASE}/metrics`)).text();
+    expect(text).toContain('http_requests_total{method="GET",route="/graphql",status="200"} 1');
+    expect(text).toContain('http_requests_total{method="GET",route="/docs",status="200"} 1');
+    expect(text).toContain('http_requests_total{method="GET",route="/v1/openapi.json",status="200"} 1');
+    expect(text).not.toContain('route="unmatched"');
+
+    const requestLines = h.lines.map((l) => JSON.parse(l)).filter((l) => l.msg === 'request');
+    expect(requestLines[0]).toMatchObject({ method: 'GET', route: '/graphql', status: 200, requestId: page.headers.get('x-request-id') });
+    expect(requestLines.map((l) => l.route)).toEqual(['/graphql', '/docs', '/v1/openapi.json', '/metrics']);
+  }, 60_000);
+});
+
 describe('/ready during shutdown', () => {
   it('answers 503 once a shutdown has begun, while other requests are still served', async () => {
     const h = await harness();

@@ -1,8 +1,12 @@
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex, stringToSign } from '../../src/auth/svc1.js';
 import { generateKey } from '../../src/auth/keys.js';
 import type { DemoMerchantCredentials } from '../../src/db/seed.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, makeTempDir, type TestApp } from '../helpers/app.js';
+import { PROJECT_ROOT } from '../helpers/server.js';
 
 let t: TestApp;
 let live: DemoMerchantCredentials;
@@ -65,5 +69,50 @@ describe('SIGNATURE_MISMATCH debugging details', () => {
     expect(problem.code).toBe('SIGNATURE_MISMATCH');
     expect(problem.bodySha256).toBe(sha256Hex(sent));
     expect(problem.bodySha256).not.toBe(sha256Hex(BODY));
+  });
+});
+
+describe('the SIGNATURE_MISMATCH hint leads to the differing line', () => {
+  const TARGET = '/v1/payments/calculate';
+
+  async function mismatch(opts: { signedTarget?: string; secret?: string }): Promise<Record<string, string>> {
+    const { signatureHeaders } = await import('../../src/auth/svc1.js');
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const headers = signatureHeaders(t.approved.apiKey, opts.secret ?? t.approved.apiSecret, { method: 'POST', target: opts.signedTarget ?? TARGET, body: BODY, timestamp });
+    const res = await t.fetch(TARGET, { method: 'POST', body: BODY, headers: { ...headers, 'content-type': 'application/json' } });
+    expect(res.status).toBe(401);
+    return (await res.json()) as Record<string, string>;
+  }
+
+  /** Run the command the hint prints, as the integrator would, with their body file and their (wrong) secret. */
+  function runSignCommand(command: string, secret: string): { stringToSignSha256: string; bodySha256: string } {
+    expect(command).toMatch(/^npm run --silent sign -- .* --secret YOUR_SECRET$/);
+    const dir = makeTempDir('pgw-hint-');
+    const bodyFile = path.join(dir, 'body.json');
+    fs.writeFileSync(bodyFile, BODY);
+    const args = command!.replace('npm run --silent sign -- ', '').split(' ').map((a) => (a === 'YOUR_BODY_FILE' ? bodyFile : a === 'YOUR_SECRET' ? secret : a));
+    const out = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(PROJECT_ROOT, 'src/cli/sign.ts'), ...args], { encoding: 'utf8' });
+    fs.rmSync(dir, { recursive: true, force: true });
+    return {
+      stringToSignSha256: /\(stringToSignSha256\): ([0-9a-f]{64})/.exec(out)![1]!,
+      bodySha256: /\(bodySha256\): +([0-9a-f]{64})/.exec(out)![1]!,
+    };
+  }
+
+  it('wrong secret: signCommand (with the timestamp and key sent) reproduces both hashes, which the hint reads as "the secret is wrong"', async () => {
+    const problem = await mismatch({ secret: 'sk_test_wrong' });
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    expect(problem.signCommand).toBe(`npm run --silent sign -- POST ${TARGET} --body-file YOUR_BODY_FILE --timestamp ${timestamp} --key ${t.approved.apiKey} --secret YOUR_SECRET`);
+    expect(problem.hint).toContain('both equal → the secret is wrong');
+    expect(runSignCommand(problem.signCommand!, 'sk_test_wrong')).toEqual({ stringToSignSha256: problem.stringToSignSha256, bodySha256: problem.bodySha256 });
+  }, 30_000);
+
+  it('wrong target signed: same body hash, different string-to-sign hash (the hint then points at method/target/timestamp/key)', async () => {
+    const problem = await mismatch({ signedTarget: `${TARGET}?debug=1` });
+    expect(problem.bodySha256).toBe(sha256Hex(BODY));
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const clientSide = stringToSign({ method: 'POST', target: `${TARGET}?debug=1`, timestamp, apiKey: t.approved.apiKey, body: BODY });
+    expect(problem.stringToSignSha256).not.toBe(sha256Hex(clientSide));
+    expect(problem.hint).toContain('bodySha256 equal but stringToSignSha256 differs → the method, the target');
   });
 });

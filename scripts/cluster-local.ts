@@ -1,0 +1,301 @@
+/**
+ * `npm run cluster:local -- --replicas 3` (issue 11 item 8): the scale-out set-up on one machine, with one
+ * command. Starts a throwaway Postgres and Redis (scripts/lib/local-services.ts), builds once
+ * (dist/main.mjs), starts N replicas sharing DATABASE_URL, REDIS_URL, one generated MASTER_KEY and one
+ * DATA_DIR, and a round-robin TCP load balancer in front of them. Ctrl-C / SIGTERM stops everything:
+ * balancer, every replica's process group, Redis, Postgres and their temporary directories.
+ *
+ * Options (all optional):
+ *   --replicas N            replicas (1-16, default 3)
+ *   --port P                balancer port (default 4000; 0 = any free port)
+ *   --base-port B           first replica port, then B+1, … (default 4001; 0 = any free ports)
+ *   --data-dir DIR          shared DATA_DIR (default ./data/cluster; emptied at start, see below)
+ *   --replica-command CMD   how to start one replica (default "node dist/main.mjs"; split on spaces,
+ *                           run in the project root; env CLUSTER_REPLICA_COMMAND works too)
+ *   --no-build              skip `node scripts/build.mjs`
+ *
+ * The DATA_DIR belongs to the cluster: the Postgres database is new on every run, so files from an
+ * earlier run (demo credentials, a SQLite file) would be stale; it is emptied at start, and only if it
+ * is empty or was made by this script (marker file), never any other directory. It keeps
+ * demo-credentials.json and cluster.env (mode 0600: DATABASE_URL, REDIS_URL, MASTER_KEY, DATA_DIR) so
+ * the admin CLI can be pointed at the running cluster: `set -a; . data/cluster/cluster.env; set +a`.
+ *
+ * The last line of start-up is `CLUSTER_READY {json}` (URLs, pids, directories) for scripts and tests.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort, startPostgres, startRedis, type LocalService } from './lib/local-services.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const MARKER = '.cluster-local';
+const MAX_REPLICAS = 16;
+const STARTUP_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 12_000;
+
+/** Parsed command line. */
+interface ClusterOptions {
+  replicas: number;
+  port: number;
+  basePort: number;
+  dataDir: string;
+  replicaCommand: string[];
+  build: boolean;
+}
+
+function fail(message: string): never {
+  process.stderr.write(`cluster:local: ${message}\n`);
+  process.exit(2);
+}
+
+function parseOptions(argv: string[]): ClusterOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      replicas: { type: 'string', default: '3' },
+      port: { type: 'string', default: '4000' },
+      'base-port': { type: 'string', default: '4001' },
+      'data-dir': { type: 'string', default: './data/cluster' },
+      'replica-command': { type: 'string', default: process.env.CLUSTER_REPLICA_COMMAND ?? 'node dist/main.mjs' },
+      'no-build': { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  const int = (name: string, text: string, min: number, max: number): number => {
+    const n = Number(text);
+    if (!Number.isInteger(n) || n < min || n > max) fail(`--${name} must be an integer from ${min} to ${max} (got "${text}")`);
+    return n;
+  };
+  const replicaCommand = values['replica-command'].trim().split(/\s+/).filter(Boolean);
+  if (replicaCommand.length === 0) fail('--replica-command must not be empty');
+  return {
+    replicas: int('replicas', values.replicas, 1, MAX_REPLICAS),
+    port: int('port', values.port, 0, 65535),
+    basePort: int('base-port', values['base-port'], 0, 65535 - MAX_REPLICAS),
+    dataDir: path.resolve(values['data-dir']),
+    replicaCommand,
+    build: !values['no-build'],
+  };
+}
+
+/** Empty the cluster's DATA_DIR, refusing any directory this script did not make. */
+function prepareDataDir(dir: string): void {
+  if (fs.existsSync(dir)) {
+    const entries = fs.readdirSync(dir);
+    if (entries.length > 0 && !entries.includes(MARKER)) fail(`${dir} is not empty and was not made by cluster:local; choose another --data-dir`);
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(path.join(dir, MARKER), 'Made by `npm run cluster:local`; emptied on its next start.\n');
+}
+
+/** One replica process (own process group), its output prefixed on ours. */
+interface Replica {
+  index: number;
+  port: number;
+  url: string;
+  child: ChildProcess;
+}
+
+function startReplica(index: number, port: number, command: string[], env: NodeJS.ProcessEnv): Replica {
+  const child = spawn(command[0]!, command.slice(1), {
+    cwd: ROOT,
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const prefix = `[replica ${index}] `;
+  const relay = (stream: NodeJS.WritableStream) => {
+    let pending = '';
+    return (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) stream.write(`${prefix}${line}\n`);
+    };
+  };
+  child.stdout!.on('data', relay(process.stdout));
+  child.stderr!.on('data', relay(process.stderr));
+  return { index, port, url: `http://127.0.0.1:${port}`, child };
+}
+
+/** Poll GET /health until 200; fails when the process exits or time runs out. */
+async function waitHealthy(replica: Replica, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (replica.child.exitCode !== null || replica.child.signalCode !== null) throw new Error(`replica ${replica.index} exited (${replica.child.exitCode ?? replica.child.signalCode}) during start-up`);
+    const status = await fetch(`${replica.url}/health`).then(
+      (r) => r.status,
+      () => 0, // not listening yet: poll again
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`replica ${replica.index} not healthy within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * Round-robin TCP load balancer: each client connection goes to the next replica (a replica that refuses
+ * the connection is skipped, at most once each); bytes are piped both ways untouched, so keep-alive
+ * connections stay on their replica, as with any L4 balancer.
+ */
+function startBalancer(port: number, backends: readonly number[]): Promise<{ server: net.Server; port: number; close(): Promise<void> }> {
+  const sockets = new Set<net.Socket>();
+  let next = 0;
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+  const server = net.createServer({ pauseOnConnect: true }, (client) => {
+    track(client);
+    // A client that goes away resets its socket; that is routine for a proxy, not an error of the balancer.
+    client.on('error', () => client.destroy());
+    const attempt = (tries: number) => {
+      const upstream = net.connect(backends[next++ % backends.length]!, '127.0.0.1');
+      track(upstream);
+      let connected = false;
+      upstream.once('connect', () => {
+        connected = true;
+        client.pipe(upstream);
+        upstream.pipe(client);
+        client.resume();
+      });
+      upstream.on('error', () => {
+        // Refused before connecting: try the next replica (bounded by the number of replicas).
+        if (!connected && tries + 1 < backends.length && !client.destroyed) attempt(tries + 1);
+        else client.destroy();
+      });
+      upstream.once('close', () => {
+        if (connected) client.destroy();
+      });
+      client.once('close', () => upstream.destroy());
+    };
+    attempt(0);
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      resolve({
+        server,
+        port: (server.address() as net.AddressInfo).port,
+        close: () =>
+          new Promise<void>((done) => {
+            server.close(() => done());
+            for (const s of sockets) s.destroy();
+          }),
+      });
+    });
+  });
+}
+
+/** SIGTERM a replica's group, SIGKILL after the grace period; resolves when its process has exited. */
+async function stopReplica(replica: Replica): Promise<void> {
+  const { child } = replica;
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, sig);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err; // ESRCH: already gone
+    }
+  };
+  signal('SIGTERM');
+  const timer = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+  signal('SIGKILL'); // anything the replica left in its group
+}
+
+/** A path as the user would type it: relative to the current directory when inside it, else absolute. */
+function shownPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const services: LocalService[] = [];
+  const replicas: Replica[] = [];
+  let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
+  let stopping: Promise<void> | undefined;
+
+  const stopAll = (code: number): Promise<void> =>
+    (stopping ??= (async () => {
+      process.stderr.write('cluster:local: stopping balancer, replicas, Redis and Postgres …\n');
+      await balancer?.close();
+      await Promise.all(replicas.map(stopReplica));
+      for (const s of services.reverse()) await s.stop();
+      process.stderr.write('cluster:local: stopped\n');
+      process.exit(code);
+    })());
+  process.on('SIGINT', () => void stopAll(0));
+  process.on('SIGTERM', () => void stopAll(0));
+
+  try {
+    prepareDataDir(options.dataDir);
+    const [postgres, redis] = await Promise.all([startPostgres({ database: 'gateway' }), startRedis()]);
+    services.push(postgres, redis);
+
+    if (options.build) {
+      const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
+      if (built.status !== 0) throw new Error(`build failed (${built.status ?? built.signal})`);
+    }
+
+    const masterKey = randomBytes(32).toString('hex');
+    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+    fs.writeFileSync(
+      path.join(options.dataDir, 'cluster.env'),
+      `DATABASE_URL=${postgres.url}\nREDIS_URL=${redis.url}\nMASTER_KEY=${masterKey}\nDATA_DIR=${options.dataDir}\n`,
+      { mode: 0o600 },
+    );
+
+    const ports: number[] = [];
+    for (let i = 0; i < options.replicas; i++) ports.push(options.basePort === 0 ? await freePort() : options.basePort + i);
+    // The first replica migrates and seeds (demo-credentials.json) alone; the others then start together.
+    replicas.push(startReplica(1, ports[0]!, options.replicaCommand, env));
+    await waitHealthy(replicas[0]!, STARTUP_TIMEOUT_MS);
+    for (let i = 1; i < options.replicas; i++) replicas.push(startReplica(i + 1, ports[i]!, options.replicaCommand, env));
+    await Promise.all(replicas.slice(1).map((r) => waitHealthy(r, STARTUP_TIMEOUT_MS)));
+    for (const r of replicas) {
+      r.child.once('exit', (code, sig) => {
+        if (!stopping) process.stderr.write(`cluster:local: replica ${r.index} exited (${code ?? sig}); the balancer skips it\n`);
+      });
+    }
+
+    balancer = await startBalancer(options.port, ports);
+    const ready = {
+      balancer: `http://127.0.0.1:${balancer.port}`,
+      replicas: replicas.map((r) => ({ url: r.url, pid: r.child.pid })),
+      databaseUrl: postgres.url,
+      redisUrl: redis.url,
+      dataDir: options.dataDir,
+      serviceDirs: services.map((s) => s.dir),
+      servicePorts: services.map((s) => s.port),
+    };
+    process.stdout.write(
+      [
+        '',
+        `cluster:local ready: ${options.replicas} replica(s) behind a round-robin balancer`,
+        `  balancer    ${ready.balancer}`,
+        ...replicas.map((r) => `  replica ${r.index}   ${r.url}   (pid ${r.child.pid})`),
+        `  DATABASE_URL=${postgres.url}`,
+        `  REDIS_URL=${redis.url}`,
+        `  DATA_DIR=${options.dataDir}   (demo-credentials.json; cluster.env holds MASTER_KEY for the admin CLI)`,
+        `  admin CLI:  set -a; . ${shownPath(path.join(options.dataDir, 'cluster.env'))}; set +a; npm run admin -- help`,
+        '  Ctrl-C stops everything.',
+        `CLUSTER_READY ${JSON.stringify(ready)}`,
+        '',
+      ].join('\n'),
+    );
+  } catch (err) {
+    process.stderr.write(`cluster:local: ${err instanceof Error ? err.message : String(err)}\n`);
+    await stopAll(1);
+  }
+}
+
+void main();

@@ -1,0 +1,105 @@
+/**
+ * Live updates in a real browser (headless Debian chromium via playwright-core,
+ * launched like test/e2e/graphiql-chromium.test.ts) against the demo server
+ * (`npm start`):
+ * - docs/examples/live-updates.html, opened from disk as a developer would,
+ *   signs its stream with WebCrypto, renders the list, and re-renders when
+ *   the admin CLI puts a channel under maintenance;
+ * - GraphiQL runs `subscription { paymentChannelsChanged … }` (its own
+ *   SSE transport, through the page's signing fetch) and shows the update.
+ *
+ * Without /usr/bin/chromium the browser tests are skipped locally and FAIL in CI (CI=true).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { admin } from '../helpers/ops.js';
+import { startRealServer, type RealServer } from '../helpers/real-server.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const EXAMPLE = path.resolve(import.meta.dirname, '../../docs/examples/live-updates.html');
+const hasChromium = fs.existsSync(CHROMIUM);
+const inCI = process.env.CI === 'true';
+
+describe.skipIf(!hasChromium && !inCI)('live updates in headless Chromium', () => {
+  let server: RealServer;
+  let browser: Browser;
+
+  async function setStatus(code: string, status: string): Promise<void> {
+    const r = await admin(server.dataDir, ['channel', 'update', code, '--status', status]);
+    expect(r.code, r.stderr).toBe(0);
+  }
+
+  beforeAll(async () => {
+    server = await startRealServer();
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    });
+  }, 90_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('docs/examples/live-updates.html streams the demo list and shows a CLI maintenance change', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const pageErrors: string[] = [];
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    await page.goto(pathToFileURL(EXAMPLE).href);
+    await page.fill('#base', server.baseUrl);
+    await page.fill('#key', server.approved.apiKey);
+    await page.fill('#secret', server.approved.apiSecret);
+    await page.click('#start');
+
+    const row = page.locator('tr[data-code="bri_va"]');
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 15_000 }).toBe('ACTIVE');
+    expect(await page.locator('#channels tr').count()).toBeGreaterThan(5);
+
+    await setStatus('bri_va', 'maintenance');
+    await expect.poll(() => row.getAttribute('data-status'), { timeout: 5_000 }).toBe('MAINTENANCE');
+    expect(await page.locator('#state').innerText()).toMatch(/live \(2 updates\)/);
+    expect(pageErrors).toEqual([]);
+
+    await page.click('#stop');
+    await expect.poll(() => page.locator('#state').innerText(), { timeout: 5_000 }).toBe('stopped');
+    await setStatus('bri_va', 'active');
+    await context.close();
+  }, 90_000);
+
+  it('GraphiQL runs the subscription (signed) and shows the update', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await context.newPage();
+    const streams: { signature: string | undefined; status: number }[] = [];
+    page.on('response', async (response) => {
+      const request = response.request();
+      if (new URL(request.url()).pathname !== '/graphql' || !(request.headers().accept ?? '').includes('text/event-stream')) return;
+      streams.push({ signature: (await request.allHeaders())['x-service-signature'], status: response.status() });
+    });
+    const query = 'subscription { paymentChannelsChanged { code status } }';
+    await page.goto(`${server.baseUrl}/graphql?query=${encodeURIComponent(query)}`);
+    await page.locator('#svc1-panel').waitFor();
+    await page.fill('#svc1-key', server.approved.apiKey);
+    await page.fill('#svc1-secret', server.approved.apiSecret);
+    await Promise.all([page.waitForEvent('load'), page.click('#svc1-save')]);
+
+    // Wait for the signed introspection to finish (the editor knows the schema), then run.
+    await page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql' && r.status() === 200, { timeout: 30_000 });
+    await page.locator('.graphiql-execute-button').click();
+    const pane = page.locator('.graphiql-response');
+    const text = async () => (await pane.innerText()).replace(/\s+/g, ' ');
+    await expect.poll(text, { timeout: 30_000 }).toContain('"code": "bni_va"');
+    expect(await text()).toContain('"paymentChannelsChanged"');
+    expect(await text()).toMatch(/"code": "bca_va", "status": "ACTIVE"/);
+
+    await setStatus('bca_va', 'offline');
+    await expect.poll(text, { timeout: 5_000 }).toMatch(/"code": "bca_va", "status": "OFFLINE"/);
+    expect(streams.length).toBeGreaterThan(0);
+    expect(streams.every((s) => /^[0-9a-f]{64}$/.test(s.signature ?? '') && s.status === 200)).toBe(true);
+    await setStatus('bca_va', 'active');
+    await context.close();
+  }, 120_000);
+});

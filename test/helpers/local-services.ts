@@ -1,0 +1,21 @@
+/**
+ * Throwaway Postgres / Redis for tests (scripts/lib/local-services.ts), plus the skip rule: without the
+ * Debian packages a test needing them is skipped with the reason printed, except in CI (CI=true), where
+ * .ci/run installs them and a missing server must FAIL the suite instead of silently skipping it.
+ */
+import { missingLocalServices, type LocalServiceName } from '../../scripts/lib/local-services.js';
+
+export * from '../../scripts/lib/local-services.js';
+
+/**
+ * Null when the services can be started here; otherwise the reason to skip (printed once). With CI=true a
+ * missing service throws, failing the test file.
+ */
+export function localServicesSkipReason(...needs: LocalServiceName[]): string | null {
+  const missing = missingLocalServices(needs);
+  if (missing.length === 0) return null;
+  const reason = `missing ${missing.join('; ')}`;
+  if (process.env.CI === 'true') throw new Error(`${reason}: CI must run these tests (.ci/run installs the packages)`);
+  console.warn(`[local services] tests skipped: ${reason}`);
+  return reason;
+}
