@@ -43,7 +43,7 @@ const GROWTH = args.has('--growth') || args.has('--all');
 const WORKERS = args.has('--workers') || args.has('--all');
 const CONNECTIONS = 50;
 /** `--servers=project,mercurius` limits the main table (for development runs). */
-const ONLY = ((process.argv.find((a) => a.startsWith('--servers='))?.slice(10) ?? 'raw,project,mercurius,yoga,apollo').split(',') as ServerName[]);
+const ONLY = ((process.argv.find((a) => a.startsWith('--servers='))?.slice(10) ?? (QUICK ? 'raw-mem,project,mercurius-mem' : 'raw-mem,project,mercurius-mem,raw,mercurius,yoga,apollo')).split(',') as ServerName[]);
 const TIMING = QUICK ? { warmupS: 0.5, roundS: 0.8, rounds: 2 } : { warmupS: 3, roundS: 8, rounds: 3 };
 
 interface Creds {
@@ -63,12 +63,19 @@ interface Scenario {
    * A different body for each request (then `body` is only the first one): defeats every answer cache, so
    * the cell measures parse/validate/execute/serialise on each request, not a cache hit.
    */
-  bodyFor?: (i: number) => string;
+  bodyFor?: (i: number, scalar: AmountType) => string;
   /** Which servers can answer it (REST routes exist on the project only; raw answers its fixed body). */
   servers: ServerName[];
 }
 
-type ServerName = 'raw' | 'project' | 'yoga' | 'apollo' | 'mercurius';
+type ServerName = 'raw' | 'raw-mem' | 'project' | 'yoga' | 'apollo' | 'mercurius' | 'mercurius-mem';
+
+/**
+ * The type of the amount variable in the uncached calculateFee document: the project's `Decimal`, or `Float`
+ * for the in-memory Mercurius peer (Float fields, as a user would build it). Only the variable's type differs.
+ */
+type AmountType = 'Decimal' | 'Float';
+const amountTypeOf = (server: string): AmountType => (server === 'mercurius-mem' ? 'Float' : 'Decimal');
 
 const GQL_CHANNELS = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
 const GQL_CALC = JSON.stringify({
@@ -79,13 +86,17 @@ const GQL_CALC = JSON.stringify({
  * calculateFee for 150,000 + i IDR, the amount in a variable as real clients send it: one query document
  * (parse/validate caches apply, as in production) but no two bodies alike (no answer cache applies).
  */
-const GQL_CALC_VAR = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
-const gqlCalcFor = (i: number) => JSON.stringify({ query: GQL_CALC_VAR, variables: { amount: 150000 + (i % 5_000_000) } });
+const GQL_CALC_VAR: Record<AmountType, string> = {
+  Decimal: 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
+  Float: 'query Fee($amount: Float!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
+};
+const gqlCalcFor = (i: number, scalar: AmountType = 'Decimal') => JSON.stringify({ query: GQL_CALC_VAR[scalar], variables: { amount: 150000 + (i % 5_000_000) } });
 
 function scenarios(merchantId: string): Scenario[] {
   return [
     { name: 'raw fixed body', method: 'GET', path: '/v1/payments/channel', servers: ['raw'] },
-    { name: 'REST channel list', method: 'GET', path: '/v1/payments/channel', servers: ['project'] },
+    // raw-mem writes the project's exact REST bytes: the same request, the physical limit of the same answer.
+    { name: 'REST channel list', method: 'GET', path: '/v1/payments/channel', servers: ['project', 'raw-mem'] },
     {
       name: 'REST calculate',
       method: 'POST',
@@ -93,11 +104,26 @@ function scenarios(merchantId: string): Scenario[] {
       body: JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId, chargeFeeToCustomer: true }),
       servers: ['project'],
     },
-    { name: 'GraphQL channels', method: 'POST', path: '/graphql', body: GQL_CHANNELS, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
-    { name: 'GraphQL calculateFee', method: 'POST', path: '/graphql', body: GQL_CALC, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
-    { name: 'GraphQL calc, uncached', method: 'POST', path: '/graphql', body: gqlCalcFor(0), bodyFor: gqlCalcFor, servers: ['project', 'mercurius', 'yoga', 'apollo'] },
+    { name: 'GraphQL channels', method: 'POST', path: '/graphql', body: GQL_CHANNELS, servers: ['project', 'mercurius-mem', 'mercurius', 'yoga', 'apollo'] },
+    { name: 'GraphQL calculateFee', method: 'POST', path: '/graphql', body: GQL_CALC, servers: ['project', 'mercurius-mem', 'mercurius', 'yoga', 'apollo'] },
+    { name: 'GraphQL calc, uncached', method: 'POST', path: '/graphql', body: gqlCalcFor(0), bodyFor: gqlCalcFor, servers: ['project', 'mercurius-mem', 'mercurius', 'yoga', 'apollo'] },
   ];
 }
+
+/** How the comparison is made; written into every results file so a reader never has to guess. */
+const METHOD = [
+  '**Method.** One run, one machine. Every server is its own child process, started and measured one at a time;',
+  'autocannon (50 connections, in this bench process) is the load generator. Peers, serving from memory: **raw-mem**',
+  '= `node:http` writing the exact bytes of the project\'s own `GET /v1/payments/channel` answer (captured from the',
+  'project at the start of the run); **mercurius-mem** = Fastify + Mercurius + graphql-jit, Float fields, no auth, the',
+  'channels parsed from that same REST answer and held in memory, a plain-number fee resolver. The project runs as',
+  '`npm start` does (bundle, `NODE_ENV=production`), rate limits raised through RATE_LIMIT_PER_SECOND/RATE_LIMIT_BURST,',
+  'everything else on: SVC1 signature, request log line, metrics, ETag, abuse limits, database health. Every request to',
+  'every server is SVC1-signed with a fresh timestamp (the peers ignore the headers). "calc, uncached" sends a new',
+  'amount, hence a new body and signature, on every request. CPU µs/req = server user+system time / answered',
+  'requests (/proc); peak RSS = VmRSS sampled every 100 ms. Earlier peers (raw fixed body, mercurius / yoga / apollo',
+  'over the project\'s own resolvers) stay in "All cells".',
+].join('\n');
 
 /** A server child process; stdout/stderr go to files so the load generator never drains pipes. */
 interface Running {
@@ -113,6 +139,8 @@ const PROJECT_ENTRY = 'dist/main.mjs';
 
 const SERVER_ENTRY: Record<Exclude<ServerName, 'project'>, string> = {
   raw: 'bench/servers/raw.ts',
+  'raw-mem': 'bench/servers/raw-memory.ts',
+  'mercurius-mem': 'bench/servers/mercurius-memory.ts',
   yoga: 'bench/servers/yoga.ts',
   apollo: 'bench/servers/apollo.ts',
   mercurius: 'bench/servers/mercurius.ts',
@@ -200,7 +228,7 @@ interface RoundResult {
   errors: number;
 }
 
-function runAutocannon(port: number, sc: Scenario, credsIn: Creds | Creds[], seconds: number): Promise<RoundResult> {
+function runAutocannon(port: number, sc: Scenario, credsIn: Creds | Creds[], seconds: number, amountType: AmountType): Promise<RoundResult> {
   // Several keys: round-robin over them (many merchants in the growth runs).
   const keys = Array.isArray(credsIn) ? credsIn : [credsIn];
   let turn = 0;
@@ -220,7 +248,7 @@ function runAutocannon(port: number, sc: Scenario, credsIn: Creds | Creds[], sec
             // Re-signed for every request: fresh timestamp, real HMAC over method, target, timestamp, key, body hash.
             setupRequest: (req: autocannon.Request) => {
               const creds = keys[turn++ % keys.length]!;
-              const body = sc.bodyFor ? sc.bodyFor(sent++) : (sc.body ?? '');
+              const body = sc.bodyFor ? sc.bodyFor(sent++, amountType) : (sc.body ?? '');
               return {
                 ...req,
                 body: sc.body === undefined ? undefined : body,
@@ -264,7 +292,7 @@ export interface Measurement {
 }
 
 async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label = s.name): Promise<Measurement> {
-  const warm = await runAutocannon(s.port, sc, creds, TIMING.warmupS);
+  const warm = await runAutocannon(s.port, sc, creds, TIMING.warmupS, amountTypeOf(s.name));
   const rounds: RoundResult[] = [];
   const serverCpu = () => s.pids().reduce((sum, pid) => sum + cpuMs(pid), 0);
   // Peak RSS under load: the largest sum of VmRSS over the server's processes, sampled every 100 ms
@@ -275,7 +303,7 @@ async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label =
   }, 100);
   for (let i = 0; i < TIMING.rounds; i++) {
     const before = serverCpu();
-    const r = await runAutocannon(s.port, sc, creds, TIMING.roundS);
+    const r = await runAutocannon(s.port, sc, creds, TIMING.roundS, amountTypeOf(s.name));
     r.cpuUsPerReq = ((serverCpu() - before) * 1000) / Math.max(1, r.total);
     rounds.push(r);
   }
@@ -300,6 +328,25 @@ async function measure(s: Running, sc: Scenario, creds: Creds | Creds[], label =
   return m;
 }
 
+/**
+ * The project's own REST channel-list answer, exact bytes, for the in-memory peers (REST_ANSWER_FILE): one
+ * signed request to a freshly started project server over the bench's data.
+ */
+async function captureRestAnswer(dataDir: string, tmp: string, approved: Creds): Promise<string> {
+  const s = await startServer('project', dataDir, tmp);
+  try {
+    const target = '/v1/payments/channel';
+    const res = await fetch(`http://127.0.0.1:${s.port}${target}`, { headers: signatureHeaders(approved.apiKey, approved.apiSecret, { method: 'GET', target, body: '' }) });
+    const bytes = Buffer.from(await res.arrayBuffer());
+    if (res.status !== 200) throw new Error(`capturing the REST answer: ${res.status} ${bytes.toString('utf8').slice(0, 500)}`);
+    const file = path.join(tmp, 'rest-answer.json');
+    fs.writeFileSync(file, bytes);
+    return file;
+  } finally {
+    await stopServer(s);
+  }
+}
+
 async function seedDataDir(tmp: string, name: string): Promise<{ dataDir: string; approved: Creds }> {
   const dataDir = path.join(tmp, name);
   const data = await bootData({ dataDir, masterKey: null, seedDemoData: true });
@@ -312,19 +359,57 @@ function fmt(n: number, digits = 0): string {
   return Number.isFinite(n) ? n.toFixed(digits) : 'n/a';
 }
 
+/** Ratio columns of the main table: each row's req/s over the named peer's in the same scenario (raw: any scenario). */
+const RATIO_PEERS: { server: ServerName; title: string; anyScenario?: boolean }[] = [
+  { server: 'raw-mem', title: 'vs raw node:http (mem)', anyScenario: true },
+  { server: 'mercurius-mem', title: 'vs mercurius+jit (mem)' },
+  { server: 'mercurius', title: 'vs mercurius+jit (project resolvers)' },
+  { server: 'yoga', title: 'vs yoga' },
+  { server: 'apollo', title: 'vs apollo' },
+];
+
 function mainTable(ms: Measurement[]): string {
-  const raw = ms.find((m) => m.server === 'raw');
-  const peers = ['mercurius', 'yoga', 'apollo'];
+  const peers = RATIO_PEERS.filter((p) => ms.some((m) => m.server === p.server));
   const rows = ms.map((m) => {
     const ratios = peers.map((p) => {
-      const peer = ms.find((x) => x.server === p && x.scenario === m.scenario);
-      return peer && m.server !== p ? `${fmt(m.rps / peer.rps, 2)}×` : '';
+      const peer = ms.find((x) => x.server === p.server && (p.anyScenario ? x.scenario === 'REST channel list' : x.scenario === m.scenario));
+      return peer && m.server !== p.server ? `${fmt(m.rps / peer.rps, 2)}×` : '';
     });
-    return `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.cpuUsPerReq)} | ${fmt(m.peakRssMb)} | ${raw ? `${fmt((100 * m.rps) / raw.rps)} %` : ''} | ${ratios.join(' | ')} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`;
+    return `| ${m.server} | ${m.scenario} | ${fmt(m.rps)} | ${fmt(m.p50)} | ${fmt(m.p99)} | ${fmt(m.cpuUsPerReq)} | ${fmt(m.peakRssMb)} | ${ratios.join(' | ')} | ${m.valid ? 'ok' : `INVALID: ${m.note}`} |`;
   });
   return [
-    '| server | scenario | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MB | vs raw | vs mercurius+jit | vs yoga | vs apollo | check |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    `| server | scenario | req/s | p50 ms | p99 ms | server CPU µs/req | peak RSS MB | ${peers.map((p) => p.title).join(' | ')} | check |`,
+    `|---|---|---:|---:|---:|---:|---:|${peers.map(() => '---:|').join('')}---|`,
+    ...rows,
+  ].join('\n');
+}
+
+/** Issue 12's targets, per engine, against the in-memory peers of the same run. */
+const TARGETS: { scenario: string; peer: ServerName; min: number }[] = [
+  { scenario: 'REST channel list', peer: 'raw-mem', min: 0.7 },
+  { scenario: 'GraphQL channels', peer: 'mercurius-mem', min: 1.5 },
+  { scenario: 'GraphQL calc, uncached', peer: 'mercurius-mem', min: 1.0 },
+];
+
+/** The target table: throughput ratio, CPU per request of both, p99 (≤ 10 ms or ≤ the peer's), RSS, validity. */
+function targetTable(ms: Measurement[]): string {
+  const rows: string[] = [];
+  for (const engine of ['project', 'project on Postgres']) {
+    for (const t of TARGETS) {
+      const m = ms.find((x) => x.server === engine && x.scenario === t.scenario);
+      const peer = ms.find((x) => x.server === t.peer && x.scenario === t.scenario);
+      if (!m || !peer) continue;
+      const ratio = m.rps / peer.rps;
+      const p99ok = m.p99 <= 10 || m.p99 <= peer.p99;
+      const met = ratio >= t.min && p99ok && m.peakRssMb < 200 && m.valid && peer.valid;
+      rows.push(
+        `| ${engine === 'project' ? 'SQLite' : 'Postgres'} | ${t.scenario} | ${t.peer} | ${fmt(ratio, 2)}× (≥ ${t.min}×) | ${fmt(m.cpuUsPerReq)} vs ${fmt(peer.cpuUsPerReq)} | ${fmt(m.p99)} vs ${fmt(peer.p99)}${p99ok ? '' : ' ✗'} | ${fmt(m.peakRssMb)} | ${m.valid ? 'ok' : 'INVALID'} | ${met ? '**met**' : 'missed'} |`,
+      );
+    }
+  }
+  return [
+    '| engine | scenario | peer | req/s ratio (target) | CPU µs/req project vs peer | p99 ms project vs peer | project peak RSS MB | non-2xx | target |',
+    '|---|---|---|---:|---:|---:|---:|---|---|',
     ...rows,
   ].join('\n');
 }
@@ -357,8 +442,8 @@ async function measureOnPostgres(scs: Scenario[], tmp: string, running: Running[
     try {
       const creds = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { merchants: Creds[] }).merchants;
       const approved = creds.find((m) => m.kyc === 'approved')!;
-      // --quick keeps two cells (under a minute in all); full runs measure every project scenario.
-      const names = QUICK ? ['REST channel list', 'GraphQL calc, uncached'] : scs.filter((x) => x.servers.includes('project')).map((x) => x.name);
+      // --quick keeps the three target cells (under a minute in all); full runs measure every project scenario.
+      const names = QUICK ? ['REST channel list', 'GraphQL channels', 'GraphQL calc, uncached'] : scs.filter((x) => x.servers.includes('project')).map((x) => x.name);
       for (const sc of scs.filter((x) => names.includes(x.name))) out.push(await measure(s, sc, approved, 'project on Postgres'));
     } finally {
       await stopServer(s);
@@ -386,12 +471,15 @@ async function main(): Promise<void> {
     const { dataDir, approved } = await seedDataDir(tmp, 'main');
     const scs = scenarios(approved.merchantId);
     const results: Measurement[] = [];
+    // The in-memory peers serve the project's own REST answer (issue 12's method): captured before any peer starts.
+    process.env.REST_ANSWER_FILE = await captureRestAnswer(dataDir, tmp, approved);
     process.stderr.write(`bench: ${QUICK ? 'quick' : 'full'} mode, ${CONNECTIONS} connections, warm-up ${TIMING.warmupS}s + ${TIMING.rounds}×${TIMING.roundS}s per cell\n`);
     // One server at a time: the two cores are shared by the server and the load generator only.
     for (const name of ONLY) {
       const s = await startServer(name, dataDir, tmp);
       running.push(s);
-      for (const sc of scs.filter((x) => x.servers.includes(name))) results.push(await measure(s, sc, approved));
+      // --quick measures only the target scenarios (and only the in-memory peers), to stay under a minute.
+      for (const sc of scs.filter((x) => x.servers.includes(name) && (!QUICK || TARGETS.some((t) => t.scenario === x.name)))) results.push(await measure(s, sc, approved));
       await stopServer(s);
       running.splice(running.indexOf(s), 1);
       if (name === 'project' && !QUICK) {
@@ -469,6 +557,14 @@ async function main(): Promise<void> {
       `Machine: ${machine.cpuModel}, ${machine.cpus} cores, ${machine.memGb} GB, ${machine.platform}, Node ${machine.node}.`,
       `Load average before/after: ${machine.loadavgBefore.join(' ')} / ${machine.loadavgAfter.join(' ')} (other work on the machine shares its cores).`,
       `autocannon: ${CONNECTIONS} connections, warm-up ${TIMING.warmupS} s, median of ${TIMING.rounds} rounds × ${TIMING.roundS} s; every request SVC1-signed with a fresh timestamp.`,
+      '',
+      '## Targets (issue 12): the project with everything on vs the in-memory peers, same run',
+      '',
+      targetTable(results),
+      '',
+      METHOD,
+      '',
+      '## All cells',
       '',
       mainTable(results),
       growth.length ? `\n## Cost growth (project server)\n\n${simpleTable(growth, 'data size')}` : '',

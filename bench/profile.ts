@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
+import { account, type CpuProfile } from './account.js';
 
 /**
  * The per-key rate limit (default 50 req/s, src/config.ts) is raised for the measured server: the load
@@ -44,7 +45,8 @@ const log = path.join(tmp, 'server.log');
 const out = fs.openSync(log, 'w');
 // As `npm start` runs it: build the bundle, then plain node.
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
-const child = spawn(process.execPath, ['--cpu-prof', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'], {
+// 100 µs sampling (default 1 ms): enough samples per cost centre for a per-request account.
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'], {
   cwd: ROOT,
   env: { ...process.env, NODE_ENV: 'production', DATA_DIR: tmp, PORT: '0', ...BENCH_LIMITS },
   stdio: ['ignore', out, out],
@@ -85,10 +87,7 @@ const file = fs
   .map((f) => path.join(profDir, f))
   .sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!;
 process.stderr.write(`profile: ${path.relative(ROOT, file)}\n`);
-const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-  samples: number[];
-};
+const prof = JSON.parse(fs.readFileSync(file, 'utf8')) as CpuProfile;
 const counts = new Map<number, number>();
 for (const s of prof.samples) counts.set(s, (counts.get(s) ?? 0) + 1);
 const byFn = new Map<string, number>();
@@ -102,4 +101,11 @@ for (const n of prof.nodes) {
 const total = prof.samples.length;
 const top = [...byFn.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30);
 process.stdout.write(`top self time (${total} samples):\n${top.map(([k, c]) => `${((100 * c) / total).toFixed(1).padStart(5)} %  ${k}`).join('\n')}\n`);
+// The account charges each sample to its innermost known cost centre (bench/account.ts); start-up and idle left out.
+const requests = result.requests.total;
+const rows = account(prof, requests, path.join(ROOT, 'dist', 'main.mjs'));
+const sum = rows.reduce((a, r) => a + r.usPerRequest, 0);
+process.stdout.write(
+  `\nper-request CPU account (${requests} requests, ${sum.toFixed(0)} µs/request sampled):\n${rows.filter((r) => r.usPerRequest >= 0.5).map((r) => `${r.usPerRequest.toFixed(1).padStart(7)} µs  ${(100 * r.share).toFixed(1).padStart(5)} %  ${r.centre}`).join('\n')}\n`,
+);
 fs.rmSync(tmp, { recursive: true, force: true });

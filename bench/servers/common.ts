@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import fs from 'node:fs';
+import { createServer } from 'node:http';
 import { bootData } from '../../src/boot.js';
 import { buildSchema } from '../../src/schema.js';
 import { ChannelService } from '../../src/services/channels.js';
@@ -39,4 +40,18 @@ export async function baselineSetup(): Promise<BaselineSetup> {
 /** Tell the bench which port we listen on (a line on stdout). */
 export function announce(port: number): void {
   process.stdout.write(`BENCH_READY ${port}\n`);
+}
+
+/** A raw node:http server answering every request with the same bytes (the raw baselines), announced on stdout. */
+export function serveFixedBody(body: Buffer): void {
+  const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) };
+  const server = createServer((req, res) => {
+    // Drain any request body, then answer the fixed bytes.
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(200, headers);
+      res.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port));
 }

@@ -2,9 +2,8 @@
  * The physical limit: raw node:http answering every request with one fixed,
  * pre-serialised REST channel list (read once from the same database).
  */
-import { createServer } from 'node:http';
 import { toRestChannel, type GqlChannel } from '../../src/rest/operations.js';
-import { announce, baselineSetup } from './common.js';
+import { baselineSetup, serveFixedBody } from './common.js';
 
 const setup = await baselineSetup();
 const views = setup.services.channels.listForMerchant(setup.principal);
@@ -25,14 +24,4 @@ const body = Buffer.from(
     ),
   }),
 );
-const headers = { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(body.length) };
-
-const server = createServer((req, res) => {
-  // Drain any request body, then answer the fixed bytes.
-  req.resume();
-  req.on('end', () => {
-    res.writeHead(200, headers);
-    res.end(body);
-  });
-});
-server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port));
+serveFixedBody(body);

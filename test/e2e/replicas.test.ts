@@ -113,11 +113,19 @@ describe.skipIf(skip)('three replicas on one Postgres and one Redis', () => {
     await onAll(CONTRACT_PROPAGATION_MS, async (url) => (await signed(url, who, '/health')).status === 200);
     // Start at the beginning of a budget window so the burst is not split across two windows.
     await new Promise((r) => setTimeout(r, 1100));
+    const started = performance.now();
     const statuses = await Promise.all(Array.from({ length: 300 }, (_, i) => signed(replicas[i % 3]!.baseUrl, who).then((r) => r.status)));
+    const elapsedMs = performance.now() - started;
     const accepted = statuses.filter((s) => s === 200).length;
     expect(statuses.every((s) => s === 200 || s === 429)).toBe(true);
     expect(accepted).toBeGreaterThanOrEqual(20);
-    expect(accepted).toBeLessThanOrEqual(40);
+    // One shared budget: 20 per 1 s window, so at most 40 when the burst fits in a second (it may straddle
+    // two windows). On a machine too loaded to send 300 requests within a second, each further window
+    // spanned adds 20, still far below the 60 per window that three separate budgets would accept.
+    const windows = Math.max(2, Math.ceil(elapsedMs / 1000) + 1);
+    console.info(`shared budget: ${accepted} of 300 accepted in ${elapsedMs.toFixed(0)} ms (${windows} windows at most)`);
+    expect(accepted).toBeLessThanOrEqual(20 * windows);
+    expect(accepted).toBeLessThan(60 * (windows - 1));
   });
 
   it('30 bad signatures from one address, then correctly signed requests from it (two merchants): 200', async () => {
