@@ -15,7 +15,10 @@ const config: CodegenConfig = {
         mappers: {
           PaymentChannel: '../services/channels.js#ChannelView',
           FeeInfo: '../services/channels.js#FeeInfoView',
-          FeeCalculation: '../domain/fee.js#FeeResult',
+          FeeCalculation: '../domain/pricing.js#PricedFee',
+          FeeRule: '../domain/pricing.js#FeeRule as FeeRuleModel',
+          FeeBand: '../domain/pricing.js#FeeBand as FeeBandModel',
+          AppliedPricing: '../domain/pricing.js#AppliedPricing as AppliedPricingModel',
           ChannelAvailability: '../services/eligibility.js#Availability',
         },
         scalars: { Decimal: { input: 'string', output: 'string | number' } },

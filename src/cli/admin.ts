@@ -15,14 +15,15 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BootError, bootData, type BootedData } from '../boot.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { AdminError, AdminService, type CatalogueChannel, type MerchantChannelView } from '../services/admin.js';
+import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../services/admin.js';
 
 const HELP = `usage: npm run admin -- <command> [options] [--json]
 
 merchants
-  merchant create --name NAME [--kyc approved|pending|rejected] [--channels all|CODE,CODE]
+  merchant create --name NAME [--kyc approved|pending|rejected] [--category CODE] [--channels all|CODE,CODE]
   merchant list
   merchant set-kyc MERCHANT_ID approved|pending|rejected
+  merchant set-category MERCHANT_ID CODE             pricing category (default regular)
   merchant channels MERCHANT_ID
   merchant enable-channel MERCHANT_ID CODE [overrides]
   merchant disable-channel MERCHANT_ID CODE
@@ -46,6 +47,16 @@ channels
 currencies
   currency list
   currency set CODE --minor-units N
+pricing rules
+  fee set CODE [--merchant MERCHANT_ID | --category CATEGORY] --bands "UPTO:PCT:FIXED,..."
+              [--effective-from ISO_INSTANT] [--allow-unused-category]   prints the rule id
+      UPTO: inclusive upper bound of the band, "*" for the last band; e.g. --bands "500000:0:0,*:0.3:0"
+  fee list CODE [--merchant MERCHANT_ID]             rules in force and scheduled
+  fee cancel RULE_ID                                 only before the rule starts
+audit
+  audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N]   newest first
+
+Every command that changes something accepts --actor NAME (recorded in the audit trail; default: the OS user).
 
 Environment: the server's (DATA_DIR, MASTER_KEY, SEED_DEMO_DATA, ...). Exit: 0 ok, 1 refused, 2 usage.
 `;
@@ -55,6 +66,13 @@ class UsageError extends Error {}
 const COMMANDS = new Set([
   'merchant create', 'merchant list', 'merchant set-kyc', 'merchant channels', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key list', 'key revoke', 'channel list', 'channel create', 'channel update', 'currency list', 'currency set',
+  'merchant set-category', 'fee set', 'fee list', 'fee cancel', 'audit list',
+]);
+
+/** Commands that change something: they take --actor (contract §7 audit). */
+const CHANGING = new Set([
+  'merchant create', 'merchant set-kyc', 'merchant set-category', 'merchant enable-channel', 'merchant disable-channel',
+  'key create', 'key revoke', 'channel create', 'channel update', 'currency set', 'fee set', 'fee cancel',
 ]);
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -109,6 +127,18 @@ interface Io {
 
 function emit(io: Io, value: unknown, human: () => string): void {
   io.out(io.json ? `${JSON.stringify(value, null, 2)}\n` : human());
+}
+
+function feeTable(list: FeeRuleView[]): string {
+  return table(
+    ['RULE ID', 'STATE', 'SCOPE', 'FOR', 'BANDS', 'EFFECTIVE FROM', 'CREATED'],
+    list.map((r) => [r.id, r.state, r.scope, r.merchantId ?? r.category ?? '(channel default)', r.bandsText, r.effectiveFrom, r.createdAt]),
+  );
+}
+
+function auditTable(list: AuditEntry[]): string {
+  const short = (v: unknown) => (v === null ? null : JSON.stringify(v).slice(0, 80));
+  return table(['AT', 'ACTOR', 'ACTION', 'ENTITY', 'BEFORE', 'AFTER'], list.map((a) => [a.at, a.actor, a.action, a.entity, short(a.before), short(a.after)]));
 }
 
 function channelTable(list: CatalogueChannel[]): string {
@@ -178,21 +208,71 @@ function args(argv: string[], options: Options, positionalCount: number) {
   return parsed as { values: Record<string, unknown>; positionals: string[] };
 }
 
+/** The actor for the audit trail: --actor NAME (validated), else the operating-system user. */
+function actorOf(argv: string[]): string {
+  const i = argv.findIndex((a) => a === '--actor' || a.startsWith('--actor='));
+  if (i === -1) return osUser();
+  const value = argv[i]!.startsWith('--actor=') ? argv[i]!.slice('--actor='.length) : argv[i + 1];
+  if (value === undefined || value.trim() === '' || value.startsWith('--')) throw new UsageError('--actor needs a NAME');
+  if (value.length > 100 || /[\u0000-\u001f]/.test(value)) throw new UsageError('--actor: at most 100 printable characters');
+  return value.trim();
+}
+
 /** Run one command against an open service. Returns nothing; throws UsageError / AdminError. */
 async function runCommand(service: AdminService, argv: string[], out: (text: string) => void): Promise<void> {
   const [group, action, ...rest] = argv;
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   const run = (options: Options, positionalCount: number) => {
-    const parsed = args(rest, options, positionalCount);
+    const parsed = args(rest, CHANGING.has(command) ? { ...options, actor: str } : options, positionalCount);
     return { ...parsed, io: { out, json: parsed.values.json === true } as Io };
   };
 
   switch (command) {
     case 'merchant create': {
-      const { values, io } = run({ name: str, kyc: str, channels: str }, 0);
+      const { values, io } = run({ name: str, kyc: str, category: str, channels: str }, 0);
       const channels = typeof values.channels === 'string' ? (values.channels === 'all' ? 'all' : values.channels.split(',').map((c) => c.trim()).filter(Boolean)) : undefined;
-      const m = await service.createMerchant({ name: required(values, 'name'), kycStatus: values.kyc, channels });
-      emit(io, m, () => `Created merchant ${m.id} (${m.name}, KYC ${m.kycStatus}).\n`);
+      const m = await service.createMerchant({ name: required(values, 'name'), kycStatus: values.kyc, category: values.category as string | undefined, channels });
+      emit(io, m, () => `Created merchant ${m.id} (${m.name}, KYC ${m.kycStatus}, category ${m.category}).\n`);
+      return;
+    }
+    case 'merchant set-category': {
+      const { positionals, io } = run({}, 2);
+      const m = await service.setCategory(positional(positionals, 0, 'MERCHANT_ID'), positional(positionals, 1, 'CODE'));
+      emit(io, m, () => `Merchant ${m.id} category is now ${m.category}.\n`);
+      return;
+    }
+    case 'fee set': {
+      const { values, positionals, io } = run({ merchant: str, category: str, bands: str, 'effective-from': str, 'allow-unused-category': { type: 'boolean' } }, 1);
+      if (values.merchant !== undefined && values.category !== undefined) throw new UsageError('give --merchant or --category, not both');
+      const r = await service.setFee({
+        channel: positional(positionals, 0, 'CODE'),
+        merchantId: values.merchant as string | undefined,
+        category: values.category as string | undefined,
+        bands: required(values, 'bands'),
+        effectiveFrom: values['effective-from'] as string | undefined,
+        allowUnusedCategory: values['allow-unused-category'] === true,
+      });
+      // The rule id alone on stdout, so scripts can capture it (RULE=$(admin fee set ...)).
+      emit(io, r, () => `${r.id}\n`);
+      if (!io.json) process.stderr.write(`${r.state === 'scheduled' ? 'Scheduled' : 'Set'} ${r.scope} rule on ${r.channel} (${r.bandsText}) effective from ${r.effectiveFrom}.\n`);
+      return;
+    }
+    case 'fee list': {
+      const { values, positionals, io } = run({ merchant: str }, 1);
+      const list = await service.listFees(positional(positionals, 0, 'CODE'), values.merchant as string | undefined);
+      emit(io, list, () => feeTable(list));
+      return;
+    }
+    case 'fee cancel': {
+      const { positionals, io } = run({}, 1);
+      const r = await service.cancelFee(positional(positionals, 0, 'RULE_ID'));
+      emit(io, r, () => `Cancelled rule ${r.id} on ${r.channel} (it would have started at ${r.effectiveFrom}).\n`);
+      return;
+    }
+    case 'audit list': {
+      const { values, io } = run({ entity: str, since: str, limit: str }, 0);
+      const list = await service.listAudit({ entity: values.entity as string | undefined, since: values.since as string | undefined, limit: values.limit as string | undefined });
+      emit(io, list, () => auditTable(list));
       return;
     }
     case 'merchant list': {
@@ -311,7 +391,7 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     if (data.seeded) process.stderr.write(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
-    await runCommand(new AdminService(data.store.admin, data.secretBox), argv, (text) => process.stdout.write(text));
+    await runCommand(new AdminService(data.store.admin, data.secretBox, { actor: actorOf(argv) }), argv, (text) => process.stdout.write(text));
     return 0;
   } catch (err) {
     if (err instanceof AdminError) {

@@ -33,6 +33,21 @@ export interface Channel {
   fee_info: { fee_percentage: number; fee_value: number; min_transactions: number; max_transactions: number };
   /** Additive field: ISO 4217 code the channel settles in. */
   currency: string;
+  /**
+   * Additive field (contract §7), present only when the pricing rule in force
+   * has more than one amount band: the bands, ascending. The band whose
+   * `up_to` is the first ≥ the amount prices the whole amount; `fee_info`
+   * carries the first band.
+   */
+  fee_tiers?: FeeTier[];
+}
+
+/** One amount band of a banded pricing rule (`Channel.fee_tiers`). */
+export interface FeeTier {
+  /** Inclusive upper bound in the major unit; null for the last band. */
+  up_to: number | null;
+  fee_percentage: number;
+  fee_value: number;
 }
 
 /** `POST /v1/payments/calculate` request body (seed field names). */

@@ -10,12 +10,22 @@
  * channel list only; a channel change rebuilds the lists of the merchants
  * that enable it; a currency change those of its channels' merchants.
  *
- * Memory: merchants without overrides share one effective record per
- * channel, and an enablement without overrides is one reference (see
- * docs/SCALING.md, "Sizing").
+ * Memory: merchants without overrides (and without a merchant pricing rule)
+ * share one effective record per channel and category, and an enablement
+ * without overrides is one reference (see docs/SCALING.md, "Sizing").
+ *
+ * Scheduled pricing rules (contract §7): a rule that starts later changes
+ * what requests see without any write, so the catalogue arms ONE timer at
+ * the next rule transition of all channels; when it fires it drops the
+ * records and lists of the merchants the starting rules apply to, bumps
+ * `version` and their `merchantVersion`, and calls the transition listener
+ * (the store's change listeners), exactly as a committed change would. Every
+ * server does this on its own clock, so every replica switches at the instant.
  *
  * Invariants:
  * - every record handed out is shared and must be treated as read-only;
+ * - a derived record or list is valid until the next transition: the timer
+ *   is re-armed after every load/apply and after it fires;
  * - `version` changes whenever anything a request could see changed, and
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
  * - `lastSeq` is the highest change-log sequence number already applied.
@@ -24,6 +34,11 @@ import type { apiKeys, channels, currencies, merchantChannels, merchants } from 
 import type { ChangeEntity, KycStatus } from './schema.js';
 import type { ActiveKeyRecord } from '../repositories/merchants.js';
 import type { EffectiveChannelRecord } from '../repositories/channels.js';
+import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../domain/fee-rules.js';
+import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../domain/pricing.js';
+
+/** Node's setTimeout limit (ms); farther transitions are reached by re-arming. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type MerchantRow = typeof merchants.$inferSelect;
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
@@ -38,6 +53,7 @@ export interface CatalogRows {
   apiKeys: ApiKeyRow[];
   channels: ChannelRow[];
   merchantChannels: MerchantChannelRow[];
+  feeRules: FeeRuleRow[];
 }
 
 /** One `change_log` row. */
@@ -54,10 +70,17 @@ export interface MerchantEntity {
   enablements: MerchantChannelRow[];
 }
 
+/** A channel's current rows (row absent = deleted). */
+export interface ChannelEntity {
+  channel: ChannelRow | undefined;
+  /** Every stored fee rule of the channel (cancelled ones included). */
+  feeRules: FeeRuleRow[];
+}
+
 /** The rows named by a batch of changes, loaded in one read. */
 export interface ChangedEntities {
   merchants: Map<string, MerchantEntity>;
-  channels: Map<string, ChannelRow | undefined>;
+  channels: Map<string, ChannelEntity>;
   currencies: Map<string, CurrencyRow | undefined>;
 }
 
@@ -74,6 +97,7 @@ export interface ChangedRows {
   apiKeys: ApiKeyRow[];
   merchantChannels: MerchantChannelRow[];
   channels: ChannelRow[];
+  feeRules: FeeRuleRow[];
   currencies: CurrencyRow[];
 }
 
@@ -87,7 +111,7 @@ export function assembleChanged(ids: Record<ChangeEntity, string[]>, rows: Chang
       enablements: rows.merchantChannels.filter((e) => e.merchantId === id),
     });
   }
-  for (const id of ids.channel) out.channels.set(id, rows.channels.find((c) => c.id === id));
+  for (const id of ids.channel) out.channels.set(id, { channel: rows.channels.find((c) => c.id === id), feeRules: rows.feeRules.filter((r) => r.channelId === id) });
   for (const code of ids.currency) out.currencies.set(code, rows.currencies.find((c) => c.code === code));
   return out;
 }
@@ -99,7 +123,7 @@ function byDisplayOrder(a: ChannelRow, b: ChannelRow): number {
 /** The override columns of an enablement (null = the channel's value). */
 type Overrides = Pick<
   MerchantChannelRow,
-  'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer'
+  'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'
 >;
 
 /**
@@ -115,7 +139,14 @@ const channelIdOf = (e: Enabled): string => (typeof e === 'string' ? e : e.chann
 /** Derived lists kept at most (cheap to rebuild: each is a handful of shared records). */
 const MAX_CACHED_LISTS = 20_000;
 
+/** Options of {@link Catalog}. */
+export interface CatalogOptions {
+  /** The clock rules are judged by (epoch ms; tests may inject one). */
+  now?: () => number;
+}
+
 export class Catalog {
+  readonly #now: () => number;
   #currencies = new Map<string, number>();
   #merchants = new Map<string, MerchantRow>();
   #keys = new Map<string, ApiKeyRow>();
@@ -124,8 +155,17 @@ export class Catalog {
   #channelIdByCode = new Map<string, string>();
   /** merchantId → its enabled channels. */
   #enabled = new Map<string, Enabled[]>();
-  /** channelId → the effective record of a merchant without overrides (shared by all such merchants). */
+  /** `channelId NUL category` → the effective record of a merchant without overrides or merchant rules (shared by all such merchants of the category). */
   #baseRecords = new Map<string, EffectiveChannelRecord>();
+  /** channelId → its stored fee rules. */
+  #rules = new Map<string, FeeRule[]>();
+  #timer: NodeJS.Timeout | null = null;
+  /** The instant the timer is armed for (null: nothing scheduled). */
+  #armedFor: number | null = null;
+  /** Every transition up to this instant has been announced. */
+  #announcedUpTo: number;
+  #onTransition: (() => void) | null = null;
+  #closed = false;
   /** Derived, per merchant: the effective channel list in display order (built on first use, bounded). */
   #lists = new Map<string, EffectiveChannelRecord[]>();
   #merchantVersions = new Map<string, number>();
@@ -133,6 +173,29 @@ export class Catalog {
   #changes = 0;
   #versionText = '0:0';
   #lastSeq = 0;
+
+  constructor(options: CatalogOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#announcedUpTo = this.#now();
+  }
+
+  /** Called after a scheduled rule took effect (the store forwards it to its change listeners). */
+  onTransition(listener: () => void): void {
+    this.#onTransition = listener;
+  }
+
+  /** The instant the transition timer is armed for, or null (tests, diagnostics). */
+  get nextTransitionAt(): number | null {
+    return this.#armedFor;
+  }
+
+  /** Stop the transition timer for good. */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#armedFor = null;
+  }
 
   /** Highest change-log sequence number applied. */
   get lastSeq(): number {
@@ -159,6 +222,8 @@ export class Catalog {
     this.#channels = new Map();
     this.#channelIdByCode = new Map();
     for (const c of rows.channels) this.#putChannel(c);
+    this.#rules = new Map();
+    for (const c of rows.channels) this.#putRules(c, rows.feeRules.filter((r) => r.channelId === c.id));
     this.#enabled = new Map();
     for (const e of rows.merchantChannels) this.#putEnablement(e);
     this.#baseRecords.clear();
@@ -167,6 +232,7 @@ export class Catalog {
     this.#epoch += 1;
     this.#lastSeq = lastSeq;
     this.#bump();
+    this.#arm();
   }
 
   /** Apply the reloaded rows of a batch of changes up to `lastSeq`. */
@@ -178,17 +244,21 @@ export class Catalog {
       else this.#currencies.delete(code);
       for (const channel of this.#channels.values()) if (channel.currency === code) changedChannels.add(channel.id);
     }
-    for (const [id, row] of changed.channels) {
+    for (const [id, { channel: row, feeRules }] of changed.channels) {
       const previous = this.#channels.get(id);
       if (previous) {
         this.#channels.delete(id);
         if (this.#channelIdByCode.get(previous.code) === id) this.#channelIdByCode.delete(previous.code);
       }
-      if (row) this.#putChannel(row);
+      this.#rules.delete(id);
+      if (row) {
+        this.#putChannel(row);
+        this.#putRules(row, feeRules);
+      }
       changedChannels.add(id);
     }
     if (changedChannels.size > 0) {
-      for (const id of changedChannels) this.#baseRecords.delete(id);
+      this.#dropBaseRecords(changedChannels);
       // Channel changes are rare: a scan of all enablements beats keeping a reverse index in memory.
       for (const [merchantId, list] of this.#enabled) {
         if (list.some((e) => changedChannels.has(channelIdOf(e)))) touched.add(merchantId);
@@ -204,6 +274,7 @@ export class Catalog {
     }
     this.#lastSeq = Math.max(this.#lastSeq, lastSeq);
     this.#bump();
+    this.#arm();
   }
 
   /** The key with this id if it exists and is not revoked, with what authentication needs. */
@@ -242,7 +313,7 @@ export class Catalog {
     const id = this.#channelIdByCode.get(code);
     if (id === undefined) return undefined;
     const entry = this.#enabled.get(merchantId)?.find((e) => channelIdOf(e) === id);
-    return entry === undefined ? undefined : this.#effective(entry);
+    return entry === undefined ? undefined : this.#effective(merchantId, entry);
   }
 
   /** Counts, for sizing and logs. */
@@ -255,6 +326,94 @@ export class Catalog {
   #bump(): void {
     this.#changes += 1;
     this.#versionText = `${this.#epoch}:${this.#changes}`;
+  }
+
+  #putRules(c: ChannelRow, rows: readonly FeeRuleRow[]): void {
+    if (rows.length > 0) this.#rules.set(c.id, rows.map((r) => ruleFromRow(r, c.code)));
+  }
+
+  #dropBaseRecords(channelIds: ReadonlySet<string>): void {
+    for (const key of this.#baseRecords.keys()) if (channelIds.has(key.slice(0, key.indexOf('\u0000')))) this.#baseRecords.delete(key);
+  }
+
+  /**
+   * (Re-)arm the one transition timer at the next instant any rule starts
+   * after what was last announced: stored rules, and flat settings written
+   * with a (clock-skewed) future `fee_set_at`. Counting from the last
+   * announcement, not from now, means a late timer (busy event loop) whose
+   * transition a change re-arming in between would skip is announced at
+   * once. Far instants are clamped to Node's timer limit and re-armed when
+   * the clamped timer fires. Unref'd: it never keeps a process alive.
+   */
+  #arm(): void {
+    if (this.#closed) return;
+    const now = this.#now();
+    const after = this.#announcedUpTo;
+    const all: FeeRule[] = [];
+    for (const rules of this.#rules.values()) all.push(...rules);
+    let next = nextTransition(all, after);
+    for (const c of this.#channels.values()) next = earliestAfter(next, c.feeSetAt, after);
+    for (const list of this.#enabled.values()) for (const e of list) if (typeof e !== 'string') next = earliestAfter(next, e.overrides.feeSetAt, after);
+    if (next === this.#armedFor && this.#timer) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#armedFor = next;
+    if (next === null) return;
+    this.#timer = setTimeout(() => this.#fire(), Math.min(Math.max(next - now, 0), MAX_TIMER_MS));
+    this.#timer.unref();
+  }
+
+  /** The timer fired: announce every transition in (announcedUpTo, now]. */
+  #fire(): void {
+    this.#timer = null;
+    const now = this.#now();
+    // A clamped far timer (or one a millisecond early) has nothing to announce yet: re-arm.
+    if (this.#armedFor === null || now < this.#armedFor) {
+      this.#armedFor = null;
+      this.#arm();
+      return;
+    }
+    const from = this.#announcedUpTo;
+    this.#announcedUpTo = now;
+    const { channels, merchants } = this.#transitions(from, now);
+    this.#dropBaseRecords(channels);
+    for (const m of merchants) {
+      this.#lists.delete(m);
+      this.#merchantVersions.set(m, (this.#merchantVersions.get(m) ?? 0) + 1);
+    }
+    this.#bump();
+    this.#armedFor = null;
+    this.#arm();
+    this.#onTransition?.();
+  }
+
+  /** Channels with a rule (stored or implicit) starting in (from, to], and the merchants those rules apply to. */
+  #transitions(from: number, to: number): { channels: Set<string>; merchants: Set<string> } {
+    const starts = (text: string) => {
+      const ms = parseInstant(text);
+      return ms !== null && ms > from && ms <= to;
+    };
+    const starting = new Map<string, FeeRule[]>();
+    for (const [channelId, rules] of this.#rules) {
+      const now = rules.filter((r) => r.cancelledAt == null && starts(r.effectiveFrom));
+      if (now.length > 0) starting.set(channelId, now);
+    }
+    const flatChannels = new Set([...this.#channels.values()].filter((c) => starts(c.feeSetAt)).map((c) => c.id));
+    const channels = new Set([...starting.keys(), ...flatChannels]);
+    const merchants = new Set<string>();
+    // Transitions are rare: a scan of all enablements beats keeping a reverse index in memory.
+    for (const [merchantId, list] of this.#enabled) {
+      const category = this.#merchants.get(merchantId)?.category;
+      for (const e of list) {
+        const channelId = channelIdOf(e);
+        const applies = (r: FeeRule) => r.scope === 'CHANNEL' || (r.scope === 'MERCHANT' && r.merchantId === merchantId) || (r.scope === 'CATEGORY' && r.category === category);
+        if (flatChannels.has(channelId) || (starting.get(channelId) ?? []).some(applies) || (typeof e !== 'string' && starts(e.overrides.feeSetAt))) {
+          merchants.add(merchantId);
+          channels.add(channelId);
+        }
+      }
+    }
+    return { channels, merchants };
   }
 
   #putKey(k: ApiKeyRow): void {
@@ -272,6 +431,7 @@ export class Catalog {
   #putEnablement(e: MerchantChannelRow): void {
     // The channel row's own string, so 100,000 merchants share one copy of each channel id.
     const channelId = this.#channels.get(e.channelId)?.id ?? e.channelId;
+    // fee_set_at alone is no override: it only dates the fee columns (the implicit merchant rule).
     const hasOverrides =
       e.feePercentage !== null ||
       e.feeValue !== null ||
@@ -291,6 +451,7 @@ export class Catalog {
             minAmount: e.minAmount,
             maxAmount: e.maxAmount,
             feeChargedToCustomer: e.feeChargedToCustomer,
+            feeSetAt: e.feeSetAt,
           },
         }
       : channelId;
@@ -312,60 +473,71 @@ export class Catalog {
     for (const e of entity.enablements) this.#putEnablement(e);
   }
 
-  /** The shared record of a channel as a merchant without overrides sees it (undefined: channel or currency missing). */
-  #base(channelId: string): EffectiveChannelRecord | undefined {
-    let record = this.#baseRecords.get(channelId);
-    if (record === undefined) {
-      const c = this.#channels.get(channelId);
-      const minorUnits = c && this.#currencies.get(c.currency);
-      // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
-      if (!c || minorUnits === undefined) return undefined;
-      record = {
-        id: c.id,
-        code: c.code,
-        name: c.name,
-        imagePath: c.imagePath,
-        status: c.status,
-        currency: c.currency,
-        minorUnits,
-        feePercentage: c.feePercentage,
-        feeValue: c.feeValue,
-        additionalFeePercentage: c.additionalFeePercentage,
-        additionalFeeValue: c.additionalFeeValue,
-        minAmount: c.minAmount,
-        maxAmount: c.maxAmount,
-        feeChargedToCustomer: c.feeChargedToCustomer,
-        requiresKyc: c.requiresKyc,
-      };
-      this.#baseRecords.set(channelId, record);
-    }
-    return record;
+  /**
+   * A channel's effective record for one merchant at this instant: catalogue
+   * values, the merchant's overrides, and the pricing rule in force for it
+   * (undefined: channel or currency missing).
+   */
+  #record(channelId: string, subject: RuleSubject, overrides: Overrides | undefined): EffectiveChannelRecord | undefined {
+    const c = this.#channels.get(channelId);
+    const minorUnits = c && this.#currencies.get(c.currency);
+    // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
+    if (!c || minorUnits === undefined) return undefined;
+    const now = this.#now();
+    const rules = rulesForMerchant(this.#rules.get(channelId) ?? [], c, overrides && { merchantId: subject.merchantId, ...overrides });
+    // The implicit channel rule is in force from its fee_set_at; only a clock-skewed future one leaves nothing.
+    const rule = ruleInForce(rules, subject, now) ?? rules.find((r) => r.scope === 'CHANNEL' && r.id.startsWith(FLAT_RULE_PREFIX))!;
+    const o = overrides;
+    return {
+      id: c.id,
+      code: c.code,
+      name: c.name,
+      imagePath: c.imagePath,
+      status: c.status,
+      currency: c.currency,
+      minorUnits,
+      feePercentage: rule.bands[0]!.percentage,
+      feeValue: rule.bands[0]!.fixed,
+      pricing: { rule, scheduled: scheduledRules(rules, subject, now) },
+      additionalFeePercentage: o?.additionalFeePercentage ?? c.additionalFeePercentage,
+      additionalFeeValue: o?.additionalFeeValue ?? c.additionalFeeValue,
+      minAmount: o?.minAmount ?? c.minAmount,
+      maxAmount: o?.maxAmount ?? c.maxAmount,
+      feeChargedToCustomer: o?.feeChargedToCustomer ?? c.feeChargedToCustomer,
+      requiresKyc: c.requiresKyc,
+    };
   }
 
-  #effective(entry: Enabled): EffectiveChannelRecord | undefined {
-    if (typeof entry === 'string') return this.#base(entry);
-    const base = this.#base(entry.channelId);
-    if (!base) return undefined;
-    const o = entry.overrides;
-    return {
-      ...base,
-      feePercentage: o.feePercentage ?? base.feePercentage,
-      feeValue: o.feeValue ?? base.feeValue,
-      additionalFeePercentage: o.additionalFeePercentage ?? base.additionalFeePercentage,
-      additionalFeeValue: o.additionalFeeValue ?? base.additionalFeeValue,
-      minAmount: o.minAmount ?? base.minAmount,
-      maxAmount: o.maxAmount ?? base.maxAmount,
-      feeChargedToCustomer: o.feeChargedToCustomer ?? base.feeChargedToCustomer,
-    };
+  #effective(merchantId: string, entry: Enabled): EffectiveChannelRecord | undefined {
+    const category = this.#merchants.get(merchantId)?.category;
+    if (category === undefined) return undefined;
+    const channelId = channelIdOf(entry);
+    const ownRule = (this.#rules.get(channelId) ?? []).some((r) => r.scope === 'MERCHANT' && r.merchantId === merchantId);
+    if (typeof entry !== 'string' || ownRule) return this.#record(channelId, { merchantId, category }, typeof entry === 'string' ? undefined : entry.overrides);
+    // Shared by every merchant of the category without overrides or rules of its own (merchant rules of others never match '').
+    const key = `${channelId}\u0000${category}`;
+    let record = this.#baseRecords.get(key);
+    if (record === undefined) {
+      record = this.#record(channelId, { merchantId: '', category }, undefined);
+      if (record) this.#baseRecords.set(key, record);
+    }
+    return record;
   }
 
   #buildList(merchantId: string): EffectiveChannelRecord[] {
     const out: { channel: ChannelRow; record: EffectiveChannelRecord }[] = [];
     for (const entry of this.#enabled.get(merchantId) ?? []) {
-      const record = this.#effective(entry);
+      const record = this.#effective(merchantId, entry);
       if (record) out.push({ channel: this.#channels.get(record.id)!, record });
     }
     out.sort((a, b) => byDisplayOrder(a.channel, b.channel));
     return out.map((x) => x.record);
   }
+}
+
+/** The earlier of `current` and the instant `text` when that is after `after`. */
+function earliestAfter(current: number | null, text: string, after: number): number | null {
+  const ms = parseInstant(text);
+  if (ms === null || ms <= after) return current;
+  return current === null || ms < current ? ms : current;
 }

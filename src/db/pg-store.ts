@@ -119,6 +119,8 @@ export class PgStore implements Store {
     this.#reader = new PgCatalogReader(this.db);
     this.admin = new PgAdminRepository(this.db);
     this.#listeners = new ChangeListeners((err) => this.#logger?.error({ err }, 'catalogue change listener failed'));
+    // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
+    this.catalog.onTransition(() => this.#listeners.emit());
   }
 
   /**
@@ -162,6 +164,7 @@ export class PgStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.catalog.close();
     if (this.#poll) clearInterval(this.#poll);
     if (this.#listenerRetry) clearTimeout(this.#listenerRetry);
     const listener = this.#listener;

@@ -13,7 +13,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, check, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { CHANGE_ENTITIES, CHANNEL_STATUSES, KEY_MODES, KYC_STATUSES } from './schema.js';
+import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES, feeRuleScopeCheck } from './schema.js';
 
 const now = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 
@@ -33,6 +33,7 @@ export const merchants = pgTable(
     name: text('name').notNull(),
     kycStatus: text('kyc_status', { enum: KYC_STATUSES }).notNull().default('pending'),
     createdAt: text('created_at').notNull().default(now),
+    category: text('category').notNull().default('regular'),
   },
   (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
 );
@@ -74,6 +75,7 @@ export const channels = pgTable(
     sortOrder: integer('sort_order').notNull().default(0),
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
   },
   (t) => [
     check('channels_status', sql`${t.status} in ('active', 'offline', 'maintenance')`),
@@ -98,6 +100,7 @@ export const merchantChannels = pgTable(
     maxAmount: text('max_amount'),
     feeChargedToCustomer: boolean('fee_charged_to_customer'),
     createdAt: text('created_at').notNull().default(now),
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
   },
   (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
 );
@@ -108,3 +111,39 @@ export const changeLog = pgTable('change_log', {
   entityId: text('entity_id').notNull(),
   at: text('at').notNull().default(now),
 });
+
+export const feeRules = pgTable(
+  'fee_rules',
+  {
+    id: text('id').primaryKey(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    scope: text('scope', { enum: RULE_SCOPES }).notNull(),
+    merchantId: text('merchant_id').references(() => merchants.id, { onDelete: 'cascade' }),
+    category: text('category'),
+    bands: text('bands').notNull(),
+    effectiveFrom: text('effective_from').notNull(),
+    cancelledAt: text('cancelled_at'),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [
+    index('fee_rules_channel_idx').on(t.channelId),
+    index('fee_rules_merchant_idx').on(t.merchantId),
+    check('fee_rules_scope', feeRuleScopeCheck(t)),
+  ],
+);
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    at: text('at').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    entity: text('entity').notNull(),
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('audit_log_entity_idx').on(t.entity, t.at), index('audit_log_at_idx').on(t.at)],
+);

@@ -15,7 +15,7 @@
  *   (admin CLI, another replica, an operator's SQL) reaches every server's
  *   in-memory catalogue (src/db/catalog.ts).
  */
-import { sql } from 'drizzle-orm';
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 export const KYC_STATUSES = ['approved', 'pending', 'rejected'] as const;
@@ -28,6 +28,11 @@ export const KEY_MODES = ['test', 'live'] as const;
 export type KeyMode = (typeof KEY_MODES)[number];
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+/** "Since ever": the fee_set_at of flat fees written before fee rules existed (a constant, so ALTER TABLE can add it). */
+export const EPOCH = '1970-01-01T00:00:00.000Z';
+
+export const RULE_SCOPES = ['CHANNEL', 'CATEGORY', 'MERCHANT'] as const;
 
 export const currencies = sqliteTable(
   'currencies',
@@ -46,6 +51,8 @@ export const merchants = sqliteTable(
     name: text('name').notNull(),
     kycStatus: text('kyc_status', { enum: KYC_STATUSES }).notNull().default('pending'),
     createdAt: text('created_at').notNull().default(now),
+    /** Pricing category (contract §7): lower-case code, see validateCategory in src/domain/pricing.ts. */
+    category: text('category').notNull().default('regular'),
   },
   (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
 );
@@ -92,6 +99,12 @@ export const channels = sqliteTable(
     sortOrder: integer('sort_order').notNull().default(0),
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
+    /**
+     * When fee_percentage/fee_value were last set: the `effectiveFrom` of the
+     * implicit one-band CHANNEL rule they stand for (contract §7; see
+     * src/domain/fee-rules.ts). The epoch for rows older than fee rules.
+     */
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
   },
   (t) => [
     check('channels_status', sql`${t.status} in ('active', 'offline', 'maintenance')`),
@@ -120,6 +133,8 @@ export const merchantChannels = sqliteTable(
     maxAmount: text('max_amount'),
     feeChargedToCustomer: integer('fee_charged_to_customer', { mode: 'boolean' }),
     createdAt: text('created_at').notNull().default(now),
+    /** When the fee override (fee_percentage/fee_value) was last set: `effectiveFrom` of the implicit MERCHANT rule. */
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
   },
   (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
 );
@@ -140,3 +155,63 @@ export const changeLog = sqliteTable('change_log', {
   entityId: text('entity_id').notNull(),
   at: text('at').notNull().default(now),
 });
+
+/** The scope invariant of `fee_rules` (shared by both dialects' tables): the target column matching the scope, and only it, is set. */
+export function feeRuleScopeCheck(t: { scope: AnyColumn; merchantId: AnyColumn; category: AnyColumn }): SQL {
+  return sql`(${t.scope} = 'CHANNEL' and ${t.merchantId} is null and ${t.category} is null) or (${t.scope} = 'CATEGORY' and ${t.merchantId} is null and ${t.category} is not null) or (${t.scope} = 'MERCHANT' and ${t.merchantId} is not null and ${t.category} is null)`;
+}
+
+/**
+ * Pricing rules (contract §7). Append-mostly: a rule is never edited; a
+ * scheduled one may be cancelled (`cancelled_at`) before it starts. `bands`
+ * is the JSON text of FeeBand[] (src/domain/pricing.ts), validated by
+ * parseBands before it is written. A write here is logged as a `channel`
+ * change by a trigger (custom migration), so every server reloads the
+ * channel's rules.
+ * Invariant: merchant_id is set exactly for MERCHANT, category exactly for CATEGORY.
+ */
+export const feeRules = sqliteTable(
+  'fee_rules',
+  {
+    id: text('id').primaryKey(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    scope: text('scope', { enum: RULE_SCOPES }).notNull(),
+    merchantId: text('merchant_id').references(() => merchants.id, { onDelete: 'cascade' }),
+    category: text('category'),
+    bands: text('bands').notNull(),
+    effectiveFrom: text('effective_from').notNull(),
+    cancelledAt: text('cancelled_at'),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [
+    index('fee_rules_channel_idx').on(t.channelId),
+    index('fee_rules_merchant_idx').on(t.merchantId),
+    check('fee_rules_scope', feeRuleScopeCheck(t)),
+  ],
+);
+
+/**
+ * The audit trail (contract §7): one row per administrative change, written
+ * by AdminService in the change's own transaction. Append-only: triggers
+ * (custom migration) refuse UPDATE and DELETE. `before`/`after` are JSON
+ * text (null when there was nothing before / after) and never hold a secret
+ * or a ciphertext.
+ */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    /** ISO 8601 UTC instant of the change. */
+    at: text('at').notNull(),
+    actor: text('actor').notNull(),
+    /** e.g. `fee.set`, `key.revoke`, `channel.update`. */
+    action: text('action').notNull(),
+    /** A merchant id, a channel code, an API key id or a currency code. */
+    entity: text('entity').notNull(),
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('audit_log_entity_idx').on(t.entity, t.at), index('audit_log_at_idx').on(t.at)],
+);

@@ -1,12 +1,17 @@
 /**
- * Demo data (contract §2c): a realistic Indonesian catalogue in IDR, two
- * merchants (KYC approved and pending) with one test key each. Seeded only
- * into an empty database, in one transaction, on either engine.
+ * Demo data (contract §2c, §7): a realistic Indonesian catalogue in IDR,
+ * three merchants with one test key each — KYC approved (`regular`), KYC
+ * pending (`regular`), and a KYC-approved `micro` merchant whose QRIS price
+ * comes from the banded `micro` category rule (free up to 500,000 IDR, 0.3 %
+ * above) — and one scheduled change a few days ahead (the ShopeePay default
+ * rate). Seeded only into an empty database, in one transaction, on either
+ * engine.
  */
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../auth/secret-box.js';
 import { generateKey } from '../auth/keys.js';
 import type { AdminRepository } from '../repositories/admin.js';
+import { formatInstant, parseBands } from '../domain/pricing.js';
 import type { ChannelStatusValue, KycStatus } from './schema.js';
 
 /** One merchant's credentials as written to demo-credentials.json. */
@@ -16,6 +21,8 @@ export interface DemoMerchantCredentials {
   apiKey: string;
   apiSecret: string;
   kyc: KycStatus;
+  /** Pricing category (contract §7). */
+  category: string;
 }
 
 /** The approved demo merchant uses the contract's sample merchantId, so the seed's sample body works as is. */
@@ -33,6 +40,24 @@ interface DemoChannel {
   maxAmount: string;
   feeChargedToCustomer: boolean;
   requiresKyc?: boolean;
+}
+
+/** The demo micro-merchant category rule on QRIS (contract §7 example). */
+export const DEMO_MICRO_QRIS_BANDS = '500000:0:0,*:0.3:0';
+
+/** The demo scheduled change: ShopeePay's default rate from {@link demoScheduledInstant}. */
+export const DEMO_SCHEDULED = { channel: 'shopeepay', bands: '*:1.6:0' } as const;
+
+/** Three days after `nowMs`, at 00:00 Jakarta time (UTC+7): when the demo's scheduled rule starts. */
+export function demoScheduledInstant(nowMs: number): number {
+  const jakarta = new Date(nowMs + 7 * 3_600_000);
+  return Date.UTC(jakarta.getUTCFullYear(), jakarta.getUTCMonth(), jakarta.getUTCDate() + 3) - 7 * 3_600_000;
+}
+
+function demoBands(text: string) {
+  const parsed = parseBands(text, 0);
+  if (!parsed.ok) throw new Error(`demo bands ${text}: ${parsed.problems.join('; ')}`);
+  return JSON.stringify(parsed.value);
 }
 
 /** The demo catalogue, in display order. */
@@ -61,10 +86,12 @@ export const DEMO_CHANNELS: DemoChannel[] = [
  * database's ciphertext). Call only on an empty database ({@link AdminRepository.isEmpty}).
  */
 export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promise<DemoMerchantCredentials[]> {
-  const demoMerchants: { id: string; name: string; kyc: KycStatus }[] = [
-    { id: DEMO_APPROVED_MERCHANT_ID, name: 'Toko Kopi Nusantara', kyc: 'approved' },
-    { id: randomUUID(), name: 'Warung Digital Sejahtera', kyc: 'pending' },
+  const demoMerchants: { id: string; name: string; kyc: KycStatus; category: string }[] = [
+    { id: DEMO_APPROVED_MERCHANT_ID, name: 'Toko Kopi Nusantara', kyc: 'approved', category: 'regular' },
+    { id: randomUUID(), name: 'Warung Digital Sejahtera', kyc: 'pending', category: 'regular' },
+    { id: randomUUID(), name: 'Warung Mikro Berkah', kyc: 'approved', category: 'micro' },
   ];
+  const now = Date.now();
   return repo.transaction(async (tx) => {
     const credentials: DemoMerchantCredentials[] = [];
     for (const c of [{ code: 'IDR', minorUnits: 0 }, { code: 'USD', minorUnits: 2 }]) await tx.upsertCurrency(c);
@@ -91,7 +118,7 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
       });
     }
     for (const m of demoMerchants) {
-      await tx.insertMerchant({ id: m.id, name: m.name, kycStatus: m.kyc });
+      await tx.insertMerchant({ id: m.id, name: m.name, kycStatus: m.kyc, category: m.category });
       const key = generateKey('test');
       await tx.insertKey({ id: key.apiKey, merchantId: m.id, mode: 'test', secretCiphertext: box.encrypt(key.apiKey, key.apiSecret) });
       for (const [code, channelId] of channelIds) {
@@ -99,8 +126,21 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
         const override = m.kyc === 'pending' && code === 'ovo' ? { feePercentage: '1.2' } : {};
         await tx.upsertEnablement(m.id, channelId, override);
       }
-      credentials.push({ name: m.name, merchantId: m.id, apiKey: key.apiKey, apiSecret: key.apiSecret, kyc: m.kyc });
+      credentials.push({ name: m.name, merchantId: m.id, apiKey: key.apiKey, apiSecret: key.apiSecret, kyc: m.kyc, category: m.category });
     }
+    const rule = (channel: string, bands: string, from: number, category: string | null) => ({
+      id: randomUUID(),
+      channelId: channelIds.get(channel)!,
+      scope: category === null ? ('CHANNEL' as const) : ('CATEGORY' as const),
+      merchantId: null,
+      category,
+      bands: demoBands(bands),
+      effectiveFrom: formatInstant(from),
+      cancelledAt: null,
+      createdAt: formatInstant(now),
+    });
+    await tx.insertFeeRule(rule('qris', DEMO_MICRO_QRIS_BANDS, now, 'micro'));
+    await tx.insertFeeRule(rule(DEMO_SCHEDULED.channel, DEMO_SCHEDULED.bands, demoScheduledInstant(now), null));
     return credentials;
   });
 }

@@ -33,6 +33,8 @@ export class SqliteStore implements Store {
     private readonly logger?: Logger,
   ) {
     this.#listeners = new ChangeListeners((err) => logger?.error({ err }, 'catalogue change listener failed'));
+    // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
+    this.catalog.onTransition(() => this.#listeners.emit());
     // Rebuilt (new prepared statements) after the monitor reconnects; `generation` tells the catalogue to reload.
     this.#source = sqlite.live((db) => ({
       reader: new SqliteCatalogReader(db),
@@ -85,6 +87,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.catalog.close();
     this.sqlite.close();
   }
 

@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { ChannelView, FeeInfoView } from '../services/channels.js';
-import type { FeeResult } from '../domain/fee.js';
+import type { PricedFee, FeeRule as FeeRuleModel, FeeBand as FeeBandModel, AppliedPricing as AppliedPricingModel } from '../domain/pricing.js';
 import type { Availability } from '../services/eligibility.js';
 import type { GraphQLContext } from '../context.js';
 export type Maybe<T> = T | null;
@@ -10,6 +10,7 @@ export type MakeOptional<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]?: 
 export type MakeMaybe<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]: Maybe<T[SubKey]> };
 export type MakeEmpty<T extends { [key: string]: unknown }, K extends keyof T> = { [_ in K]?: never };
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -25,6 +26,21 @@ export type Scalars = {
    * server computes with exact decimal arithmetic, never binary floating point.
    */
   Decimal: { input: string; output: string | number; }
+};
+
+/** Which rule and which of its bands priced a fee. */
+export type AppliedPricing = {
+  __typename?: 'AppliedPricing';
+  /** The band that contains the amount. */
+  band: FeeBand;
+  /** Zero-based position of the applied band in the rule's bands. */
+  bandIndex: Scalars['Int']['output'];
+  /** ISO 8601 UTC instant from which that rule applies. */
+  effectiveFrom: Scalars['String']['output'];
+  /** Id of the rule applied. */
+  ruleId: Scalars['ID']['output'];
+  /** Who that rule is set for (MERCHANT, CATEGORY or CHANNEL). */
+  source: FeeRuleSource;
 };
 
 /** What to price. */
@@ -59,6 +75,17 @@ export type ChannelStatus =
   /** The channel is down; do not offer it. */
   | 'offline';
 
+/** One amount band of a fee rule: a payment whose amount is in this band pays percentage + fixed on the whole amount. */
+export type FeeBand = {
+  __typename?: 'FeeBand';
+  /** Fixed part in the currency's major unit. */
+  fixed: Scalars['Decimal']['output'];
+  /** Percentage part in percent (0.3 means 0.3 %). */
+  percentage: Scalars['Decimal']['output'];
+  /** Inclusive upper bound of the amounts this band prices, in the currency's major unit; null for the last band. */
+  upTo: Maybe<Scalars['Decimal']['output']>;
+};
+
 /** Who pays the fees. */
 export type FeeBearer =
   /** The customer pays them on top: totalAmount = amount + fees, getBalance = amount. */
@@ -75,6 +102,8 @@ export type FeeBreakdown = {
   fee: FeePart;
   /** Who pays fee + additionalFee after applying `chargeFeeToCustomer`. */
   feeBearer: FeeBearer;
+  /** The pricing rule and band that produced `fee`. */
+  pricing: AppliedPricing;
   /** How the percentage parts were rounded. */
   rounding: RoundingRule;
 };
@@ -132,6 +161,30 @@ export type FeePart = {
   total: Scalars['Decimal']['output'];
 };
 
+/** A pricing rule: amount bands, each pricing the whole amount, in force from `effectiveFrom`. */
+export type FeeRule = {
+  __typename?: 'FeeRule';
+  /** Ascending amount bands; the last one has no upper bound. */
+  bands: Array<FeeBand>;
+  /** The category the rule is set for when `source` is CATEGORY, else null. */
+  category: Maybe<Scalars['String']['output']>;
+  /** ISO 8601 UTC instant from which the rule applies. */
+  effectiveFrom: Scalars['String']['output'];
+  /** Rule id (UUID; `flat:`-prefixed for the implicit rule of a flat fee setting). */
+  id: Scalars['ID']['output'];
+  /** Who the rule is set for. */
+  source: FeeRuleSource;
+};
+
+/** Who a pricing rule is set for; the most specific one in force applies (MERCHANT, then CATEGORY, then CHANNEL). */
+export type FeeRuleSource =
+  /** A rule for the merchant's category (e.g. `micro`). */
+  | 'CATEGORY'
+  /** The channel's default rule (its flat fee unless a rule was set). */
+  | 'CHANNEL'
+  /** A rule for this merchant only (a per-merchant fee override is one). */
+  | 'MERCHANT';
+
 /** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
 export type PaymentChannel = {
   __typename?: 'PaymentChannel';
@@ -153,8 +206,10 @@ export type PaymentChannel = {
    * when this channel cannot price it; the other channels are unaffected.
    */
   fee: Maybe<FeeCalculation>;
-  /** Fee and limit settings for this merchant (merchant overrides applied). */
+  /** Fee and limit settings for this merchant (merchant overrides applied). `feePercentage`/`feeValue` are those of the first band of `feeRule`. */
   feeInfo: FeeInfo;
+  /** The pricing rule in force for this merchant now: the most specific of its merchant rule, its category's rule and the channel default. */
+  feeRule: FeeRule;
   /** Stable channel identifier (UUID). */
   id: Scalars['ID']['output'];
   /** Relative path of the channel image, served by this service (prefix it with the service's base URL). */
@@ -165,6 +220,8 @@ export type PaymentChannel = {
   name: Scalars['String']['output'];
   /** True when the merchant's KYC must be approved to use this channel. */
   requiresKyc: Scalars['Boolean']['output'];
+  /** Rules for this merchant (its own, its category's, the channel default) that take effect later, in the order they start. A listed rule may be shadowed by a more specific one. */
+  scheduledFeeRules: Array<FeeRule>;
   /** Current operational state. */
   status: ChannelStatus;
 };
@@ -358,16 +415,20 @@ export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  AppliedPricing: ResolverTypeWrapper<AppliedPricingModel>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CalculateFeeInput: CalculateFeeInput;
   ChannelAvailability: ResolverTypeWrapper<Availability>;
   ChannelStatus: null;
   Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  FeeBand: ResolverTypeWrapper<FeeBandModel>;
   FeeBearer: FeeBearer;
-  FeeBreakdown: ResolverTypeWrapper<FeeBreakdown>;
-  FeeCalculation: ResolverTypeWrapper<FeeResult>;
+  FeeBreakdown: ResolverTypeWrapper<Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversTypes['AppliedPricing'] }>;
+  FeeCalculation: ResolverTypeWrapper<PricedFee>;
   FeeInfo: ResolverTypeWrapper<FeeInfoView>;
   FeePart: ResolverTypeWrapper<FeePart>;
+  FeeRule: ResolverTypeWrapper<FeeRuleModel>;
+  FeeRuleSource: FeeRuleSource;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   PaymentChannel: ResolverTypeWrapper<ChannelView>;
@@ -382,14 +443,17 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  AppliedPricing: AppliedPricingModel;
   Boolean: Scalars['Boolean']['output'];
   CalculateFeeInput: CalculateFeeInput;
   ChannelAvailability: Availability;
   Decimal: Scalars['Decimal']['output'];
-  FeeBreakdown: FeeBreakdown;
-  FeeCalculation: FeeResult;
+  FeeBand: FeeBandModel;
+  FeeBreakdown: Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversParentTypes['AppliedPricing'] };
+  FeeCalculation: PricedFee;
   FeeInfo: FeeInfoView;
   FeePart: FeePart;
+  FeeRule: FeeRuleModel;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   PaymentChannel: ChannelView;
@@ -398,6 +462,14 @@ export type ResolversParentTypes = {
   RoundingRule: RoundingRule;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
+};
+
+export type AppliedPricingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AppliedPricing'] = ResolversParentTypes['AppliedPricing']> = {
+  band?: Resolver<ResolversTypes['FeeBand'], ParentType, ContextType>;
+  bandIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  effectiveFrom?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ruleId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['FeeRuleSource'], ParentType, ContextType>;
 };
 
 export type ChannelAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChannelAvailability'] = ResolversParentTypes['ChannelAvailability']> = {
@@ -411,10 +483,17 @@ export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTy
   name: 'Decimal';
 }
 
+export type FeeBandResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeBand'] = ResolversParentTypes['FeeBand']> = {
+  fixed?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  percentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  upTo?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+};
+
 export type FeeBreakdownResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeBreakdown'] = ResolversParentTypes['FeeBreakdown']> = {
   additionalFee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
   fee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
   feeBearer?: Resolver<ResolversTypes['FeeBearer'], ParentType, ContextType>;
+  pricing?: Resolver<ResolversTypes['AppliedPricing'], ParentType, ContextType>;
   rounding?: Resolver<ResolversTypes['RoundingRule'], ParentType, ContextType>;
 };
 
@@ -444,17 +523,27 @@ export type FeePartResolvers<ContextType = GraphQLContext, ParentType extends Re
   total?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
+export type FeeRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeRule'] = ResolversParentTypes['FeeRule']> = {
+  bands?: Resolver<Array<ResolversTypes['FeeBand']>, ParentType, ContextType>;
+  category?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  effectiveFrom?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['FeeRuleSource'], ParentType, ContextType>;
+};
+
 export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentChannel'] = ResolversParentTypes['PaymentChannel']> = {
   availability?: Resolver<ResolversTypes['ChannelAvailability'], ParentType, ContextType>;
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   fee?: Resolver<Maybe<ResolversTypes['FeeCalculation']>, ParentType, ContextType, RequireFields<PaymentChannelFeeArgs, 'amount'>>;
   feeInfo?: Resolver<ResolversTypes['FeeInfo'], ParentType, ContextType>;
+  feeRule?: Resolver<ResolversTypes['FeeRule'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   isFeeChargedToCustomer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   requiresKyc?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  scheduledFeeRules?: Resolver<Array<ResolversTypes['FeeRule']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ChannelStatus'], ParentType, ContextType>;
 };
 
@@ -473,13 +562,16 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  AppliedPricing?: AppliedPricingResolvers<ContextType>;
   ChannelAvailability?: ChannelAvailabilityResolvers<ContextType>;
   ChannelStatus?: ChannelStatusResolvers;
   Decimal?: GraphQLScalarType;
+  FeeBand?: FeeBandResolvers<ContextType>;
   FeeBreakdown?: FeeBreakdownResolvers<ContextType>;
   FeeCalculation?: FeeCalculationResolvers<ContextType>;
   FeeInfo?: FeeInfoResolvers<ContextType>;
   FeePart?: FeePartResolvers<ContextType>;
+  FeeRule?: FeeRuleResolvers<ContextType>;
   PaymentChannel?: PaymentChannelResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RoundingRule?: RoundingRuleResolvers<ContextType>;

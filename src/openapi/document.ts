@@ -71,6 +71,18 @@ const problem = (code: ErrorCode, detail: string, extra: Json = {}): Json => ({
   requestId: '9d34ba20-6a41-4382-b25d-beae662a3afc',
 });
 
+/** The demo QRIS channel as a regular merchant sees it (shared by the list examples). */
+const QRIS_EXAMPLE = {
+  id: 'bd6189fa-2e83-4929-b41a-245e485e93a2',
+  name: 'QRIS',
+  code: 'qris',
+  image_url: '/images/channels/qris.svg',
+  status: 'active',
+  is_fee_charged_to_customer: true,
+  fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
+  currency: 'IDR',
+};
+
 /** Error examples per route and status (names are reproduced live by the test suite). */
 const ERROR_EXAMPLES: Record<string, Record<number, Record<string, { summary: string; value: Json }>>> = {
   '/v1/payments/channel': {
@@ -158,7 +170,7 @@ function errorResponses(path: keyof typeof ROUTE_ERROR_CODES): Json {
 
 const FEE_INFO = {
   type: 'object',
-  description: 'Fee settings and limits for this merchant (overrides applied), in the currency major unit.',
+  description: 'Fee settings and limits for this merchant (overrides applied), in the currency major unit. The fee is that of the first band of the pricing rule in force (see `fee_tiers`).',
   required: ['fee_percentage', 'fee_value', 'min_transactions', 'max_transactions'],
   properties: {
     fee_percentage: { type: 'number', description: 'Percent of the amount: 0.7 means 0.7 %.' },
@@ -216,16 +228,7 @@ export function buildOpenApiDocument(): Json {
                       value: {
                         status: 200,
                         data: [
-                          {
-                            id: 'bd6189fa-2e83-4929-b41a-245e485e93a2',
-                            name: 'QRIS',
-                            code: 'qris',
-                            image_url: '/images/channels/qris.svg',
-                            status: 'active',
-                            is_fee_charged_to_customer: true,
-                            fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
-                            currency: 'IDR',
-                          },
+                          QRIS_EXAMPLE,
                           {
                             id: '0c6f8a1e-4d1b-4f7e-9a53-2b8f6c1d9e70',
                             name: 'Mandiri Virtual Account',
@@ -235,6 +238,22 @@ export function buildOpenApiDocument(): Json {
                             is_fee_charged_to_customer: true,
                             fee_info: { fee_percentage: 0, fee_value: 4000, min_transactions: 10000, max_transactions: 50000000 },
                             currency: 'IDR',
+                          },
+                        ],
+                      },
+                    },
+                    microMerchant: {
+                      summary: 'A micro merchant on a banded QRIS rule (free up to 500,000, 0.3 % above): fee_tiers present (its QRIS entry shown)',
+                      value: {
+                        status: 200,
+                        data: [
+                          {
+                            ...QRIS_EXAMPLE,
+                            fee_info: { ...QRIS_EXAMPLE.fee_info, fee_percentage: 0 },
+                            fee_tiers: [
+                              { up_to: 500000, fee_percentage: 0, fee_value: 0 },
+                              { up_to: null, fee_percentage: 0.3, fee_value: 0 },
+                            ],
                           },
                         ],
                       },
@@ -254,7 +273,8 @@ export function buildOpenApiDocument(): Json {
           tags: ['payments'],
           summary: 'Calculate the fee and totals of a payment',
           description:
-            'fee = round_half_up(amount × fee_percentage / 100) + fee_value; additionalFee likewise. With the fee charged to the customer: ' +
+            'fee = round_half_up(amount × fee_percentage / 100) + fee_value, with the percentage and fixed part of the band of the rule in force that contains the amount ' +
+            '(a banded rule, see `fee_tiers`, prices the WHOLE amount with one band); additionalFee likewise from the channel settings. With the fee charged to the customer: ' +
             'totalAmount = amount + fee + additionalFee, getBalance = amount; otherwise totalAmount = amount, getBalance = amount − fee − additionalFee. ' +
             'Rounding is half-up to the currency minor unit (IDR: 0 decimals), per percentage part. Sign the exact body bytes you send.',
           requestBody: {
@@ -322,6 +342,22 @@ export function buildOpenApiDocument(): Json {
             is_fee_charged_to_customer: { type: 'boolean', description: 'Default fee bearer.' },
             fee_info: FEE_INFO,
             currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Additive field: ISO 4217 code the channel settles in.' },
+            fee_tiers: {
+              type: 'array',
+              minItems: 2,
+              description:
+                'Additive field, present only when the pricing rule in force for this merchant has more than one amount band: the bands in ascending order. ' +
+                'The band whose `up_to` is the first ≥ the amount prices the whole amount; `fee_info.fee_percentage`/`fee_value` are those of the first band.',
+              items: {
+                type: 'object',
+                required: ['up_to', 'fee_percentage', 'fee_value'],
+                properties: {
+                  up_to: { type: ['number', 'null'], description: 'Inclusive upper bound of the band (major unit); null for the last band.' },
+                  fee_percentage: { type: 'number', description: 'Percentage part in percent.' },
+                  fee_value: { type: 'number', description: 'Fixed part.' },
+                },
+              },
+            },
           },
         },
         ChannelList: {

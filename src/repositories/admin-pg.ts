@@ -5,20 +5,24 @@
  * one pooled connection and a throw rolls everything back; the change-log
  * triggers write and NOTIFY in the same transaction.
  */
-import { and, asc, eq, getTableColumns, isNull, max, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from '../db/schema.pg.js';
-import { apiKeys, channels, currencies, merchantChannels, merchants } from '../db/schema.pg.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from '../db/schema.pg.js';
+import type { FeeRuleRow } from '../domain/fee-rules.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../db/schema.js';
 import type {
   AdminRepository,
+  AuditFilter,
+  AuditRow,
   CatalogueChannelListing,
   CatalogueChannelRecord,
   ChannelInsert,
   ChannelWrite,
   CurrencyRecord,
   MerchantChannelRecord,
+  MerchantInsert,
   OverrideWrite,
 } from './admin.js';
 import type { ApiKeyRecord, MerchantRecord } from './merchants.js';
@@ -51,12 +55,20 @@ export class PgAdminRepository implements AdminRepository {
     return this.db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.name));
   }
 
-  async insertMerchant(m: { id: string; name: string; kycStatus: KycStatus }): Promise<void> {
+  async insertMerchant(m: MerchantInsert): Promise<void> {
     await this.db.insert(merchants).values(m);
   }
 
   async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
     await this.db.update(merchants).set({ kycStatus }).where(eq(merchants.id, id));
+  }
+
+  async setCategory(id: string, category: string): Promise<void> {
+    await this.db.update(merchants).set({ category }).where(eq(merchants.id, id));
+  }
+
+  async categoryInUse(category: string): Promise<boolean> {
+    return (await this.db.select({ id: merchants.id }).from(merchants).where(eq(merchants.category, category)).limit(1)).length > 0;
   }
 
   async isEmpty(): Promise<boolean> {
@@ -169,5 +181,44 @@ export class PgAdminRepository implements AdminRepository {
       .innerJoin(channels, eq(channels.id, merchantChannels.channelId))
       .where(eq(merchantChannels.merchantId, merchantId))
       .orderBy(asc(channels.sortOrder), asc(channels.code));
+  }
+
+  // Fee rules
+
+  async insertFeeRule(rule: FeeRuleRow): Promise<void> {
+    await this.db.insert(feeRules).values(rule);
+  }
+
+  async findFeeRule(id: string): Promise<FeeRuleRow | undefined> {
+    return (await this.db.select().from(feeRules).where(eq(feeRules.id, id)))[0];
+  }
+
+  async feeRulesOf(channelId: string): Promise<FeeRuleRow[]> {
+    return this.db.select().from(feeRules).where(eq(feeRules.channelId, channelId)).orderBy(asc(feeRules.createdAt), asc(feeRules.id));
+  }
+
+  async cancelFeeRule(id: string, at: string): Promise<boolean> {
+    // Canonical ISO instants (formatInstant) compare as text in both engines.
+    const rows = await this.db
+      .update(feeRules)
+      .set({ cancelledAt: at })
+      .where(and(eq(feeRules.id, id), isNull(feeRules.cancelledAt), gt(feeRules.effectiveFrom, at)))
+      .returning({ id: feeRules.id });
+    return rows.length === 1;
+  }
+
+  // Audit
+
+  async appendAudit(record: AuditRow): Promise<void> {
+    await this.db.insert(auditLog).values(record);
+  }
+
+  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    return this.db
+      .select()
+      .from(auditLog)
+      .where(and(filter.entity === undefined ? undefined : eq(auditLog.entity, filter.entity), filter.since === undefined ? undefined : gte(auditLog.at, filter.since)))
+      .orderBy(desc(auditLog.at), desc(auditLog.id))
+      .limit(filter.limit);
   }
 }

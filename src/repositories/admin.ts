@@ -5,10 +5,11 @@
  * admin-pg.ts. Every change commits in one transaction (`transaction`), and
  * the change-log triggers record it in that same transaction.
  */
-import { and, asc, eq, getTableColumns, isNull, max, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
 import type Database from 'better-sqlite3';
 import type { Db } from '../db/client.js';
-import { apiKeys, channels, currencies, merchantChannels, merchants, type ChannelStatusValue, type KeyMode, type KycStatus } from '../db/schema.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants, type ChannelStatusValue, type KeyMode, type KycStatus } from '../db/schema.js';
+import type { FeeRuleRow } from '../domain/fee-rules.js';
 import type { ApiKeyRecord, MerchantRecord } from './merchants.js';
 
 /** A catalogue channel row. */
@@ -26,7 +27,29 @@ export interface CurrencyRecord {
 export type ChannelWrite = Partial<Omit<CatalogueChannelRecord, 'id' | 'code' | 'createdAt' | 'updatedAt'>>;
 
 /** Override columns of an enablement row. */
-export type OverrideWrite = Partial<Pick<MerchantChannelRecord, 'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer'>>;
+export type OverrideWrite = Partial<
+  Pick<MerchantChannelRecord, 'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'>
+>;
+
+/** A new merchant. */
+export interface MerchantInsert {
+  id: string;
+  name: string;
+  kycStatus: KycStatus;
+  category: string;
+}
+
+/** A stored audit record: `before`/`after` are JSON text (null: nothing before / after). */
+export type AuditRow = typeof auditLog.$inferSelect;
+
+/** Which audit records to list (all optional; newest first). */
+export interface AuditFilter {
+  /** Exact entity: a merchant id, channel code, API key id or currency code. */
+  entity?: string;
+  /** Canonical ISO instant (formatInstant): records at or after it. */
+  since?: string;
+  limit: number;
+}
 
 /** A catalogue channel as listed to operators. */
 export type CatalogueChannelListing = CatalogueChannelRecord & { minorUnits: number; enabledFor: number };
@@ -44,8 +67,11 @@ export interface AdminRepository {
   transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T>;
   findMerchant(id: string): Promise<MerchantRecord | undefined>;
   listMerchants(): Promise<MerchantRecord[]>;
-  insertMerchant(m: { id: string; name: string; kycStatus: KycStatus }): Promise<void>;
+  insertMerchant(m: MerchantInsert): Promise<void>;
   setKyc(id: string, kycStatus: KycStatus): Promise<void>;
+  setCategory(id: string, category: string): Promise<void>;
+  /** True when at least one merchant has this category. */
+  categoryInUse(category: string): Promise<boolean>;
   /** True when no merchant exists (never seeded). */
   isEmpty(): Promise<boolean>;
   insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void>;
@@ -71,6 +97,15 @@ export interface AdminRepository {
   deleteEnablement(merchantId: string, channelId: string): Promise<boolean>;
   /** A merchant's enabled channels with the raw override columns (null = catalogue value). */
   enablementsOfMerchant(merchantId: string): Promise<{ code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[]>;
+  insertFeeRule(rule: FeeRuleRow): Promise<void>;
+  findFeeRule(id: string): Promise<FeeRuleRow | undefined>;
+  /** Every stored rule of a channel, cancelled ones included, oldest first. */
+  feeRulesOf(channelId: string): Promise<FeeRuleRow[]>;
+  /** Cancel a rule that has not started at `at` (canonical ISO) and is not cancelled; false when it had. */
+  cancelFeeRule(id: string, at: string): Promise<boolean>;
+  /** Append one audit record (never edited or deleted afterwards; the database refuses both). */
+  appendAudit(record: AuditRow): Promise<void>;
+  listAudit(filter: AuditFilter): Promise<AuditRow[]>;
 }
 
 const nowSql = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -127,12 +162,20 @@ export class SqliteAdminRepository implements AdminRepository {
     return this.db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.name)).all();
   }
 
-  async insertMerchant(m: { id: string; name: string; kycStatus: KycStatus }): Promise<void> {
+  async insertMerchant(m: MerchantInsert): Promise<void> {
     this.db.insert(merchants).values(m).run();
   }
 
   async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
     this.db.update(merchants).set({ kycStatus }).where(eq(merchants.id, id)).run();
+  }
+
+  async setCategory(id: string, category: string): Promise<void> {
+    this.db.update(merchants).set({ category }).where(eq(merchants.id, id)).run();
+  }
+
+  async categoryInUse(category: string): Promise<boolean> {
+    return this.db.select({ id: merchants.id }).from(merchants).where(eq(merchants.category, category)).limit(1).all().length > 0;
   }
 
   async isEmpty(): Promise<boolean> {
@@ -257,6 +300,41 @@ export class SqliteAdminRepository implements AdminRepository {
       .innerJoin(channels, eq(channels.id, merchantChannels.channelId))
       .where(eq(merchantChannels.merchantId, merchantId))
       .orderBy(asc(channels.sortOrder), asc(channels.code))
+      .all();
+  }
+
+  // Fee rules
+
+  async insertFeeRule(rule: FeeRuleRow): Promise<void> {
+    this.db.insert(feeRules).values(rule).run();
+  }
+
+  async findFeeRule(id: string): Promise<FeeRuleRow | undefined> {
+    return this.db.select().from(feeRules).where(eq(feeRules.id, id)).get();
+  }
+
+  async feeRulesOf(channelId: string): Promise<FeeRuleRow[]> {
+    return this.db.select().from(feeRules).where(eq(feeRules.channelId, channelId)).orderBy(asc(feeRules.createdAt), asc(feeRules.id)).all();
+  }
+
+  async cancelFeeRule(id: string, at: string): Promise<boolean> {
+    // Canonical ISO instants (formatInstant) compare as text in both engines.
+    return this.db.update(feeRules).set({ cancelledAt: at }).where(and(eq(feeRules.id, id), isNull(feeRules.cancelledAt), gt(feeRules.effectiveFrom, at))).run().changes === 1;
+  }
+
+  // Audit
+
+  async appendAudit(record: AuditRow): Promise<void> {
+    this.db.insert(auditLog).values(record).run();
+  }
+
+  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    return this.db
+      .select()
+      .from(auditLog)
+      .where(and(filter.entity === undefined ? undefined : eq(auditLog.entity, filter.entity), filter.since === undefined ? undefined : gte(auditLog.at, filter.since)))
+      .orderBy(desc(auditLog.at), desc(auditLog.id))
+      .limit(filter.limit)
       .all();
   }
 }

@@ -7,7 +7,7 @@ import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../db/catalog.js';
 import * as schema from '../db/schema.pg.js';
-import { apiKeys, changeLog, channels, currencies, merchantChannels, merchants } from '../db/schema.pg.js';
+import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchants } from '../db/schema.pg.js';
 
 const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
 
@@ -25,6 +25,7 @@ export class PgCatalogReader {
           apiKeys: await tx.select().from(apiKeys),
           channels: await tx.select().from(channels),
           merchantChannels: await tx.select().from(merchantChannels),
+          feeRules: await tx.select().from(feeRules),
         },
       };
     }, SNAPSHOT);
@@ -54,6 +55,7 @@ export class PgCatalogReader {
           apiKeys: await tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant.length ? ids.merchant : none)),
           merchantChannels: await tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant.length ? ids.merchant : none)),
           channels: await tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)),
+          feeRules: await tx.select().from(feeRules).where(inArray(feeRules.channelId, ids.channel.length ? ids.channel : none)),
           currencies: await tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)),
         }),
       SNAPSHOT,

@@ -1,5 +1,14 @@
 /** The request path's view of channels (records and the reader interface). */
 import type { ChannelStatusValue } from '../db/schema.js';
+import type { FeeRule } from '../domain/pricing.js';
+
+/** The pricing rules of a channel for one merchant at the instant its list was built (contract §7). */
+export interface ChannelRules {
+  /** The rule in force (the most specific scope; an implicit flat rule when nothing else applies). */
+  rule: FeeRule;
+  /** Rules applying to this merchant that start later, in the order they take effect. */
+  scheduled: FeeRule[];
+}
 
 /**
  * A channel as enabled for one merchant: catalogue values with the
@@ -13,8 +22,11 @@ export interface EffectiveChannelRecord {
   status: ChannelStatusValue;
   currency: string;
   minorUnits: number;
+  /** First band of the rule in force (the seed's `fee_info.fee_percentage`). */
   feePercentage: string;
+  /** First band of the rule in force (the seed's `fee_info.fee_value`). */
   feeValue: string;
+  pricing: ChannelRules;
   additionalFeePercentage: string;
   additionalFeeValue: string;
   minAmount: string;

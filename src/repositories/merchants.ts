@@ -7,6 +7,8 @@ export interface MerchantRecord {
   name: string;
   kycStatus: KycStatus;
   createdAt: string;
+  /** Pricing category (contract §7), default `regular`. */
+  category: string;
 }
 
 /** What authentication needs about a key: its merchant, KYC and encrypted secret. */

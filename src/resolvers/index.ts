@@ -2,7 +2,7 @@
  * Resolvers: thin adapters from GraphQL to the services. No business rule
  * lives here.
  */
-import type { FeeCalculationResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from '../generated/graphql.js';
+import type { FeeCalculationResolvers, FeeRuleResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from '../generated/graphql.js';
 import { DecimalScalar } from './decimal-scalar.js';
 import { paymentChannelsChanged } from './subscriptions.js';
 
@@ -12,6 +12,8 @@ const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent
 const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { input }, ctx) => ctx.services.fees.quote(ctx.principal, input);
 
 const PaymentChannel: PaymentChannelResolvers = {
+  feeRule: (channel) => channel.pricing.rule,
+  scheduledFeeRules: (channel) => channel.pricing.scheduled,
   availability: (channel, _args, ctx) => ctx.services.channels.availabilityFor(ctx.principal, channel),
   fee: (channel, { amount, chargeFeeToCustomer }, ctx) => ctx.services.fees.quoteForChannel(ctx.principal, channel, amount, chargeFeeToCustomer),
 };
@@ -22,7 +24,13 @@ const FeeCalculation: FeeCalculationResolvers = {
     additionalFee: result.breakdown.additionalFee,
     feeBearer: result.feeChargedToCustomer ? 'CUSTOMER' : 'MERCHANT',
     rounding: { mode: result.breakdown.rounding, decimals: result.breakdown.minorUnits },
+    pricing: result.breakdown.pricing,
   }),
+};
+
+const FeeRule: FeeRuleResolvers = {
+  source: (rule) => rule.scope,
+  category: (rule) => rule.category ?? null,
 };
 
 export const resolvers: Resolvers = {
@@ -33,4 +41,5 @@ export const resolvers: Resolvers = {
   Subscription: { paymentChannelsChanged },
   PaymentChannel,
   FeeCalculation,
+  FeeRule,
 };

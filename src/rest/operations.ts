@@ -9,6 +9,7 @@ export const REST_LIST_CHANNELS = /* GraphQL */ `
     paymentChannels {
       id name code imageUrl status isFeeChargedToCustomer currency
       feeInfo { feePercentage feeValue minTransactions maxTransactions }
+      feeRule { bands { upTo percentage fixed } }
     }
   }
 `;
@@ -29,10 +30,26 @@ export interface GqlChannel {
   isFeeChargedToCustomer: boolean;
   currency: string;
   feeInfo: { feePercentage: number; feeValue: number; minTransactions: number; maxTransactions: number };
+  /** The rule in force; optional so callers rendering a selection without it (bench baselines) get the seed's flat shape. */
+  feeRule?: { bands: { upTo: number | null; percentage: number; fixed: number }[] };
 }
 
-/** The seed's channel object (snake_case, lower-case status); `currency` is an additive field. */
+/** One band of a banded rule on the REST wire (contract §7 `fee_tiers`). */
+export interface RestFeeTier {
+  up_to: number | null;
+  fee_percentage: number;
+  fee_value: number;
+}
+
+/**
+ * The seed's channel object (snake_case, lower-case status); `currency` is an
+ * additive field, and so is `fee_tiers`, present only when the rule in force
+ * has more than one band (contract §7: a flat rule keeps the seed's shape).
+ */
 export function toRestChannel(c: GqlChannel) {
+  const bands = c.feeRule?.bands ?? [];
+  const tiers: { fee_tiers?: RestFeeTier[] } =
+    bands.length > 1 ? { fee_tiers: bands.map((b) => ({ up_to: b.upTo, fee_percentage: b.percentage, fee_value: b.fixed })) } : {};
   return {
     id: c.id,
     name: c.name,
@@ -47,5 +64,6 @@ export function toRestChannel(c: GqlChannel) {
       max_transactions: c.feeInfo.maxTransactions,
     },
     currency: c.currency,
+    ...tiers,
   };
 }

@@ -4,9 +4,9 @@
  */
 import type { ChannelStatusValue, KycStatus } from '../db/schema.js';
 import type { DecimalString } from '../domain/money.js';
-import type { FeeSchedule } from '../domain/fee.js';
+import type { ChannelPricing } from '../domain/pricing.js';
 import type { Principal } from '../http/request-state.js';
-import type { ChannelRepository, EffectiveChannelRecord } from '../repositories/channels.js';
+import type { ChannelRepository, ChannelRules, EffectiveChannelRecord } from '../repositories/channels.js';
 import { invalidRequest } from '../errors.js';
 import { parseDecimalText } from '../domain/money.js';
 import { availabilityOf, type Availability, type PaymentContext } from './eligibility.js';
@@ -30,6 +30,8 @@ export interface ChannelView {
   status: ChannelStatusValue;
   isFeeChargedToCustomer: boolean;
   feeInfo: FeeInfoView;
+  /** The rule in force and the scheduled ones for this merchant (contract §7). */
+  pricing: ChannelRules;
   currency: string;
   /** Decimals of the channel currency's minor unit. */
   minorUnits: number;
@@ -73,18 +75,18 @@ export function toChannelView(r: EffectiveChannelRecord): ChannelView {
       additionalFeePercentage: r.additionalFeePercentage,
       additionalFeeValue: r.additionalFeeValue,
     },
+    pricing: r.pricing,
     currency: r.currency,
     minorUnits: r.minorUnits,
     requiresKyc: r.requiresKyc,
   };
 }
 
-/** The fee calculator's view of a channel. */
-export function feeScheduleOf(c: ChannelView): FeeSchedule {
+/** What the fee calculator needs of a channel besides the rule's band (currency, additional fee, bearer). */
+export function channelPricingOf(c: ChannelView): ChannelPricing {
   return {
     currency: c.currency,
     minorUnits: c.minorUnits,
-    fee: { percentage: c.feeInfo.feePercentage, fixed: c.feeInfo.feeValue },
     additionalFee: { percentage: c.feeInfo.additionalFeePercentage, fixed: c.feeInfo.additionalFeeValue },
     feeChargedToCustomer: c.isFeeChargedToCustomer,
   };

@@ -1,13 +1,14 @@
 /**
- * Fee quotes (contract §5): validation, channel gating and limits around the
- * pure calculator in src/domain/fee.ts. Check order: merchant scope → input
+ * Fee quotes (contract §5, §7): validation, channel gating and limits around
+ * the pure calculator, priced with the band of the rule in force
+ * (src/domain/pricing.ts). Check order: merchant scope → input
  * values → channel enabled → KYC → status → currency → precision → limits.
  */
 import { AppError, invalidRequest } from '../errors.js';
-import { calculateFee, type FeeResult } from '../domain/fee.js';
+import { priceWithRule, type PricedFee } from '../domain/pricing.js';
 import { Big, parseDecimalText } from '../domain/money.js';
 import type { Principal } from '../http/request-state.js';
-import { feeScheduleOf, type ChannelService, type ChannelView } from './channels.js';
+import { channelPricingOf, type ChannelService, type ChannelView } from './channels.js';
 import { unavailabilityReasons } from './eligibility.js';
 
 /** A fee request, as both surfaces deliver it after type coercion. */
@@ -46,7 +47,7 @@ export function assertMerchantScope(principal: Principal, merchantId: string | n
 export class FeeService {
   constructor(private readonly channels: ChannelService) {}
 
-  quote(principal: Principal, input: FeeQuoteInput): FeeResult {
+  quote(principal: Principal, input: FeeQuoteInput): PricedFee {
     assertMerchantScope(principal, input.merchantId);
 
     if (!CURRENCY.test(input.currency)) throw invalidRequest('currency', 'currency must be a three-letter ISO 4217 code, e.g. "IDR".');
@@ -66,14 +67,14 @@ export class FeeService {
    * (GraphQL `PaymentChannel.fee`): the same checks and calculator as
    * {@link quote}, minus the lookup.
    */
-  quoteForChannel(principal: Principal, channel: ChannelView, amountText: string, chargeFeeToCustomer?: boolean | null): FeeResult {
+  quoteForChannel(principal: Principal, channel: ChannelView, amountText: string, chargeFeeToCustomer?: boolean | null): PricedFee {
     const amount = parseDecimalText(amountText, 'amount');
     if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
     return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer);
   }
 
   /** Eligibility (first reason → contract error, see eligibility.ts), then the pure calculator. */
-  private price(principal: Principal, channel: ChannelView, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): FeeResult {
+  private price(principal: Principal, channel: ChannelView, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): PricedFee {
     const [reason] = unavailabilityReasons(channel, principal.merchantKyc, { amount, currency });
     switch (reason) {
       case 'KYC_REQUIRED':
@@ -100,6 +101,8 @@ export class FeeService {
         });
       }
     }
-    return calculateFee(feeScheduleOf(channel), amount, chargeFeeToCustomer);
+    // The rule in force when the merchant's list was built: the catalogue rebuilds it at every transition,
+    // so the price always agrees with the listed fee_info/feeRule (and their ETag).
+    return priceWithRule(channel.pricing.rule, channelPricingOf(channel), amount, chargeFeeToCustomer);
   }
 }

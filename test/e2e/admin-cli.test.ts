@@ -4,6 +4,7 @@
  * nothing written).
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
@@ -40,7 +41,7 @@ describe('admin CLI', () => {
 
     const again = await admin(dataDir, ['merchant', 'list', '--json']);
     expect(again.stderr).not.toContain('seeded'); // only the first run seeds
-    expect(JSON.parse(again.stdout)).toHaveLength(2);
+    expect(JSON.parse(again.stdout)).toHaveLength(3); // the three demo merchants
   }, 60_000);
 
   it('merchant create / set-kyc and their error paths', async () => {
@@ -201,4 +202,55 @@ describe('admin CLI', () => {
     expect(npm.code, npm.stderr).toBe(0);
     expect(JSON.parse(npm.stdout).map((m: { id: string }) => m.id)).toContain(merchantId);
   }, 60_000);
+
+  it('pricing and audit commands (contract §7): --json, rule id on stdout, all problems, exit 1 refused / 2 usage, --actor else the OS user', async () => {
+    const micro = (await adminJson<{ id: string; category: string }[]>(dataDir, ['merchant', 'list'])).find((m) => m.category === 'micro')!;
+    expect(micro).toBeDefined();
+    const shop = await adminJson(dataDir, ['merchant', 'create', '--name', 'Tiny Shop', '--category', 'micro', '--actor', 'carol']);
+    expect(shop.category).toBe('micro');
+    expect(await adminJson(dataDir, ['merchant', 'set-category', shop.id, 'nano', '--actor', 'carol'])).toMatchObject({ category: 'nano' });
+
+    const set = await admin(dataDir, ['fee', 'set', 'qris', '--category', 'nano', '--bands', '100000:0:0,*:0.2:0', '--effective-from', '2099-01-05T00:00:00+07:00', '--actor', 'carol']);
+    expect(set.code, set.stderr).toBe(0);
+    const ruleId = set.stdout.trim();
+    expect(ruleId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(set.stderr).toContain('Scheduled CATEGORY rule on qris (100000:0:0,*:0.2:0) effective from 2099-01-04T17:00:00.000Z');
+    const listed = await adminJson<{ id: string; state: string }[]>(dataDir, ['fee', 'list', 'qris', '--merchant', shop.id]);
+    expect(listed.map((r) => [r.id, r.state])).toEqual([
+      ['flat:qris', 'in-force'],
+      [ruleId, 'scheduled'],
+    ]);
+    const table = await admin(dataDir, ['fee', 'list', 'qris']);
+    expect(table.stdout).toMatch(/^RULE ID\s+STATE\s+SCOPE\s+FOR\s+BANDS\s+EFFECTIVE FROM\s+CREATED\n-+/);
+
+    const refused = await admin(dataDir, ['fee', 'set', 'qris', '--category', 'Nano', '--bands', '*:101:0.5', '--effective-from', 'tomorrow']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(4); // percentage, fixed decimals, category, instant
+    const unknown = await admin(dataDir, ['fee', 'set', 'qris', '--merchant', '00000000-0000-0000-0000-000000000000', '--bands', '*:1:0']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no merchant 00000000-0000-0000-0000-000000000000');
+    expect((await admin(dataDir, ['fee', 'set', 'qris', '--merchant', micro.id, '--category', 'micro', '--bands', '*:1:0'])).code).toBe(2);
+    expect((await admin(dataDir, ['fee', 'set', 'qris'])).code).toBe(2); // --bands is required
+    expect((await admin(dataDir, ['fee', 'list'])).code).toBe(2);
+    expect((await admin(dataDir, ['fee', 'list', 'qris', '--actor', 'x'])).code).toBe(2); // read-only commands take no actor
+
+    expect(await adminJson(dataDir, ['fee', 'cancel', ruleId, '--actor', 'carol'])).toMatchObject({ id: ruleId, state: 'cancelled' });
+    const again = await admin(dataDir, ['fee', 'cancel', ruleId]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('already cancelled');
+
+    const audit = await adminJson<{ actor: string; action: string; entity: string }[]>(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '2']);
+    expect(audit.map((a) => [a.actor, a.action])).toEqual([
+      ['carol', 'fee.cancel'],
+      ['carol', 'fee.set'],
+    ]);
+    const mine = await adminJson<{ actor: string; action: string }[]>(dataDir, ['audit', 'list', '--entity', shop.id]);
+    expect(mine.map((a) => a.action)).toEqual(['merchant.set-category', 'merchant.create']);
+    // Without --actor the operating-system user is recorded.
+    await adminJson(dataDir, ['merchant', 'set-kyc', shop.id, 'approved']);
+    const [latest] = await adminJson<{ actor: string; action: string }[]>(dataDir, ['audit', 'list', '--entity', shop.id, '--limit', '1']);
+    expect(latest).toMatchObject({ action: 'merchant.set-kyc', actor: os.userInfo().username });
+    expect((await admin(dataDir, ['audit', 'list', '--since', 'yesterday'])).code).toBe(1);
+    expect((await admin(dataDir, ['audit', 'list', '--limit'])).code).toBe(2);
+  }, 120_000);
 });

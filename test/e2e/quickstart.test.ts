@@ -29,7 +29,12 @@ describe('quick start on a fresh DATA_DIR', () => {
     expect(fs.existsSync(path.join(dataDir, 'gateway.db'))).toBe(TEST_ENGINE === 'sqlite');
     expect(fs.statSync(path.join(dataDir, 'master.key')).mode & 0o777).toBe(0o600);
     const creds = server.credentials();
-    expect(creds.map((m) => m.kyc).sort()).toEqual(['approved', 'pending']);
+    // The two contract merchants first (approved, pending), then the micro merchant (contract §7 demo).
+    expect(creds.map((m) => [m.kyc, m.category])).toEqual([
+      ['approved', 'regular'],
+      ['pending', 'regular'],
+      ['approved', 'micro'],
+    ]);
     for (const m of creds) {
       expect(m.apiKey).toMatch(/^pk_test_/);
       expect(m.apiSecret).toMatch(/^sk_test_/);

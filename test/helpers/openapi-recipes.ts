@@ -13,6 +13,7 @@ const calc = (t: TestApp, body: Record<string, unknown>, as = t.approved) =>
 
 export const RECIPES: Record<string, Recipe> = {
   '/v1/payments/channel 200 channels': (t) => t.signedFetch('/v1/payments/channel'),
+  '/v1/payments/channel 200 microMerchant': (t) => t.signedFetch('/v1/payments/channel', { as: t.data.seeded!.find((m) => m.category === 'micro')! }),
   '/v1/payments/channel 401 headerMissing': (t) => t.fetch('/v1/payments/channel'),
   '/v1/payments/channel 401 timestampInMilliseconds': (t) => t.signedFetch('/v1/payments/channel', { timestamp: String(t.clock.now) }),
   '/v1/payments/channel 401 signatureMismatch': (t) => t.signedFetch('/v1/payments/channel', { as: { ...t.approved, apiSecret: 'sk_test_wrong' } }),

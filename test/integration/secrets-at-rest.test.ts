@@ -62,7 +62,7 @@ describe('API secrets at rest', () => {
 
     // What is stored decrypts to the secret with the master key and the key id as associated data.
     const rows = sqlite.sqlite.prepare('select id, secret_ciphertext as c from api_keys').all() as { id: string; c: string }[];
-    expect(rows).toHaveLength(22);
+    expect(rows).toHaveLength(23); // three demo merchants + 20
     const decrypted = rows.map((r) => data.secretBox.decrypt(r.id, r.c));
     expect(new Set(decrypted)).toEqual(new Set(secrets));
     expect(() => data.secretBox.decrypt(rows[1]!.id, rows[0]!.c)).toThrow(SecretDecryptionError);

@@ -27,6 +27,7 @@ function channel(id: string, code: string, sortOrder: number, extra: Partial<Cha
     sortOrder,
     createdAt: at,
     updatedAt: at,
+    feeSetAt: at,
     ...extra,
   };
 }
@@ -43,6 +44,7 @@ function enablement(merchantId: string, channelId: string, extra: Partial<Mercha
     maxAmount: null,
     feeChargedToCustomer: null,
     createdAt: at,
+    feeSetAt: at,
     ...extra,
   };
 }
@@ -51,8 +53,8 @@ function rows(): CatalogRows {
   return {
     currencies: [{ code: 'IDR', minorUnits: 0 }],
     merchants: [
-      { id: 'm1', name: 'One', kycStatus: 'approved', createdAt: at },
-      { id: 'm2', name: 'Two', kycStatus: 'pending', createdAt: at },
+      { id: 'm1', name: 'One', kycStatus: 'approved', createdAt: at, category: 'regular' },
+      { id: 'm2', name: 'Two', kycStatus: 'pending', createdAt: at, category: 'regular' },
     ],
     apiKeys: [
       { id: 'pk_test_1', merchantId: 'm1', mode: 'test', secretCiphertext: 'c1', createdAt: at, revokedAt: null },
@@ -66,6 +68,7 @@ function rows(): CatalogRows {
       enablement('m2', 'c-ovo', { feePercentage: '1.2' }),
       enablement('m2', 'c-bca'),
     ],
+    feeRules: [],
   };
 }
 
@@ -127,7 +130,7 @@ describe('targeted invalidation', () => {
   it('a channel change reaches exactly the merchants that enable it', () => {
     const c = loaded();
     const [v1, v2] = [c.merchantVersion('m1'), c.merchantVersion('m2')];
-    c.apply({ merchants: new Map(), channels: new Map([['c-bca', channel('c-bca', 'bca_va', 30, { status: 'maintenance' })]]), currencies: new Map() }, 10);
+    c.apply({ merchants: new Map(), channels: new Map([['c-bca', { channel: channel('c-bca', 'bca_va', 30, { status: 'maintenance' }), feeRules: [] }]]), currencies: new Map() }, 10);
     expect(c.merchantVersion('m1')).toBe(v1);
     expect(c.merchantVersion('m2')).not.toBe(v2);
     expect(c.findForMerchant('m2', 'bca_va')?.status).toBe('maintenance');
@@ -138,7 +141,7 @@ describe('targeted invalidation', () => {
     c.apply({ merchants: new Map([['m1', { merchant: undefined, keys: [], enablements: [] }]]), channels: new Map(), currencies: new Map() }, 11);
     expect(c.findActiveKey('pk_test_1')).toBeUndefined();
     expect(c.listForMerchant('m1')).toEqual([]);
-    c.apply({ merchants: new Map(), channels: new Map([['c-ovo', channel('c-ovo', 'ovo_wallet', 20)]]), currencies: new Map() }, 12);
+    c.apply({ merchants: new Map(), channels: new Map([['c-ovo', { channel: channel('c-ovo', 'ovo_wallet', 20), feeRules: [] }]]), currencies: new Map() }, 12);
     expect(c.nameByCode('ovo')).toBeUndefined();
     expect(c.findForMerchant('m2', 'ovo_wallet')?.feePercentage).toBe('1.2');
   });
