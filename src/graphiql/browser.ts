@@ -18,9 +18,10 @@
  *   key, clock skew, rate limit) turns the credentials bar red and says
  *   what to check.
  *
- * GraphQL subscriptions (server-sent events) are not handled by this
- * fetcher: the schema has none. Adding one needs a `text/event-stream`
- * branch in {@link fetcher}.
+ * - Subscriptions (`paymentChannelsChanged`, contract §8) go out as the
+ *   same signed POST with `Accept: text/event-stream`; the fetcher returns
+ *   an async iterable of the stream's `next` events, which GraphiQL shows
+ *   one after the other, and ends with the stream.
  */
 import { signRequestWeb } from '../client/svc1-web.js';
 
@@ -146,7 +147,48 @@ interface FetcherParams {
   operationName?: string | null;
 }
 
-/** Sign and send one operation; resolve to the server's JSON answer, or to a GraphQL error saying what failed. */
+/**
+ * Whether the operation GraphiQL runs is a subscription. A light scan, not a parse (documents are parsed by
+ * the server, whose errors carry no stack): comments and strings are blanked, then the operation named
+ * `operationName` (or the only one) decides; anything unclear is sent as a query, and the server answers.
+ */
+function isSubscription(query: string, operationName?: string | null): boolean {
+  const text = query.replace(/"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|#[^\n]*/g, ' ');
+  const operations = [...text.matchAll(/(?:^|[\s}])(query|mutation|subscription)\b\s*([_A-Za-z][_0-9A-Za-z]*)?/g)].map((m) => ({ kind: m[1], name: m[2] }));
+  const chosen = operationName ? operations.find((o) => o.name === operationName) : operations.length === 1 ? operations[0] : undefined;
+  return chosen?.kind === 'subscription';
+}
+
+/** The `next` events of a GraphQL-over-SSE response, parsed; ends at `complete` or when the stream ends. */
+async function* sseResults(response: Response): AsyncGenerator<unknown> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffered = '';
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffered += value;
+      for (let end = buffered.indexOf('\n\n'); end >= 0; end = buffered.indexOf('\n\n')) {
+        const frame = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const lines = frame.split('\n');
+        const event = lines.find((l) => l.startsWith('event:'))?.slice(6).trim();
+        const data = lines
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trimStart())
+          .join('\n');
+        if (event === 'complete') return;
+        // Comment frames (`: heartbeat`) carry neither; they only keep proxies from closing the stream.
+        if (event === 'next' && data) yield JSON.parse(data) as unknown;
+      }
+    }
+  } finally {
+    // GraphiQL stops iterating when the developer stops the operation: that closes the stream (and frees its slot).
+    reader.cancel().catch(() => undefined);
+  }
+}
+
+/** Sign and send one operation; resolve to the server's JSON answer (for a subscription, a stream of them), or to a GraphQL error saying what failed. */
 async function fetcher(params: FetcherParams, options?: { headers?: Record<string, unknown> }): Promise<unknown> {
   const stored = load();
   if (!stored) {
@@ -166,8 +208,9 @@ async function fetcher(params: FetcherParams, options?: { headers?: Record<strin
   // Headers from GraphiQL's headers editor first; the signature and the media types always win.
   const headers = new Headers();
   for (const [name, value] of Object.entries(options?.headers ?? {})) headers.set(name, String(value));
+  const subscription = isSubscription(params.query, params.operationName);
   headers.set('Content-Type', 'application/json');
-  headers.set('Accept', 'application/graphql-response+json, application/json');
+  headers.set('Accept', subscription ? 'text/event-stream' : 'application/graphql-response+json, application/json');
   for (const [name, value] of Object.entries(signed.headers)) headers.set(name, value);
   signedCount += 1;
   let response: Response;
@@ -177,6 +220,10 @@ async function fetcher(params: FetcherParams, options?: { headers?: Record<strin
     const message = `Cannot reach ${endpoint.origin} (${err instanceof Error ? err.message : String(err)}): is the server running?`;
     setStatus(message, 'error');
     return failure(message);
+  }
+  if (subscription && response.ok && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    setStatus(`Signed ${signedCount} request(s) as ${stored.credentials.apiKey}${where(stored)}; the subscription stream is open.`, 'ok');
+    return sseResults(response);
   }
   const text = await response.text();
   let payload: unknown;
@@ -199,10 +246,17 @@ let pendingBoot: (() => void) | null = null;
 function boot(root: Element, options: Record<string, unknown>): void {
   // With a fetcher of its own GraphiQL ignores `endpoint` (and warns in the console if it is set).
   const { endpoint: _endpoint, ...rest } = options;
+  // A link that carries an operation (`/graphql?query=…`, e.g. from the docs) opens it in front; without one the
+  // page's example query stays in front (render.ts pins `query` so GraphiQL adds no empty tab).
+  const linked = new URLSearchParams(window.location.search);
+  const fromLink = {
+    ...(linked.get('query') ? { query: linked.get('query') } : {}),
+    ...(linked.get('variables') ? { variables: linked.get('variables') } : {}),
+  };
   const start = () => {
     mounted = true;
     document.getElementById('svc1-waiting')?.remove();
-    YogaGraphiQL.renderYogaGraphiQL(root, { ...rest, fetcher });
+    YogaGraphiQL.renderYogaGraphiQL(root, { ...rest, ...fromLink, fetcher });
   };
   if (load()) start();
   else pendingBoot = start;
