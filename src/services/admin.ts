@@ -323,12 +323,19 @@ export class AdminService {
   }
 
   async createChannel(input: ChannelCreateInput): Promise<CatalogueChannel> {
-    const c = parse(channelCreateSchema, input);
+    // Every problem of the change at once (docs/OPERATIONS.md): the fields, the currency, the code.
+    const parsed = channelCreateSchema.safeParse(input);
+    const problems = parsed.success ? [] : describeIssues(parsed.error, LABELS);
     return this.repo.transaction(async (repo) => {
-      const currency = await currencyOf(repo, c.currency);
-      const problems = effectiveSettingsProblems(c, currency.minorUnits);
-      if (problems.length > 0) throw new AdminError('invalid', problems);
-      if (await repo.findChannel(c.code)) throw new AdminError('conflict', [`channel ${c.code} already exists`]);
+      const currencyCode = codeText(input.currency)?.toUpperCase();
+      const currency = currencyCode ? await repo.findCurrency(currencyCode) : undefined;
+      if (currencyCode && /^[A-Z]{3}$/.test(currencyCode) && !currency) problems.push(unknownCurrency(currencyCode));
+      if (parsed.success && currency) problems.push(...effectiveSettingsProblems(parsed.data, currency.minorUnits));
+      const code = codeText(input.code)?.toLowerCase();
+      const exists = code ? await repo.findChannel(code) : undefined;
+      if (problems.length > 0 || !parsed.success) throw new AdminError('invalid', exists ? [...problems, `channel ${code} already exists`] : problems);
+      if (exists) throw new AdminError('conflict', [`channel ${code} already exists`]);
+      const c = parsed.data;
       await repo.insertChannel({
         ...c,
         id: randomUUID(),
@@ -343,8 +350,16 @@ export class AdminService {
   }
 
   async updateChannel(code: string, input: ChannelUpdateInput): Promise<CatalogueChannel> {
-    const changes = parse(channelUpdateSchema, input);
-    const defined = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined));
+    const parsed = channelUpdateSchema.safeParse(input);
+    if (!parsed.success) {
+      // Every problem at once: the fields, and an unknown channel or currency named as well.
+      const problems = describeIssues(parsed.error, LABELS);
+      const currencyCode = codeText(input.currency)?.toUpperCase();
+      if (!(await channelExists(this.repo, code))) problems.push(`no channel ${code}`);
+      if (currencyCode && /^[A-Z]{3}$/.test(currencyCode) && !(await this.repo.findCurrency(currencyCode))) problems.push(unknownCurrency(currencyCode));
+      throw new AdminError('invalid', problems);
+    }
+    const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
     if (Object.keys(defined).length === 0) throw new AdminError('invalid', ['nothing to change: give at least one option']);
     // Writing the flat fee is a one-band CHANNEL rule effective now (contract §7; src/domain/fee-rules.ts).
     if (defined.feePercentage !== undefined || defined.feeValue !== undefined) defined.feeSetAt = formatInstant(this.#now());
@@ -608,6 +623,20 @@ async function channelOf(repo: AdminRepository, code: string): Promise<Catalogue
 
 async function currencyOf(repo: AdminRepository, code: string): Promise<CurrencyRecord> {
   const c = await repo.findCurrency(code);
-  if (!c) throw new AdminError('not_found', [`unknown currency ${code}; add it first: admin currency set ${code} --minor-units N`]);
+  if (!c) throw new AdminError('not_found', [unknownCurrency(code)]);
   return c;
+}
+
+function unknownCurrency(code: string): string {
+  return `unknown currency ${code}; add it first: admin currency set ${code} --minor-units N`;
+}
+
+/** A trimmed string option, or undefined (for naming things in messages before the input has parsed). */
+function codeText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+async function channelExists(repo: AdminRepository, code: string): Promise<boolean> {
+  const parsed = channelCodeSchema.safeParse(code.trim().toLowerCase());
+  return parsed.success && (await repo.findChannel(parsed.data)) !== undefined;
 }
