@@ -13,14 +13,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { CHROMIUM, hasChromium, inCI, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRealServer, type RealServer } from '../helpers/real-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACT = path.resolve(import.meta.dirname, '../../artifacts/graphiql.png');
-const hasChromium = fs.existsSync(CHROMIUM);
-const inCI = process.env.CI === 'true';
 
 describe('Chromium is available where it must be', () => {
   it('in CI, /usr/bin/chromium exists (.ci/run installs it)', () => {
@@ -35,10 +33,7 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
 
   beforeAll(async () => {
     server = await startRealServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 90_000);
   afterAll(async () => {
     await browser?.close();

@@ -10,18 +10,15 @@
  *
  * Without /usr/bin/chromium the browser tests are skipped locally and FAIL in CI (CI=true).
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { hasChromium, inCI, launchChromium } from '../helpers/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admin } from '../helpers/ops.js';
 import { startRealServer, type RealServer } from '../helpers/real-server.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const EXAMPLE = path.resolve(import.meta.dirname, '../../docs/examples/live-updates.html');
-const hasChromium = fs.existsSync(CHROMIUM);
-const inCI = process.env.CI === 'true';
 
 describe.skipIf(!hasChromium && !inCI)('live updates in headless Chromium', () => {
   let server: RealServer;
@@ -34,10 +31,7 @@ describe.skipIf(!hasChromium && !inCI)('live updates in headless Chromium', () =
 
   beforeAll(async () => {
     server = await startRealServer();
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-    });
+    browser = await launchChromium();
   }, 90_000);
   afterAll(async () => {
     await browser?.close();
