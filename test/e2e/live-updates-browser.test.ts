@@ -78,11 +78,12 @@ describe.skipIf(!hasChromium && !inCI)('live updates in headless Chromium', () =
     await page.locator('#svc1-panel').waitFor();
     await page.fill('#svc1-key', server.approved.apiKey);
     await page.fill('#svc1-secret', server.approved.apiSecret);
-    // Saving mounts GraphiQL in place (no reload) and it introspects, signed.
+    // Saving mounts GraphiQL in place (no reload) and it introspects, signed. The wait is armed before the click:
+    // the introspection can finish before a wait started afterwards would see it.
+    const introspected = page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql' && r.status() === 200, { timeout: 30_000 });
     await page.click('#svc1-save');
-
-    // Wait for the signed introspection to finish (the editor knows the schema), then run.
-    await page.waitForResponse((r) => new URL(r.url()).pathname === '/graphql' && r.status() === 200, { timeout: 30_000 });
+    // The editor knows the schema once the signed introspection is answered; then run.
+    await introspected;
     await page.locator('.graphiql-execute-button').click();
     const pane = page.locator('.graphiql-response');
     const text = async () => (await pane.innerText()).replace(/\s+/g, ' ');
