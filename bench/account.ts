@@ -37,7 +37,8 @@ function bundleMap(bundleFile: string): { line: number; file: string }[] {
 
 /** Cost centres by source file of the project (first match wins). */
 const PROJECT_CENTRES: [RegExp, string][] = [
-  [/src\/http\/fast-path\.ts/, 'fast path: routing, hook loop, response headers'],
+  [/src\/http\/node-(transport|request)\.ts/, 'Node transport: request view, response write'],
+  [/src\/plugins\/use-answer-cache\.ts/, 'answer cache: key, lookup, keep'],
   [/src\/plugins\/use-signature-auth\.ts|src\/auth\//, 'SVC1 signature (headers, SHA-256 of body, HMAC)'],
   [/src\/plugins\/use-metrics\.ts/, 'metrics (labels, counter, histogram)'],
   [/src\/plugins\/use-request-context\.ts|src\/logger\.ts/, 'request log line (pino)'],

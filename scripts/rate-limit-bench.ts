@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of the rate limiter's per-request cost on the memory store (`npx tsx
  * scripts/rate-limit-bench.ts`): the hooks a successful signed request runs — the per-key limit's
- * onRequest and the address budget's hooks — driven directly, as the fast path drives them, for 100 API
+ * onRequest and the address budget's hooks — driven directly, as the pipeline calls them, for 100 API
  * keys round-robin, with limits that never refuse. Prints ns per request (median of 5 rounds).
  *
  * It uses only the plugin factory and the request state, so the same file also runs on an older tree
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const plugins = (useRateLimit as unknown as (o: typeof options, env: unknown) => Record<string, Record<string, Hook | undefined>>)(options, { logger: pino({ level: 'silent' }) });
   const { addressGate, keyLimit } = plugins as { addressGate: Record<string, Hook | undefined>; keyLimit: Record<string, Hook | undefined> };
 
-  // One prepared request per key (the fast path builds these per request anyway; not what is measured).
+  // One prepared request per key (the pipeline builds these per request anyway; not what is measured).
   const requests = Array.from({ length: KEYS }, (_, i) => {
     const serverContext: Record<string, unknown> = { req: { socket: { remoteAddress: `10.0.${i >> 8}.${i & 255}` } } };
     const state = initRequestState(serverContext, { method: 'GET', headers: { get: () => null } }, '/v1/payments/channel');
@@ -49,7 +49,7 @@ async function main(): Promise<void> {
     const started = process.hrtime.bigint();
     for (let i = 0; i < PER_ROUND; i++) {
       const r = requests[i % KEYS]!;
-      // As src/http/fast-path.ts does: await only what returns a promise.
+      // As the pipeline does (@whatwg-node/promise-helpers): await only what returns a promise.
       for (const [hook, kind] of hooks) {
         const pending = hook(r[kind]);
         if (pending) await pending;

@@ -43,7 +43,7 @@ const envSchema = z.object({
   SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(10),
   /**
    * Successful GraphQL / REST-calculate answers kept per (API key, exact body) until the data changes
-   * (src/http/fast-path.ts); 0 turns that cache off (every request executes).
+   * (src/plugins/use-answer-cache.ts); 0 turns that cache off (every request executes).
    */
   ANSWER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
   /** Server processes behind the one port (node:cluster, src/cluster.ts); 1 = no cluster. */

@@ -49,7 +49,7 @@ async function start(): Promise<void> {
     liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, redisUrl: config.redisUrl },
   });
-  // The fast path in front of Yoga (src/http/fast-path.ts); everything else is Yoga itself.
+  // Every request through Yoga's one pipeline (src/http/node-transport.ts).
   const server = createServer(app.handler);
   // Behind a load balancer the server must outlive the balancer's idle timeout on a kept-alive socket,
   // or the balancer may send a request on a socket this process is closing (a reset, a 502 for a client).

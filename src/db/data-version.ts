@@ -10,7 +10,7 @@
  *
  * Cost: `total_changes()` is ~0.1 µs and is read on every call, so a change
  * made through this connection is seen by the very next read. `data_version`
- * costs ~3 µs (it opens a WAL read snapshot), which was ~9 % of a fast-path
+ * costs ~3 µs (it opens a WAL read snapshot), which was ~9 % of a cached
  * request when read several times per request; it is therefore read at most
  * once per event-loop turn: a commit by another process is seen by every
  * request processed from the next turn on (typically well under a

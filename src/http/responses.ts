@@ -8,9 +8,10 @@ import type { RequestState } from './request-state.js';
 type ResponseCtor = typeof Response;
 
 /**
- * The fast path's response views (src/http/fast-path.ts) carry the exact bytes they will send under this
- * key, so onResponse hooks can read them without copying; the same Buffer object is sent for every hit of
- * a cached body and is never modified (hooks may memoise per Buffer, as useHttpCaching does for ETags).
+ * Responses whose bytes are already in memory (the answer cache's, src/plugins/use-answer-cache.ts) carry
+ * them under this key, so onResponse hooks can read them without copying and the Node transport writes
+ * them as they are; the same Buffer object is sent for every hit of a kept answer and is never modified
+ * (hooks may memoise per Buffer, as useHttpCaching does for ETags).
  */
 export const RESPONSE_BYTES = Symbol('responseBytes');
 

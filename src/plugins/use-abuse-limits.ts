@@ -65,7 +65,7 @@ function useExecutionTimeout(ms: number): Plugin {
         const result = executeFn(execArgs);
         // A synchronous result is already complete: nothing to time out. This is the common case (graphql-jit
         // over synchronous resolvers), and arming nothing keeps the hot path free of per-request timers,
-        // AbortControllers and `request.signal` (which costs a whole WHATWG Request on the Node fast path).
+        // AbortControllers and `request.signal` (an AbortController per request on the Node transport, src/http/node-request.ts).
         if (!(result instanceof Promise)) return result;
         let timer: NodeJS.Timeout | undefined;
         const timedOut = new Promise<ExecutionResult>((resolve) => {

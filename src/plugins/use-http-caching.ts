@@ -24,7 +24,7 @@ export const CACHE_CONTROL = 'private, no-cache';
 
 /**
  * The request's If-None-Match, on its server context. Per-request data is never kept in a WeakMap keyed
- * by the request: V8's young-generation GC cannot drop WeakMap entries (see src/http/fast-path.ts, `Exchange`).
+ * by the request: V8's young-generation GC cannot drop WeakMap entries (see VERIFIED_BODY in use-signature-auth.ts).
  */
 const CONDITIONAL = Symbol('ifNoneMatch');
 type ConditionalCarrier = { [CONDITIONAL]?: string };
@@ -53,7 +53,7 @@ export function ifNoneMatchMatches(header: string | null, etag: string): boolean
 export function useHttpCaching(): Plugin {
   // The REST adapter replaces the request (setRequest); the client's header from the original is kept on
   // the server context (a property, not a WeakMap: see CONDITIONAL).
-  // ETags of the fast path's cached bodies: the same (never modified) Buffer is sent for every hit, so its
+  // ETags of the answer cache's kept bodies: the same (never modified) Buffer is sent for every hit, so its
   // tag is computed once per body and merchant instead of hashing the list on every request.
   const tagOfBytes = new WeakMap<Buffer, { merchantId: string; etag: string }>();
   return {

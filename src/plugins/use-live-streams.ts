@@ -68,7 +68,7 @@ interface Slot {
   released: boolean;
 }
 
-/** The request's slot, on its server context (a property, not a WeakMap: see src/http/fast-path.ts, `Exchange`). */
+/** The request's slot, on its server context (a property, not a WeakMap: see VERIFIED_BODY in use-signature-auth.ts). */
 const SLOT = Symbol('liveStreamSlot');
 type SlotCarrier = { [SLOT]?: Slot };
 

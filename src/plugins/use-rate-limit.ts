@@ -1,13 +1,12 @@
 /**
  * Rate limiting (contract §4 RATE_LIMITED, §6 "Shared limits" and "Address
- * budget"), in the same pipeline for REST and GraphQL, on the Yoga pipeline
- * and the Node fast path alike. Two plugins share one configuration:
+ * budget"), in the one pipeline every request takes (REST and GraphQL, on
+ * either transport). Two plugins share one configuration:
  *
  * - `keyLimit`, placed AFTER the signature plugin and before the REST
  *   adapter: a budget per verified API key. Only verified requests count, so
  *   nobody can drain another merchant's budget by sending its key id
- *   unsigned. On the fast path its onRequest runs once the answer is ready
- *   and before it is sent (src/http/fast-path.ts awaits it).
+ *   unsigned.
  * - `addressGate`, FIRST in the plugin list (its onResponse must run before
  *   the request log, metrics and caching see the status): every 401 answered
  *   to a client address spends one unit of that address's failed-
@@ -15,8 +14,7 @@
  *   instead. It only ever turns a failing request into 429: a request whose
  *   signature verifies never reaches it as a 401, however many requests from
  *   the same address failed (merchants share addresses behind NAT, proxies
- *   and load balancers). Every 401 is produced by the Yoga pipeline (the
- *   fast path hands every failure to it), so this runs on every path.
+ *   and load balancers).
  *
  * Budgets live in this process's memory, or with `redisUrl` in Redis shared
  * by every replica, falling back to memory while Redis is unreachable
@@ -27,6 +25,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../errors.js';
 import type { Logger } from 'pino';
+import { nodeRequestOf } from '../http/node-request.js';
 import type { Registry } from 'prom-client';
 import { addressKey, keyBudgetWindow, RateBudget, SharedRateLimitStore } from '../http/rate-limit.js';
 import { requestStateOf, type RequestState } from '../http/request-state.js';
@@ -64,8 +63,9 @@ interface NodeServerContext {
   req?: { socket?: { remoteAddress?: string } };
 }
 
-/** The socket peer address Node's adapter exposes as `serverContext.req`. */
-export const socketAddress: ClientAddressResolver = (_request, serverContext) => (serverContext as NodeServerContext).req?.socket?.remoteAddress;
+/** The socket peer address: of the Node request behind the request, or of `serverContext.req` (stock Node adapter). */
+export const socketAddress: ClientAddressResolver = (request, serverContext) =>
+  nodeRequestOf(request)?.socket?.remoteAddress ?? (serverContext as NodeServerContext).req?.socket?.remoteAddress;
 
 /** The two rate-limit plugins (see the module comment for their places in the pipeline) and their store. */
 export interface RateLimitPlugins {
@@ -121,7 +121,7 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
   };
 
   const keyLimit: Plugin = {
-    // Synchronous with the memory store (the fast path then awaits nothing); a promise with Redis.
+    // Synchronous with the memory store (the pipeline then awaits nothing); a promise with Redis.
     onRequest({ serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state?.principal) return;

@@ -10,6 +10,7 @@ import { AppError } from '../errors.js';
 import { normalizeResultErrors, originalOfMasked } from '../http/error-normalizer.js';
 import { initRequestState, requestStateOf, type RequestState, type Surface } from '../http/request-state.js';
 import { JSON_MEDIA } from '../http/body.js';
+import { nodeRequestOf } from '../http/node-request.js';
 import { isGraphiQLPageRequest } from '../graphiql/render.js';
 import { errorResponseFor, problemResponse } from '../http/responses.js';
 
@@ -27,7 +28,6 @@ interface NodeServerContext {
   req?: { url?: string };
 }
 
-/** The one log line of a request (also written by the Node fast path, src/http/fast-path.ts). */
 /**
  * Per logger, a child that writes the request line without the redaction pass. The line is built right
  * here from a fixed set of scalar fields (none is a secret, a header or a body), so the redaction paths
@@ -75,7 +75,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
   return {
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       // Node gives the raw request target; URL parsing would normalise it, and SVC1 signs it as sent.
-      const rawTarget = (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
+      const rawTarget = nodeRequestOf(request)?.url ?? (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
       const state = initRequestState(serverContext, request, rawTarget);
       const surface = surfaceOf(request, url.pathname);
       if (surface === null) {

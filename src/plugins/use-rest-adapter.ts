@@ -12,6 +12,7 @@ import type { Plugin } from 'graphql-yoga';
 import { z } from 'zod';
 import { AppError, isErrorCode, type ErrorDetails } from '../errors.js';
 import { JSON_MEDIA } from '../http/body.js';
+import { BufferedRequest, NodeHeaders } from '../http/node-request.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../http/request-state.js';
 import { problemResponse } from '../http/responses.js';
 import { REST_CALCULATE_FEE, REST_LIST_CHANNELS, toRestChannel, type GqlChannel } from '../rest/operations.js';
@@ -33,7 +34,7 @@ export interface RouteDef {
   query: string;
 }
 
-/** The REST routes by path (also matched by the Node fast path, src/http/fast-path.ts). */
+/** The REST routes by path (also read by the answer cache, src/plugins/use-answer-cache.ts). */
 export const ROUTES: Record<string, RouteDef> = {
   '/v1/payments/channel': { method: 'GET', name: 'listChannels', query: REST_LIST_CHANNELS },
   '/v1/payments/calculate': { method: 'POST', name: 'calculateFee', query: REST_CALCULATE_FEE },
@@ -81,13 +82,16 @@ function restResponse(Response: typeof globalThis.Response, state: RequestState,
 /** Headers of a successful REST answer. */
 export const REST_SUCCESS_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
-/** The seed's wire body for a successful route result (shared with the Node fast path). */
+/** The seed's wire body for a successful route result. */
 export function restSuccessBody(route: RestRoute['name'] | undefined, resultData: unknown): string {
   const data = resultData as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown> };
   // The envelope's `status` mirrors the HTTP status (seed); calculate answers the flat object.
   const body = route === 'listChannels' ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) } : data.calculateFee;
   return JSON.stringify(body);
 }
+
+/** Headers of the GraphQL request a REST route becomes (read-only, shared). */
+const GRAPHQL_JSON_HEADERS = new NodeHeaders({ 'content-type': 'application/json', accept: 'application/json' });
 
 /** Options of {@link useRestAdapter}. */
 export interface RestAdapterOptions {
@@ -96,6 +100,16 @@ export interface RestAdapterOptions {
 
 export function useRestAdapter(options: RestAdapterOptions): Plugin {
   if (!options.graphqlEndpoint.startsWith('/')) throw new Error('useRestAdapter: graphqlEndpoint must start with "/"');
+  /** The GraphQL endpoint's URL on the origin a request came to (a handful of origins per process). */
+  const graphqlUrls = new Map<string, string>();
+  const graphqlUrlOf = (url: URL): string => {
+    let u = graphqlUrls.get(url.host);
+    if (u === undefined) {
+      u = new URL(options.graphqlEndpoint, url).toString();
+      if (graphqlUrls.size < 64) graphqlUrls.set(url.host, u);
+    }
+    return u;
+  };
   return {
     onRequest({ request, url, serverContext, endResponse, setRequest, fetchAPI }) {
       const state = requestStateOf(serverContext);
@@ -109,14 +123,10 @@ export function useRestAdapter(options: RestAdapterOptions): Plugin {
         }
         const variables = route.method === 'POST' ? calculateVariables(request, verifiedBodyOf(serverContext)) : undefined;
         state.rest = { name: route.name, variables };
-        setRequest(
-          new fetchAPI.Request(new URL(options.graphqlEndpoint, url).toString(), {
-            method: 'POST',
-            headers: { 'content-type': 'application/json', accept: 'application/json' },
-            body: JSON.stringify({ query: route.query, variables }),
-            signal: request.signal,
-          }),
-        );
+        // The route's prebuilt operation, handed to Yoga as a JSON POST to the GraphQL endpoint; the params are
+        // passed already parsed (BufferedRequest.json), so nothing is serialised and parsed again.
+        const params = { query: route.query, variables };
+        setRequest(new BufferedRequest(graphqlUrlOf(url), 'POST', GRAPHQL_JSON_HEADERS, null, request, params) as unknown as Request);
       } catch (err) {
         const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'Unexpected error.');
         if (!(err instanceof AppError)) state.unexpected = err;

@@ -23,7 +23,7 @@ export interface TestApp {
   /** approved (index 0) and pending (index 1) demo merchants. */
   approved: DemoMerchantCredentials;
   pending: DemoMerchantCredentials;
-  /** 'in-process' (yoga.fetch) or 'node' (a real server on a free port serving app.handler, i.e. the fast path). */
+  /** 'in-process' (yoga.fetch) or 'node' (a real server on a free port serving app.handler, the Node transport). */
   transport: Transport;
   /** Like `fetch`, but the Response is not buffered: its body streams (event streams). */
   streamFetch(target: string, init?: RequestInit): Promise<Response>;
@@ -51,7 +51,7 @@ export const UNREACHABLE_RATE_LIMIT = { keyRatePerSecond: 1e9, keyBurst: 1e9, au
 
 /**
  * How requests reach the app. `TEST_TRANSPORT=node npm test` runs the whole
- * suite through a real HTTP server and the Node fast path (`npm run test:node`).
+ * suite through a real HTTP server and the Node transport (`npm run test:node`).
  */
 export type Transport = 'in-process' | 'node';
 const DEFAULT_TRANSPORT: Transport = process.env.TEST_TRANSPORT === 'node' ? 'node' : 'in-process';

@@ -2,7 +2,7 @@
  * Live channel updates (contract §8): `subscription { paymentChannelsChanged }`
  * over Server-Sent Events, through the whole pipeline, on the transport of
  * TEST_TRANSPORT (in-process `yoga.fetch`, or a real server serving the Node
- * fast path with `npm run test:node`) and the engine of TEST_DB.
+ * Node transport with `npm run test:node`) and the engine of TEST_DB.
  *
  * Every wait is bounded; the only timing assertion is the contract's own
  * (an event within 1 s of a commit).
@@ -257,14 +257,13 @@ describe('live updates beyond one stream', () => {
     }
   });
 
-  it('is handed to Yoga untouched by the Node fast path (which still answers the plain query)', async () => {
+  it('streams through the real Node server too, and the plain query beside it is answered as usual', async () => {
     const node = await createTestApp({ transport: 'node' });
     try {
       const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as: node.approved, fetch: node.streamFetch, timestamp: String(Math.floor(node.clock.now / 1000)) });
       await stream.waitFor((s) => nexts(s) >= 1, 2000, 'the first event');
-      expect(node.app.fastPathStats).toMatchObject({ fast: 0, fallback: 0 });
       const query = await gql(node, '{ paymentChannels { code status feeInfo { feePercentage feeValue } } }');
-      expect(node.app.fastPathStats.fast).toBe(1);
+      expect(query.status).toBe(200);
       expect(stream.results()[0].data.paymentChannelsChanged).toEqual((await query.json()).data.paymentChannels);
       await stream.close();
     } finally {

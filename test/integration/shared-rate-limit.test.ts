@@ -5,7 +5,7 @@
  * with Redis back the budget is shared again.
  *
  * Three apps in this process share one SQLite database (same keys) and one real throwaway Redis; with
- * TEST_TRANSPORT=node each is a real server and the requests take the fast path.
+ * TEST_TRANSPORT=node each is a real server (the Node transport).
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';

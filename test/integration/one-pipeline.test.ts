@@ -1,24 +1,24 @@
 /**
- * The Node fast path (src/http/fast-path.ts) against the full Yoga pipeline
- * on the same app and data: identical answers (success and every error), and
- * caches that never serve anything stale after a change committed through
- * another connection (as the admin CLI or another worker would) or through
- * the server's own connection.
+ * One request path (issue 12): every request, on either transport, goes
+ * through the same Yoga pipeline. Checked three ways:
+ * - a real Node server (src/http/node-transport.ts) answers exactly like
+ *   `yoga.fetch` on the same app and data, success and every error;
+ * - a probe plugin sees the same hooks, in the same order, for the same
+ *   request on both transports, and `onResponse` exactly once per request,
+ *   for every kind of route and outcome;
+ * - the answer caches never serve anything stale after a change committed
+ *   through another connection (as the admin CLI or another worker would
+ *   make it) or through the server's own connection.
  */
-import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Plugin } from 'graphql-yoga';
-import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import { DATABASE_FILE } from '../../src/boot.js';
-import { AppError } from '../../src/errors.js';
-import { createNodeHandler, type FastPathStats } from '../../src/http/fast-path.js';
+import type { GraphQLContext } from '../../src/context.js';
 import { requestStateOf } from '../../src/http/request-state.js';
-import { errorResponseFor } from '../../src/http/responses.js';
-import { createSignatureVerifier } from '../../src/plugins/use-signature-auth.js';
-import { BASE, createTestApp, type TestApp } from '../helpers/app.js';
+import { BASE, createTestApp, type TestApp, type Transport } from '../helpers/app.js';
 
 let t: TestApp;
 let otherConnection: Database.Database | undefined;
@@ -65,7 +65,7 @@ function build(p: Probe): RequestInit {
   return { method, headers: { ...signed, ...headers }, body: p.body };
 }
 
-/** The same request through the Node fast path and through yoga.fetch. */
+/** The same request through the real Node server and through yoga.fetch. */
 async function both(p: Probe) {
   const fastRes = await t.fetch(p.target, build(p));
   const yogaRes = await t.app.yoga.fetch(`${BASE}${p.target}`, build(p));
@@ -99,7 +99,7 @@ async function both(p: Probe) {
 const calcBody = (over: Record<string, unknown> = {}) =>
   JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: t.approved.merchantId, chargeFeeToCustomer: true, ...over });
 
-describe('fast path answers exactly like the Yoga pipeline', () => {
+describe('the Node transport answers exactly like yoga.fetch', () => {
   beforeEach(() => {
     t.clock.now = Date.now();
   });
@@ -121,11 +121,9 @@ describe('fast path answers exactly like the Yoga pipeline', () => {
   ];
   for (const [name, probe] of successes) {
     it(`success: ${name}`, async () => {
-      const before = t.app.fastPathStats.fast;
       const { fast, yoga } = await both(probe());
       expect(fast.status).toBe(200);
       expect(fast).toEqual(yoga);
-      expect(t.app.fastPathStats.fast).toBe(before + 1); // answered by the fast path itself
     });
   }
 
@@ -150,12 +148,10 @@ describe('fast path answers exactly like the Yoga pipeline', () => {
   ];
   for (const [name, probe] of failures) {
     it(`failure: ${name}`, async () => {
-      const before = t.app.fastPathStats.fast;
       const { fast, yoga } = await both(probe());
       // Errors: an error status, or (GraphQL execution errors) 200 with `errors`; CORS is a success with CORS headers.
       if (!name.includes('CORS')) expect(fast.status >= 400 || (fast.body as { errors?: unknown[] }).errors?.length).toBeTruthy();
       expect(fast).toEqual(yoga);
-      expect(t.app.fastPathStats.fast).toBe(before); // never answered by the fast path
     });
   }
 
@@ -187,9 +183,9 @@ describe('caches are invalidated by any committed change', () => {
 
   it('a channel change committed by another connection is served on the next request (REST cache and GraphQL)', async () => {
     expect((await listFees()).get('ovo')?.fee_info.fee_percentage).toBe(1.5);
-    const hits = t.app.fastPathStats.restListCacheHits;
+    const hits = t.app.answerCacheStats.restListHits;
     expect((await listFees()).get('ovo')?.fee_info.fee_percentage).toBe(1.5);
-    expect(t.app.fastPathStats.restListCacheHits).toBe(hits + 1); // the second answer came from the cache
+    expect(t.app.answerCacheStats.restListHits).toBe(hits + 1); // the second answer came from the cache
     expect(await gqlOvo()).toBe(1.5);
 
     await other("update channels set fee_percentage = '2.25' where code = 'ovo'");
@@ -272,9 +268,9 @@ describe('result cache: identical requests, identical answers, never across inpu
       ['/v1/payments/calculate', calcBody({ amount: 777001 })],
     ] as const) {
       const first = await t.fetch(target, build({ target, body }));
-      const hits = t.app.fastPathStats.resultCacheHits;
+      const hits = t.app.answerCacheStats.resultHits;
       const second = await t.fetch(target, build({ target, body }));
-      expect(t.app.fastPathStats.resultCacheHits).toBe(hits + 1);
+      expect(t.app.answerCacheStats.resultHits).toBe(hits + 1);
       expect(second.status).toBe(200);
       expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
       expect(second.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
@@ -317,108 +313,97 @@ describe('result cache: identical requests, identical answers, never across inpu
   });
 });
 
-/** A real HTTP server on the fast path over the test app, with the given handler options (stats, hooks, ...). */
-async function listenFastPath(extra: Partial<Parameters<typeof createNodeHandler>[0]>): Promise<{ server: Server; port: number }> {
-  const handler = createNodeHandler({
-    yoga: t.app.yoga,
-    verifier: createSignatureVerifier({
-      findActiveKey: (id) => t.store.catalog.findActiveKey(id),
-      secretBox: t.data.secretBox,
-      maxSkewSeconds: 300,
-      bodyLimitBytes: 2048,
-      isProtectedPath: () => true,
-      now: () => t.clock.now,
-    }),
-    logger: pino({ level: 'silent' }),
-    graphqlEndpoint: '/graphql',
-    dataVersion: () => t.store.version(),
-    ...extra,
-  });
-  const server = createServer(handler);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { server, port: (server.address() as { port: number }).port };
-}
-
 describe('ANSWER_CACHE_ENTRIES=0: every request executes', () => {
-  let server: Server;
-  let port = 0;
-  const stats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0, resultCacheHits: 0 };
-  beforeAll(async () => {
-    ({ server, port } = await listenFastPath({ stats, answerCacheEntries: 0 }));
-  });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-
-  it('identical requests are both answered on the fast path, neither from the answer cache', async () => {
-    t.clock.now = Date.now();
-    const target = '/v1/payments/calculate';
-    const body = calcBody({ amount: 777005 });
-    const first = await fetch(`http://127.0.0.1:${port}${target}`, build({ target, body }));
-    const second = await fetch(`http://127.0.0.1:${port}${target}`, build({ target, body }));
-    expect([first.status, second.status]).toEqual([200, 200]);
-    expect(await second.text()).toBe(await first.text());
-    expect(stats).toMatchObject({ fast: 2, fallback: 0, resultCacheHits: 0 });
+  it('identical requests are both executed, neither answered from the cache', async () => {
+    const off = await createTestApp({ transport: 'node', app: { answerCacheEntries: 0 } });
+    try {
+      const target = '/v1/payments/calculate';
+      const body = JSON.stringify({ amount: 777005, currency: 'IDR', method: 'QRIS', merchantId: off.approved.merchantId });
+      const first = await off.signedFetch(target, { method: 'POST', body });
+      const second = await off.signedFetch(target, { method: 'POST', body });
+      expect([first.status, second.status]).toEqual([200, 200]);
+      expect(await second.text()).toBe(await first.text());
+      expect(off.app.answerCacheStats.resultHits).toBe(0);
+    } finally {
+      await off.close();
+    }
   });
 });
 
-describe('other plugins hooks run on the fast path (rate limits, metrics)', () => {
-  let server: Server;
-  let port = 0;
-  const seen: { status: number; principal?: string }[] = [];
-  let refuse = false;
-  let reroute = false;
-  const stats: FastPathStats = { fast: 0, fallback: 0, restListCacheHits: 0, resultCacheHits: 0 };
-  // Shaped like issue 4's key rate limit and a metrics plugin: onRequest after auth, onResponse counting.
-  const probe: Plugin = {
-    onRequest({ serverContext, endResponse, setRequest, request, fetchAPI }) {
-      const state = requestStateOf(serverContext)!;
-      if (refuse) endResponse(errorResponseFor(fetchAPI.Response, state, new AppError('RATE_LIMITED', 'slow down', { retryAfter: 1 }, { 'Retry-After': '1' })));
-      if (reroute) setRequest(request);
-    },
-    onResponse({ serverContext, response }) {
-      seen.push({ status: response.status, principal: requestStateOf(serverContext)?.principal?.merchantId });
-      response.headers.set('X-Probe', 'seen');
-    },
+/** Hook calls per request (by X-Request-Id), as a plugin appended to the pipeline sees them. */
+function hookProbe(): { plugin: Plugin; calls: Map<string, string[]> } {
+  const calls = new Map<string, string[]>();
+  // Keyed by the request id the test sends (kept by useRequestContext). Yoga's own health check answers
+  // before any of the service's plugins, so there the client's header is the key.
+  const note = (id: string | undefined | null, hook: string) => {
+    const key = id ?? 'unknown';
+    calls.set(key, [...(calls.get(key) ?? []), hook]);
   };
+  const idOf = (serverContext: object, request?: Request) => requestStateOf(serverContext)?.id ?? request?.headers.get('x-request-id');
+  const plugin: Plugin = {
+    onRequest: ({ serverContext, request }) => note(idOf(serverContext, request), 'onRequest'),
+    onRequestParse: ({ serverContext, request }) => note(idOf(serverContext, request), 'onRequestParse'),
+    onParams: ({ context, request }) => note(idOf(context, request), 'onParams'),
+    onExecute: ({ args }) => note((args.contextValue as unknown as GraphQLContext).requestId, 'onExecute'),
+    onResultProcess: ({ serverContext, request }) => note(idOf(serverContext as object, request), 'onResultProcess'),
+    onResponse: ({ serverContext, request }) => note(idOf(serverContext, request), 'onResponse'),
+  };
+  return { plugin, calls };
+}
 
+describe('one pipeline: the same hooks run for the same request on both transports', () => {
+  const transports: Transport[] = ['in-process', 'node'];
+  const apps = new Map<Transport, { t: TestApp; calls: Map<string, string[]> }>();
   beforeAll(async () => {
-    ({ server, port } = await listenFastPath({ stats, hookPlugins: [probe] }));
+    for (const transport of transports) {
+      const probe = hookProbe();
+      apps.set(transport, { t: await createTestApp({ transport, app: { plugins: [probe.plugin] } }), calls: probe.calls });
+    }
   });
-  afterAll(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-
-  const get = () => fetch(`http://127.0.0.1:${port}/v1/payments/channel`, build({ target: '/v1/payments/channel' }));
-
-  it('onResponse sees the answer (with the principal) and may add headers', async () => {
-    t.clock.now = Date.now();
-    const res = await get();
-    expect(res.status).toBe(200);
-    expect(res.headers.get('x-probe')).toBe('seen');
-    expect(seen.at(-1)).toEqual({ status: 200, principal: t.approved.merchantId });
-    expect(stats.fast).toBe(1);
+  afterAll(async () => {
+    for (const { t: app } of apps.values()) await app.close();
   });
 
-  it('onRequest may refuse (429 problem, Retry-After, request id)', async () => {
-    refuse = true;
-    const res = await get();
-    refuse = false;
-    expect(res.status).toBe(429);
-    expect(res.headers.get('retry-after')).toBe('1');
-    expect(res.headers.get('x-request-id')).toBeTruthy();
-    expect(((await res.json()) as { code: string }).code).toBe('RATE_LIMITED');
-    expect(seen.at(-1)?.status).toBe(429);
-  });
+  const gql = (query: string) => ({ method: 'POST', body: JSON.stringify({ query }) });
+  /** [name, target, init, sign, expected status]: every kind of route and outcome. */
+  const cases: [string, string, RequestInit, boolean, number][] = [
+    ['REST list', '/v1/payments/channel', {}, true, 200],
+    ['REST list again (answer cache)', '/v1/payments/channel', {}, true, 200],
+    ['REST calculate', '/v1/payments/calculate', { method: 'POST', body: JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS' }) }, true, 400],
+    ['GraphQL query', '/graphql', gql('{ paymentChannels { code } }'), true, 200],
+    ['GraphQL query again (answer cache)', '/graphql', gql('{ paymentChannels { code } }'), true, 200],
+    ['GraphQL syntax error', '/graphql', gql('{ paymentChannels {'), true, 400],
+    ['GraphQL resolver error', '/graphql', gql('{ calculateFee(input: {amount: 1, currency: "IDR", method: "qris"}) { fee } }'), true, 200],
+    ['unsigned GraphQL', '/graphql', gql('{ paymentChannels { code } }'), false, 401],
+    ['unknown path', '/nope', {}, false, 404],
+    ['health', '/health', {}, false, 200],
+    ['readiness', '/ready', {}, false, 200],
+    ['metrics', '/metrics', {}, false, 200],
+    ['OpenAPI document', '/v1/openapi.json', {}, false, 200],
+    ['GraphiQL page', '/graphql', { headers: { accept: 'text/html' } }, false, 200],
+    ['channel image', '/images/channels/ovo.svg', {}, false, 200],
+  ];
 
-  it('setRequest hands the request to the full pipeline', async () => {
-    reroute = true;
-    const before = stats.fallback;
-    const res = await get();
-    reroute = false;
-    expect(res.status).toBe(200);
-    expect(stats.fallback).toBe(before + 1);
+  it('every request gets exactly one onResponse, and the same hook sequence through yoga.fetch and the Node server', async () => {
+    for (const transport of transports) {
+      const { t: app } = apps.get(transport)!;
+      for (const [name, target, init, sign] of cases) {
+        const headers = new Headers(init.headers);
+        headers.set('x-request-id', `${transport}-${name.replace(/\W+/g, '-')}`);
+        if (init.body !== undefined) headers.set('content-type', 'application/json');
+        const res = sign ? await app.signedFetch(target, { ...init, headers }) : await app.fetch(target, { ...init, headers });
+        await res.arrayBuffer();
+        const expected = cases.find((c) => c[0] === name)![4];
+        expect(res.status, `${transport}: ${name}`).toBe(expected);
+      }
+    }
+    const sequences = (transport: Transport) => cases.map(([name]) => apps.get(transport)!.calls.get(`${transport}-${name.replace(/\W+/g, '-')}`) ?? []);
+    const inProcess = sequences('in-process');
+    expect(sequences('node')).toEqual(inProcess);
+    for (const [i, calls] of inProcess.entries()) expect(calls.filter((c) => c === 'onResponse'), cases[i]![0]).toHaveLength(1);
+    // An executed GraphQL request passes every stage exactly once; an answer-cache hit ends in onRequest.
+    expect(inProcess[3]).toEqual(['onRequest', 'onRequestParse', 'onParams', 'onExecute', 'onResultProcess', 'onResponse']);
+    expect(inProcess[4]).toEqual(['onResponse']);
+    expect(inProcess[7]).toEqual(['onResponse']); // refused by the signature plugin before any later hook
   });
 });
