@@ -49,11 +49,20 @@ function bytesOf(response: Response): Buffer | null {
 }
 
 /**
+ * An answer given before the request body was read to its end (413 past the body limit, or a route that
+ * never reads its body) leaves the rest of that body on the socket: the connection cannot carry another
+ * request, so it is closed after this response instead of kept alive.
+ */
+function closeIfUnread(req: IncomingMessage, head: Record<string, string>): void {
+  if (!req.complete) head.connection = 'close';
+}
+
+/**
  * Write an in-memory response in one go: status, headers and a Content-Length with the body, one `end()`
  * (one socket write for a small answer; without a length Node would send it chunked, in two writes).
  * Returns false when the response must be streamed (or carries Set-Cookie) and was not written.
  */
-function writeWhole(res: ServerResponse, response: Response): boolean {
+function writeWhole(req: IncomingMessage, res: ServerResponse, response: Response): boolean {
   const bytes = bytesOf(response);
   if (bytes === null) return false;
   const head: Record<string, string> = {};
@@ -67,6 +76,7 @@ function writeWhole(res: ServerResponse, response: Response): boolean {
   const status = response.status;
   if (status === 204 || status === 304) delete head['content-length'];
   else head['content-length'] = String(bytes.length);
+  closeIfUnread(req, head);
   res.writeHead(status, head);
   res.end(status === 204 || status === 304 ? undefined : bytes);
   return true;
@@ -112,7 +122,8 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
       return;
     }
     const send = (response: Response) => {
-      if (writeWhole(res, response)) return;
+      if (writeWhole(req, res, response)) return;
+      if (!req.complete) res.setHeader('connection', 'close');
       const sent = sendNodeResponse(response, res as never, req as never, true);
       if (sent && typeof (sent as Promise<void>).then === 'function') (sent as Promise<void>).catch((err: unknown) => fail(res, err));
     };

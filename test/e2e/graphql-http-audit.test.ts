@@ -18,7 +18,7 @@ let url: string;
 beforeAll(async () => {
   t = await createTestApp();
   t.clock.now = Date.now();
-  server = createServer(t.app.yoga);
+  server = createServer(t.app.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 });

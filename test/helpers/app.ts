@@ -25,6 +25,8 @@ export interface TestApp {
   pending: DemoMerchantCredentials;
   /** 'in-process' (yoga.fetch) or 'node' (a real server on a free port serving app.handler, the Node transport). */
   transport: Transport;
+  /** The loopback port of the real server ('node' transport), else undefined. */
+  port: number | undefined;
   /** Like `fetch`, but the Response is not buffered: its body streams (event streams). */
   streamFetch(target: string, init?: RequestInit): Promise<Response>;
   /** Current fake clock in ms (starts at the real time). */
@@ -98,13 +100,14 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const pending = data.seeded.find((m) => m.kyc === 'pending')!;
 
   let server: Server | undefined;
+  let port: number | undefined;
   let fetchApp = (target: string, init?: RequestInit): Promise<Response> => Promise.resolve(app.yoga.fetch(new URL(`${BASE}${target}`), init ?? {}));
   let streamFetch = fetchApp;
   if (transport === 'node') {
     const listening = createServer(app.handler);
     server = listening;
     await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
-    const { port } = listening.address() as { port: number };
+    port = (listening.address() as { port: number }).port;
     streamFetch = (target, init) => fetch(`http://127.0.0.1:${port}${target}`, init);
     fetchApp = async (target, init) => {
       const res = await fetch(`http://127.0.0.1:${port}${target}`, init);
@@ -123,6 +126,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     data,
     dataDir,
     transport,
+    port,
     approved,
     pending,
     clock,

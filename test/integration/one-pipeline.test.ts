@@ -10,6 +10,7 @@
  *   through another connection (as the admin CLI or another worker would
  *   make it) or through the server's own connection.
  */
+import { request as httpRequest } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Plugin } from 'graphql-yoga';
@@ -160,6 +161,23 @@ describe('the Node transport answers exactly like yoga.fetch', () => {
     const { fast, yoga } = await both({ target: '/v1/payments/calculate', body });
     expect(fast.status).toBe(413);
     expect(fast).toEqual(yoga);
+  });
+});
+
+describe('a body left unread ends the connection', () => {
+  it('413 past the body limit says Connection: close, and the next request on a new connection is answered', async () => {
+    const big = JSON.stringify({ amount: 1, pad: 'x'.repeat(64 * 1024) });
+    const port = t.port!;
+    const answer = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/v1/payments/calculate', headers: { ...build({ target: '/v1/payments/calculate', body: big }).headers as Record<string, string>, connection: 'keep-alive' } }, (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+      });
+      req.on('error', reject);
+      req.end(big);
+    });
+    expect(answer).toEqual({ status: 413, connection: 'close' });
+    expect((await t.fetch('/v1/payments/channel', build({ target: '/v1/payments/channel' }))).status).toBe(200);
   });
 });
 
