@@ -109,7 +109,7 @@ export interface LimitedBodySource {
 }
 
 export function hasLimitedBody(request: object): request is LimitedBodySource {
-  return typeof (request as Partial<LimitedBodySource>).readBytes === 'function' && (request instanceof NodeRequest || request instanceof BufferedRequest);
+  return request instanceof BytesRequest;
 }
 
 /**
@@ -250,7 +250,7 @@ export class BufferedRequest extends BytesRequest {
     });
   }
   override async json(): Promise<unknown> {
-    return this.parsed !== undefined ? structuredCloneIfObject(this.parsed) : super.json();
+    return this.parsed !== undefined ? shallowCopy(this.parsed) : super.json();
   }
   readonly bodyUsed = false;
   get body(): ReadableStream<Uint8Array> | null {
@@ -268,6 +268,6 @@ export class BufferedRequest extends BytesRequest {
 }
 
 /** Parsed params are handed over as a fresh object: the parser's caller may modify what it gets. */
-function structuredCloneIfObject(value: unknown): unknown {
+function shallowCopy(value: unknown): unknown {
   return value !== null && typeof value === 'object' ? { ...(value as Record<string, unknown>) } : value;
 }

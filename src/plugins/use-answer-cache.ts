@@ -115,8 +115,6 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
   // At most `entries` answers and 32 MiB (each weighed with its key's maximum size).
   const results = new VersionedCache<string, Kept>(options.dataVersion, Math.max(1, options.entries), { weigh: (k) => k.bytes.length + MAX_BODY, max: 32 * 2 ** 20 });
   const doorkeeper = new Doorkeeper(Math.max(1024, 2 * options.entries));
-  const listRoute = ROUTES['/v1/payments/channel']!;
-  const calculateRoute = ROUTES['/v1/payments/calculate']!;
 
   const lookup: Plugin = {
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
@@ -127,24 +125,24 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       // Event streams (subscriptions) are never answers to keep.
       if (accept.includes('text/event-stream') || request.headers.get('origin') !== null) return;
       const pathname = url.pathname;
+      // The REST routes' own table: a wrong method is the REST adapter's 405 to give, never a kept answer.
+      const route = ROUTES[pathname];
+      if (route !== undefined && request.method !== route.method) return;
       let cache: VersionedCache<string, Kept>;
       let key: string;
-      let isList = false;
-      if (pathname === '/v1/payments/channel' && request.method === 'GET') {
+      const isList = route?.name === 'listChannels';
+      if (isList) {
         cache = restLists;
         key = `${principal.merchantId}\n${principal.merchantKyc}`;
-        isList = true;
-        state.rest = { name: listRoute.name };
+        state.rest = { name: 'listChannels' };
       } else {
         if (options.entries === 0 || request.method !== 'POST') return;
         const body = verifiedBodyOf(serverContext);
         if (!body || body.byteLength > MAX_BODY) return;
-        let route: string;
-        if (pathname === graphqlEndpoint && url.search === '') route = 'graphql';
-        else if (pathname === '/v1/payments/calculate') route = calculateRoute.name;
-        else return;
+        const kind = route?.name ?? (pathname === graphqlEndpoint && url.search === '' ? 'graphql' : null);
+        if (kind === null) return;
         cache = results;
-        key = `${route}\n${principal.apiKeyId}\n${request.headers.get('content-type') ?? ''}\n${accept}\n${latin1(body)}`;
+        key = `${kind}\n${principal.apiKeyId}\n${request.headers.get('content-type') ?? ''}\n${accept}\n${latin1(body)}`;
       }
       const { value, token } = cache.peek(key);
       if (value === undefined) {
@@ -156,7 +154,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
         if (isList) stats.restListHits++;
         else stats.resultHits++;
       }
-      if (pathname === '/v1/payments/calculate') state.rest = { name: calculateRoute.name };
+      if (route !== undefined) state.rest = { name: route.name };
       const response = new fetchAPI.Response(value.bytes as unknown as BodyInit, { status: 200, headers: { ...value.headers } }) as ResponseWithBytes;
       // The same Buffer for every hit, never modified: onResponse hooks may memoise per Buffer (ETags).
       response[RESPONSE_BYTES] = value.bytes;
