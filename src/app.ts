@@ -85,6 +85,11 @@ export interface AppOptions {
   liveUpdates?: LiveUpdateOptions;
   /** Further Yoga plugins, after all of the service's own: they run for every request on every transport. */
   plugins?: Plugin[];
+  /**
+   * Names of pipeline plugins to leave out (the keys of the list in createApp). For the per-plugin cost
+   * ablation of `npm run bench:pipeline` only: never set when serving (main.ts does not). Unknown names throw.
+   */
+  omitPlugins?: readonly string[];
 }
 
 /** Settings of the live channel updates (contract §8). */
@@ -196,34 +201,37 @@ export function createApp(options: AppOptions): App {
   const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
-  const plugins = [
+  const named: [string, Plugin][] = [
     // First of all: its onResponse keeps a fresh success before any other hook (ETag, request id) sees it.
-    answerCache.store,
+    ['answerCacheStore', answerCache.store],
     // First: its onResponse turns a 401 past the address budget into 429 before any other hook sees the status.
-    rateLimit.addressGate,
+    ['addressGate', rateLimit.addressGate],
     // Early so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
-    useHttpCaching(),
-    requestContextPlugin,
-    useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf }),
-    readinessPlugin,
-    useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger }),
-    imagesPlugin,
-    useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() }),
-    signaturePlugin,
-    rateLimit.keyLimit,
+    ['httpCaching', useHttpCaching()],
+    ['requestContext', requestContextPlugin],
+    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf })],
+    ['readiness', readinessPlugin],
+    ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
+    ['channelImages', imagesPlugin],
+    ['apiDocs', useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() })],
+    ['signature', signaturePlugin],
+    ['keyLimit', rateLimit.keyLimit],
     // After auth and the key's rate budget: a kept answer is only given to a verified caller who spent a token.
-    answerCache.lookup,
+    ['answerCacheLookup', answerCache.lookup],
     // After auth and the key's rate budget: a stream open is a verified request that spent a token.
-    liveStreamsPlugin,
-    restPlugin,
-    // Variable errors worded by graphql-js whatever executes (must stop execution before the executor runs).
-    useStandardVariableCoercion(),
+    ['liveStreams', liveStreamsPlugin],
+    ['restAdapter', restPlugin],
+    // Variable errors worded by graphql-js whatever executes (a refused variable is re-checked by graphql-js).
+    ['variableCoercion', useStandardVariableCoercion()],
     // Compiled execution per (cached) document. Before the abuse limits: their execution timeout wraps
     // whatever execute function is current when their hook runs, so it must wrap the JIT's.
-    queriesOnly(useGraphQlJit()),
-    useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS),
-    ...(options.plugins ?? []),
+    ['jit', queriesOnly(useGraphQlJit())],
+    ['abuseLimits', useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS)],
+    ...(options.plugins ?? []).map((p, i): [string, Plugin] => [`extra${i}`, p]),
   ];
+  const omit = new Set(options.omitPlugins ?? []);
+  for (const name of omit) if (!named.some(([n]) => n === name)) throw new Error(`omitPlugins: no plugin named ${name}`);
+  const plugins = named.filter(([name]) => !omit.has(name)).map(([, plugin]) => plugin);
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     schema: buildSchema(),

@@ -57,8 +57,14 @@ export interface FeeResult {
   breakdown: { fee: FeePartBreakdown; additionalFee: FeePartBreakdown; minorUnits: number; rounding: 'HALF_UP' };
 }
 
+/**
+ * "/ 100" as an exact multiplication: big.js's `div` runs a long division (to Big.DP places) and cost twice
+ * the multiplication, while × 0.01 is exact for any decimal and gives the same value.
+ */
+const PERCENT = new Big('0.01');
+
 function part(amount: Big, component: FeeComponent, minorUnits: number): { value: Big; breakdown: FeePartBreakdown } {
-  const percentagePart = roundHalfUp(amount.times(component.percentage).div(100), minorUnits);
+  const percentagePart = roundHalfUp(amount.times(component.percentage).times(PERCENT), minorUnits);
   const fixedPart = new Big(component.fixed);
   const value = percentagePart.plus(fixedPart);
   return {

@@ -170,8 +170,19 @@ describe('request validation (400) names the field', () => {
   it('GraphQL: bad variables, bad literals and invalid documents are INVALID_REQUEST with status 400', async () => {
     let e = await gqlError(await gql(t, CALC, { i: { amount: 'abc', currency: 'IDR', method: 'qris' } }), 400, 'INVALID_REQUEST');
     expect(e.extensions.field).toBe('amount');
+    // graphql-js's wording (the field and the scalar's reason, every problem), not the JIT executor's "Expected type …".
+    expect(e.message).toBe('amount: Decimal must be a finite JSON number');
     e = await gqlError(await gql(t, CALC, { i: { amount: 1000, method: 'qris' } }), 400, 'INVALID_REQUEST');
     expect(e.extensions.field).toBe('currency');
+    expect(e.message).toBe('currency is required.');
+    e = await gqlError(await gql(t, CALC, { i: { amount: 1000, currency: 'IDR', method: 'qris', extra: 1 } }), 400, 'INVALID_REQUEST');
+    expect(e.message).toBe('variables: Field "extra" is not defined by type "CalculateFeeInput".');
+    const both = (await (await gql(t, CALC, { i: { amount: 1000, currency: 5, method: null } })).json()) as { errors: GqlError[] };
+    expect(both.errors.map((x) => x.message)).toEqual(['currency: String cannot represent a non string value: 5', 'method: Expected non-nullable type "String!" not to be null.']);
+    // A valid variable set followed by a refused one: the first is executed, the second never is.
+    expect((await gql(t, CALC, { i: { amount: 150000, currency: 'IDR', method: 'qris' } })).status).toBe(200);
+    e = await gqlError(await gql(t, CALC, { i: { amount: true, currency: 'IDR', method: 'qris' } }), 400, 'INVALID_REQUEST');
+    expect(e.extensions.field).toBe('amount');
     await gqlError(await gql(t, '{ calculateFee(input: { amount: "x", currency: "IDR", method: "qris" }) { fee } }'), 400, 'INVALID_REQUEST');
     await gqlError(await gql(t, '{ nope }'), 400, 'INVALID_REQUEST');
     await gqlError(await gql(t, '{ paymentChannels {'), 400, 'INVALID_REQUEST');

@@ -67,6 +67,20 @@ describe('calculateFee properties', () => {
     );
   });
 
+  it('each percentage part is exactly round_half_up(amount × pct / 100) to the minor unit (4-decimal rates, 0 and 2 decimals)', () => {
+    const rate = fc.integer({ min: 0, max: 1_000_000 }).map((n) => new Big(n).div(10_000).toFixed()); // 0..100 %, 4 decimals
+    const cents = fc.integer({ min: 1, max: 1_000_000_000_000 });
+    fc.assert(
+      fc.property(rate, rate, cents, fc.constantFrom(0, 2), (p, ap, n, mu) => {
+        const a = new Big(n).div(10 ** mu);
+        const r = calculateFee(schedule({ pct: p, addPct: ap, minorUnits: mu }), a, true);
+        // The reference divides by 100 (the contract's formula as written); the module multiplies by 0.01.
+        expect(r.breakdown.fee.percentagePart).toBe(a.times(p).div(100).round(mu, Big.roundHalfUp).toFixed());
+        expect(r.breakdown.additionalFee.percentagePart).toBe(a.times(ap).div(100).round(mu, Big.roundHalfUp).toFixed());
+      }),
+    );
+  });
+
   it('the percentage part is within half a minor unit of the exact value', () => {
     fc.assert(
       fc.property(pct, amount, (p, a) => {

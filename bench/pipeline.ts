@@ -1,0 +1,161 @@
+/**
+ * `npm run bench:pipeline`: the CPU cost of the one request pipeline itself, in process, without sockets and
+ * without a profiler (issue 12 item 3). Each scenario drives `app.handler` (the Node listener `npm start`
+ * serves) with in-memory request/response objects shaped like Node's, one request at a time, and reports
+ * µs per request of wall time (= CPU time here: nothing waits). The sampling profiler (bench:profile)
+ * inflates short native calls several times over; these figures are what a request really costs the
+ * process above the HTTP parser and the socket write, which raw node:http pays too.
+ *
+ * `--without <plugin,…>` removes plugins by name from the pipeline (AppOptions.omitPlugins) for an ablation:
+ * the difference is what that plugin costs per request. Never a configuration for serving.
+ */
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { createApp } from '../src/app.js';
+import { signatureHeaders } from '../src/auth/svc1.js';
+import { bootData } from '../src/boot.js';
+import { bufferedDestination } from '../src/logger.js';
+
+const args = process.argv.slice(2);
+const withoutAt = args.indexOf('--without');
+const without = withoutAt === -1 ? [] : (args[withoutAt + 1] ?? '').split(',').filter(Boolean);
+/** A scenario name among the arguments (not the value of --without): run only that one. */
+const only = args.find((a, i) => !a.startsWith('--') && (withoutAt === -1 || i !== withoutAt + 1));
+const PER_TURN = args.includes('--per-turn');
+const N = Number(process.env.PIPELINE_REQUESTS ?? 20_000);
+
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-pipeline-'));
+const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true });
+const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
+// As in production: JSON lines to an asynchronous destination (here /dev/null), every line written.
+const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, bufferedDestination('/dev/null'));
+const app = createApp({
+  store: data.store,
+  secretBox: data.secretBox,
+  logger,
+  maxSkewSeconds: 300,
+  bodyLimitBytes: 100 * 1024,
+  metrics: { token: null, collectDefault: true },
+  rateLimit: { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 },
+  omitPlugins: without,
+});
+
+/** A Node IncomingMessage as far as the pipeline reads it. */
+class FakeReq extends EventEmitter {
+  complete = false;
+  readonly socket = { remoteAddress: '127.0.0.1', remotePort: 40000 };
+  constructor(
+    readonly method: string,
+    readonly url: string,
+    readonly headers: Record<string, string>,
+    private readonly body: Buffer | null,
+  ) {
+    super();
+    if (!body) this.complete = true;
+  }
+  override on(event: string, fn: (...a: unknown[]) => void): this {
+    super.on(event, fn);
+    if (event === 'data' && this.body) {
+      queueMicrotask(() => {
+        this.emit('data', this.body);
+        this.complete = true;
+        this.emit('end');
+      });
+    }
+    return this;
+  }
+  pause(): this {
+    return this;
+  }
+  resume(): this {
+    return this;
+  }
+}
+
+/** A Node ServerResponse as far as the transport writes it; resolves when ended. */
+class FakeRes extends EventEmitter {
+  status = 0;
+  headersSent = false;
+  bytes = 0;
+  readonly done: Promise<void>;
+  #resolve!: () => void;
+  constructor() {
+    super();
+    this.done = new Promise((r) => (this.#resolve = r));
+  }
+  writeHead(status: number): this {
+    this.status = status;
+    this.headersSent = true;
+    return this;
+  }
+  setHeader(): void {}
+  end(body?: Buffer): void {
+    this.bytes = body?.length ?? 0;
+    this.#resolve();
+  }
+  destroy(): void {
+    this.#resolve();
+  }
+}
+
+const GQL_LIST = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
+const GQL_CALC = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
+let n = 0;
+const scenarios: Record<string, () => { method: string; target: string; body: string | null }> = {
+  'rest-list': () => ({ method: 'GET', target: '/v1/payments/channel', body: null }),
+  'gql-channels': () => ({ method: 'POST', target: '/graphql', body: GQL_LIST }),
+  'gql-calc-uncached': () => ({ method: 'POST', target: '/graphql', body: JSON.stringify({ query: GQL_CALC, variables: { amount: 150000 + (n++ % 1_000_000) } }) }),
+};
+
+interface Prepared {
+  method: string;
+  target: string;
+  headers: Record<string, string>;
+  body: Buffer | null;
+}
+
+/** Signing is the client's work: done before the timed loop. */
+function prepare(s: { method: string; target: string; body: string | null }): Prepared {
+  const body = s.body ?? '';
+  const headers: Record<string, string> = { host: '127.0.0.1' };
+  for (const [k, v] of Object.entries(signatureHeaders(creds.apiKey, creds.apiSecret, { method: s.method, target: s.target, body }))) headers[k.toLowerCase()] = v;
+  if (s.body !== null) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = String(Buffer.byteLength(body));
+  }
+  return { method: s.method, target: s.target, headers, body: s.body === null ? null : Buffer.from(body) };
+}
+
+async function one(p: Prepared): Promise<number> {
+  const req = new FakeReq(p.method, p.target, p.headers, p.body);
+  const res = new FakeRes();
+  app.handler(req as never, res as never);
+  await res.done;
+  return res.status;
+}
+
+process.stdout.write(`pipeline: ${N} sequential requests per scenario, in process${without.length ? `, without ${without.join(', ')}` : ''}\n`);
+for (const [name, make] of Object.entries(scenarios)) {
+  if (only && name !== only) continue;
+  const prepared = Array.from({ length: N }, () => prepare(make()));
+  const warm = Array.from({ length: 3000 }, () => prepare(make()));
+  for (const s of warm) await one(s);
+  const statuses = new Map<number, number>();
+  const cpu0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  for (const s of prepared) {
+    // Each request in its own event-loop turn, as a server under light load meets them (per-turn work included).
+    if (PER_TURN) await new Promise((r) => setImmediate(r));
+    const status = await one(s);
+    statuses.set(status, (statuses.get(status) ?? 0) + 1);
+  }
+  const wall = Number(process.hrtime.bigint() - t0) / 1000 / N;
+  const cpu = process.cpuUsage(cpu0);
+  process.stdout.write(`  ${name.padEnd(18)} ${wall.toFixed(1).padStart(6)} µs/req wall  ${((cpu.user + cpu.system) / N).toFixed(1).padStart(6)} µs/req cpu  statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+}
+await app.close();
+await data.store.close();
+fs.rmSync(tmp, { recursive: true, force: true });
