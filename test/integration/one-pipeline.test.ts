@@ -16,6 +16,7 @@ import Database from 'better-sqlite3';
 import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/auth/svc1.js';
+import { createApp, type AppOptions } from '../../src/app.js';
 import { DATABASE_FILE } from '../../src/boot.js';
 import type { GraphQLContext } from '../../src/context.js';
 import { requestStateOf } from '../../src/http/request-state.js';
@@ -428,5 +429,21 @@ describe('one pipeline: the same hooks run for the same request on both transpor
     expect(inProcess[4]).toEqual(inProcess[3]);
     expect(inProcess[5]).toEqual(['onResponse']);
     expect(inProcess[8]).toEqual(['onResponse']); // refused by the signature plugin before any later hook
+  });
+});
+
+describe('omitPlugins (the per-plugin ablation of npm run bench:pipeline, never set when serving)', () => {
+  it('leaves out exactly the named plugin, and refuses a name that is not in the pipeline', async () => {
+    const without = await createTestApp({ transport: 'in-process', app: { omitPlugins: ['metrics'] } });
+    try {
+      // /metrics is answered by the metrics plugin only; without it the path is no route at all.
+      expect((await without.fetch('/metrics')).status).toBe(404);
+      expect((await without.signedFetch('/v1/payments/channel')).status).toBe(200);
+    } finally {
+      await without.close();
+    }
+    expect((await t.fetch('/metrics')).status).toBe(200);
+    // Refused before anything is built (no timer or subscription left behind).
+    expect(() => createApp({ ...({} as AppOptions), omitPlugins: ['no-such-plugin'] })).toThrow('omitPlugins: no plugin named no-such-plugin');
   });
 });
