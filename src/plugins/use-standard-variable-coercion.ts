@@ -25,12 +25,12 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 export function useStandardVariableCoercion(): Plugin {
   return {
     onExecute({ args }) {
-      const operation = getOperationAST(args.document, args.operationName);
-      if (!operation?.variableDefinitions?.length) return;
-      const definitions = operation.variableDefinitions;
       return {
         onExecuteDone({ result, setResult }) {
+          // A success pays nothing here: the operation is looked up only for a result without data.
           if (isAsyncIterable(result) || !result.errors?.length || result.data != null) return;
+          const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions;
+          if (!definitions?.length) return;
           const coerced = getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 10 });
           if (coerced.errors) setResult({ errors: coerced.errors } as ExecutionResult);
         },
