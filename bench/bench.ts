@@ -43,7 +43,7 @@ const GROWTH = args.has('--growth') || args.has('--all');
 const WORKERS = args.has('--workers') || args.has('--all');
 const CONNECTIONS = 50;
 /** `--servers=project,mercurius` limits the main table (for development runs). */
-const ONLY = ((process.argv.find((a) => a.startsWith('--servers='))?.slice(10) ?? (QUICK ? 'raw-mem,project,mercurius-mem' : 'raw-mem,project,mercurius-mem,raw,mercurius,yoga,apollo')).split(',') as ServerName[]);
+const ONLY = ((process.argv.find((a) => a.startsWith('--servers='))?.slice(10) ?? (QUICK ? 'raw-mem,yoga-floor,project,mercurius-mem' : 'raw-mem,yoga-floor,yoga-floor-hooks,project,mercurius-mem,raw,mercurius,yoga,apollo')).split(',') as ServerName[]);
 const TIMING = QUICK ? { warmupS: 0.5, roundS: 0.8, rounds: 2 } : { warmupS: 3, roundS: 8, rounds: 3 };
 
 interface Creds {
@@ -68,7 +68,7 @@ interface Scenario {
   servers: ServerName[];
 }
 
-type ServerName = 'raw' | 'raw-mem' | 'project' | 'yoga' | 'apollo' | 'mercurius' | 'mercurius-mem';
+type ServerName = 'raw' | 'raw-mem' | 'project' | 'yoga' | 'apollo' | 'mercurius' | 'mercurius-mem' | 'yoga-floor' | 'yoga-floor-hooks';
 
 /**
  * The type of the amount variable in the uncached calculateFee document: the project's `Decimal`, or `Float`
@@ -96,7 +96,7 @@ function scenarios(merchantId: string): Scenario[] {
   return [
     { name: 'raw fixed body', method: 'GET', path: '/v1/payments/channel', servers: ['raw'] },
     // raw-mem writes the project's exact REST bytes: the same request, the physical limit of the same answer.
-    { name: 'REST channel list', method: 'GET', path: '/v1/payments/channel', servers: ['project', 'raw-mem'] },
+    { name: 'REST channel list', method: 'GET', path: '/v1/payments/channel', servers: ['project', 'raw-mem', 'yoga-floor', 'yoga-floor-hooks'] },
     {
       name: 'REST calculate',
       method: 'POST',
@@ -121,7 +121,10 @@ const METHOD = [
   'everything else on: SVC1 signature, request log line, metrics, ETag, abuse limits, database health. Every request to',
   'every server is SVC1-signed with a fresh timestamp (the peers ignore the headers). "calc, uncached" sends a new',
   'amount, hence a new body and signature, on every request. CPU µs/req = server user+system time / answered',
-  'requests (/proc); peak RSS = VmRSS sampled every 100 ms. Earlier peers (raw fixed body, mercurius / yoga / apollo',
+  'requests (/proc); peak RSS = VmRSS sampled every 100 ms. **yoga-floor** (reference, not a target peer) = Yoga\'s',
+  'server adapter answering those same REST bytes from an `onRequest` hook through the project\'s Node transport, no',
+  'other work (**yoga-floor-hooks**: behind 15 no-op plugins): the least the one-pipeline design can cost, so the',
+  'project\'s distance from it is the work of its own hooks. Earlier peers (raw fixed body, mercurius / yoga / apollo',
   'over the project\'s own resolvers) stay in "All cells".',
 ].join('\n');
 
@@ -144,6 +147,8 @@ const SERVER_ENTRY: Record<Exclude<ServerName, 'project'>, string> = {
   yoga: 'bench/servers/yoga.ts',
   apollo: 'bench/servers/apollo.ts',
   mercurius: 'bench/servers/mercurius.ts',
+  'yoga-floor': 'bench/servers/yoga-floor.ts',
+  'yoga-floor-hooks': 'bench/servers/yoga-floor.ts',
 };
 
 async function startServer(name: ServerName, dataDir: string, tmp: string, extraEnv: Record<string, string> = {}): Promise<Running> {
@@ -476,7 +481,8 @@ async function main(): Promise<void> {
     process.stderr.write(`bench: ${QUICK ? 'quick' : 'full'} mode, ${CONNECTIONS} connections, warm-up ${TIMING.warmupS}s + ${TIMING.rounds}×${TIMING.roundS}s per cell\n`);
     // One server at a time: the two cores are shared by the server and the load generator only.
     for (const name of ONLY) {
-      const s = await startServer(name, dataDir, tmp);
+      // The floor with the project's number of hooks: the same server, 15 no-op plugins before the answering one.
+      const s = await startServer(name, dataDir, tmp, name === 'yoga-floor-hooks' ? { FLOOR_HOOKS: '15' } : {});
       running.push(s);
       // --quick measures only the target scenarios (and only the in-memory peers), to stay under a minute.
       for (const sc of scs.filter((x) => x.servers.includes(name) && (!QUICK || TARGETS.some((t) => t.scenario === x.name)))) results.push(await measure(s, sc, approved));

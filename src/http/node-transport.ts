@@ -54,7 +54,18 @@ function bytesOf(response: Response): Buffer | null {
  * request, so it is closed after this response instead of kept alive.
  */
 function closeIfUnread(req: IncomingMessage, head: Record<string, string>): void {
-  if (!req.complete) head.connection = 'close';
+  if (bodyLeftUnread(req)) head.connection = 'close';
+}
+
+/**
+ * True while part of the request's body may still be on the socket. A request without a body (no
+ * Transfer-Encoding, no or a zero Content-Length) has nothing left to read even before Node has marked it
+ * `complete` (which happens after the `request` event, so an answer written synchronously sees it false).
+ */
+function bodyLeftUnread(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const h = req.headers;
+  return h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
 }
 
 /**
@@ -123,7 +134,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     }
     const send = (response: Response) => {
       if (writeWhole(req, res, response)) return;
-      if (!req.complete) res.setHeader('connection', 'close');
+      if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
       const sent = sendNodeResponse(response, res as never, req as never, true);
       if (sent && typeof (sent as Promise<void>).then === 'function') (sent as Promise<void>).catch((err: unknown) => fail(res, err));
     };

@@ -32,7 +32,7 @@ import { isAsyncIterable } from 'graphql-yoga';
 import { VersionedCache } from '../cache/versioned-cache.js';
 import type { DataVersion } from '../db/data-version.js';
 import { requestStateOf } from '../http/request-state.js';
-import { RESPONSE_BYTES, type ResponseWithBytes } from '../http/responses.js';
+import { RESPONSE_BYTES, responseHeaders, type ResponseWithBytes } from '../http/responses.js';
 import { ROUTES } from './use-rest-adapter.js';
 import { verifiedBodyOf } from './use-signature-auth.js';
 
@@ -155,7 +155,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
         else stats.resultHits++;
       }
       if (route !== undefined) state.rest = { name: route.name };
-      const response = new fetchAPI.Response(value.bytes as unknown as BodyInit, { status: 200, headers: { ...value.headers } }) as ResponseWithBytes;
+      const response = new fetchAPI.Response(value.bytes as unknown as BodyInit, { status: 200, headers: responseHeaders(value.headers) }) as ResponseWithBytes;
       // The same Buffer for every hit, never modified: onResponse hooks may memoise per Buffer (ETags).
       response[RESPONSE_BYTES] = value.bytes;
       endResponse(response);
@@ -168,7 +168,9 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
   };
 
   const store: Plugin = {
-    async onResponse({ response, serverContext, setResponse, fetchAPI }) {
+    // Synchronous when there is nothing to keep (every hit, every uncached answer): an async hook would make
+    // the rest of each request's hooks wait on a promise.
+    onResponse({ response, serverContext, setResponse, fetchAPI }) {
       const pending = (serverContext as PendingCarrier)[PENDING];
       if (!pending?.ok || response.status !== 200 || (response as ResponseWithBytes)[RESPONSE_BYTES] !== undefined) return;
       if (response.headers.get('content-type')?.startsWith('text/event-stream')) return;
@@ -176,11 +178,13 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       response.headers.forEach((value, name) => {
         if (name.toLowerCase() !== 'content-length') headers[name.toLowerCase()] = value;
       });
-      const bytes = Buffer.from(await response.arrayBuffer());
-      pending.cache.put(pending.key, { bytes, headers }, pending.token); // ignored if the data changed meanwhile
-      const replacement = new fetchAPI.Response(bytes as unknown as BodyInit, { status: 200, headers: { ...headers } }) as ResponseWithBytes;
-      replacement[RESPONSE_BYTES] = bytes;
-      setResponse(replacement);
+      return response.arrayBuffer().then((body) => {
+        const bytes = Buffer.from(body);
+        pending.cache.put(pending.key, { bytes, headers }, pending.token); // ignored if the data changed meanwhile
+        const replacement = new fetchAPI.Response(bytes as unknown as BodyInit, { status: 200, headers: responseHeaders(headers) }) as ResponseWithBytes;
+        replacement[RESPONSE_BYTES] = bytes;
+        setResponse(replacement);
+      });
     },
   };
   return { lookup, store };

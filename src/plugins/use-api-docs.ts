@@ -44,27 +44,31 @@ export function useApiDocs(options: ApiDocsOptions): Plugin {
     // The pages carry this icon inline; served here too so a browser or tool asking for it directly gets no 404.
     [FAVICON_PATH, { body: decodeURIComponent(FAVICON_DATA_URL.slice(FAVICON_DATA_URL.indexOf(',') + 1)), type: 'image/svg+xml' }],
   ]);
-  return {
-    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
-      if (url.pathname === options.graphqlEndpoint && isGraphiQLPageRequest(request)) {
-        const state = requestStateOf(serverContext);
-        // Built once; a failed build is not kept, so the next view retries.
-        graphiql ??= buildGraphiQLPage(options.graphqlEndpoint).catch((err: unknown) => {
-          graphiql = undefined;
-          throw err;
-        });
-        try {
-          endResponse(graphiqlPageResponse(await graphiql, request, fetchAPI.Response));
-        } catch (err) {
-          // Logged with the request id by useRequestContext; the page shows the masked problem only.
-          if (state) {
-            state.unexpected = err;
-            state.errorCode = 'INTERNAL_ERROR';
-          }
-          endResponse(problemResponse(fetchAPI.Response, new AppError('INTERNAL_ERROR', 'Unexpected error.'), state?.id ?? ''));
-        }
-        return;
+  /** The GraphiQL page: the only answer here that may wait (its first build). */
+  async function serveGraphiQL(request: Request, serverContext: object, endResponse: (r: Response) => void, fetchAPI: { Response: typeof Response }): Promise<void> {
+    const state = requestStateOf(serverContext);
+    // Built once; a failed build is not kept, so the next view retries.
+    graphiql ??= buildGraphiQLPage(options.graphqlEndpoint).catch((err: unknown) => {
+      graphiql = undefined;
+      throw err;
+    });
+    try {
+      endResponse(graphiqlPageResponse(await graphiql, request, fetchAPI.Response));
+    } catch (err) {
+      // Logged with the request id by useRequestContext; the page shows the masked problem only.
+      if (state) {
+        state.unexpected = err;
+        state.errorCode = 'INTERNAL_ERROR';
       }
+      endResponse(problemResponse(fetchAPI.Response, new AppError('INTERNAL_ERROR', 'Unexpected error.'), state?.id ?? ''));
+    }
+  }
+
+  return {
+    // Synchronous unless it serves the GraphiQL page: an async hook would make every request's remaining
+    // hooks wait on a promise (measured under load: the pipeline's async hooks cost more than their bodies).
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      if (url.pathname === options.graphqlEndpoint && isGraphiQLPageRequest(request)) return serveGraphiQL(request, serverContext, endResponse, fetchAPI);
       const page = pages.get(url.pathname);
       if (!page) return;
       const state = requestStateOf(serverContext);

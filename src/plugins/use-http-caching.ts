@@ -50,6 +50,21 @@ export function ifNoneMatchMatches(header: string | null, etag: string): boolean
   });
 }
 
+/** Give a 200 its ETag, or answer 304 when the client's If-None-Match already names it. */
+function tag(response: Response, etag: string, serverContext: object, setResponse: (r: Response) => void, fetchAPI: { Headers: typeof Headers; Response: typeof Response }): void {
+  if (ifNoneMatchMatches((serverContext as ConditionalCarrier)[CONDITIONAL] ?? null, etag)) {
+    const headers = new fetchAPI.Headers(response.headers);
+    headers.delete('content-type');
+    headers.delete('content-length');
+    headers.set('ETag', etag);
+    headers.set('Cache-Control', CACHE_CONTROL);
+    setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+    return;
+  }
+  response.headers.set('ETag', etag);
+  response.headers.set('Cache-Control', CACHE_CONTROL);
+}
+
 export function useHttpCaching(): Plugin {
   // The REST adapter replaces the request (setRequest); the client's header from the original is kept on
   // the server context (a property, not a WeakMap: see CONDITIONAL).
@@ -61,38 +76,32 @@ export function useHttpCaching(): Plugin {
       const header = request.headers.get('if-none-match');
       if (header) (serverContext as ConditionalCarrier)[CONDITIONAL] = header;
     },
-    async onResponse({ response, serverContext, setResponse, fetchAPI }) {
+    // Synchronous for the answer cache's kept bytes (every cached answer): only a body that must be read to
+    // be hashed makes the hook, and so the rest of the pipeline, wait on a promise.
+    onResponse({ response, serverContext, setResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state || response.status !== 200 || !isCacheable(state)) return;
       // A subscription's event stream (GET with Accept: text/event-stream) never ends: reading it to hash it would hang.
       if (response.headers.get('content-type')?.startsWith('text/event-stream')) return;
       const merchantId = state.principal!.merchantId;
       const bytes = (response as ResponseWithBytes)[RESPONSE_BYTES];
-      let etag: string;
       if (bytes !== undefined && state.surface !== 'graphql') {
-        const memo = tagOfBytes.get(bytes);
-        if (memo?.merchantId === merchantId) etag = memo.etag;
-        else {
-          etag = entityTag(merchantId, bytes);
-          tagOfBytes.set(bytes, { merchantId, etag });
+        let memo = tagOfBytes.get(bytes);
+        if (memo?.merchantId !== merchantId) {
+          memo = { merchantId, etag: entityTag(merchantId, bytes) };
+          tagOfBytes.set(bytes, memo);
         }
-      } else {
-        const body = await response.clone().text();
-        // A GraphQL response with errors is not a representation worth caching.
-        if (state.surface === 'graphql' && /"errors"\s*:/.test(body)) return;
-        etag = entityTag(merchantId, body);
-      }
-      if (ifNoneMatchMatches((serverContext as ConditionalCarrier)[CONDITIONAL] ?? null, etag)) {
-        const headers = new fetchAPI.Headers(response.headers);
-        headers.delete('content-type');
-        headers.delete('content-length');
-        headers.set('ETag', etag);
-        headers.set('Cache-Control', CACHE_CONTROL);
-        setResponse(new fetchAPI.Response(null, { status: 304, headers }));
+        tag(response, memo.etag, serverContext, setResponse, fetchAPI);
         return;
       }
-      response.headers.set('ETag', etag);
-      response.headers.set('Cache-Control', CACHE_CONTROL);
+      return response
+        .clone()
+        .text()
+        .then((body) => {
+          // A GraphQL response with errors is not a representation worth caching.
+          if (state.surface === 'graphql' && /"errors"\s*:/.test(body)) return;
+          tag(response, entityTag(merchantId, body), serverContext, setResponse, fetchAPI);
+        });
     },
   };
 }

@@ -100,25 +100,30 @@ export function useMetrics(options: MetricsOptions): Plugin {
     return match !== null && timingSafeEqual(digest(match[1]!), expected);
   }
 
+  /** GET /metrics (the registry's collection may wait). */
+  async function serveMetrics(request: Request, serverContext: object, endResponse: (r: Response) => void, fetchAPI: { Response: typeof Response }): Promise<void> {
+    const requestId = requestStateOf(serverContext)?.id ?? '';
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      endResponse(problemResponse(fetchAPI.Response, new AppError('METHOD_NOT_ALLOWED', `${path} accepts GET only.`, {}, { Allow: 'GET, HEAD' }), requestId));
+      return;
+    }
+    if (!authorized(request)) {
+      const error = request.headers.has('authorization')
+        ? new AppError('INVALID_API_KEY', 'The metrics token does not match METRICS_TOKEN.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' })
+        : new AppError('AUTH_HEADER_MISSING', `${path} requires Authorization: Bearer <METRICS_TOKEN>.`, {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+      const state = requestStateOf(serverContext);
+      if (state) state.errorCode = error.code;
+      endResponse(problemResponse(fetchAPI.Response, error, requestId));
+      return;
+    }
+    const body = await registry.metrics();
+    endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } }));
+  }
+
   return {
-    async onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
-      if (url.pathname !== path) return;
-      const requestId = requestStateOf(serverContext)?.id ?? '';
-      if (request.method !== 'GET' && request.method !== 'HEAD') {
-        endResponse(problemResponse(fetchAPI.Response, new AppError('METHOD_NOT_ALLOWED', `${path} accepts GET only.`, {}, { Allow: 'GET, HEAD' }), requestId));
-        return;
-      }
-      if (!authorized(request)) {
-        const error = request.headers.has('authorization')
-          ? new AppError('INVALID_API_KEY', 'The metrics token does not match METRICS_TOKEN.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' })
-          : new AppError('AUTH_HEADER_MISSING', `${path} requires Authorization: Bearer <METRICS_TOKEN>.`, {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
-        const state = requestStateOf(serverContext);
-        if (state) state.errorCode = error.code;
-        endResponse(problemResponse(fetchAPI.Response, error, requestId));
-        return;
-      }
-      const body = await registry.metrics();
-      endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } }));
+    // Synchronous for every other path: an async hook would make the rest of each request's hooks wait on a promise.
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      if (url.pathname === path) return serveMetrics(request, serverContext, endResponse, fetchAPI);
     },
     onResponse({ serverContext, response }) {
       const state = requestStateOf(serverContext);

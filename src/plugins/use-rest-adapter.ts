@@ -14,7 +14,7 @@ import { AppError, isErrorCode, type ErrorDetails } from '../errors.js';
 import { JSON_MEDIA } from '../http/body.js';
 import { BufferedRequest, NodeHeaders } from '../http/node-request.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../http/request-state.js';
-import { problemResponse } from '../http/responses.js';
+import { problemResponse, responseHeaders } from '../http/responses.js';
 import { REST_CALCULATE_FEE, REST_LIST_CHANNELS, toRestChannel, type GqlChannel } from '../rest/operations.js';
 import { verifiedBodyOf } from './use-signature-auth.js';
 
@@ -75,8 +75,7 @@ function restResponse(Response: typeof globalThis.Response, state: RequestState,
     state.errorCode = appError.code;
     return problemResponse(Response, appError, state.id);
   }
-  // A copy: the fetch ponyfill may keep (and add content-length to) the object it is given.
-  return new Response(restSuccessBody(state.rest?.name, result.data), { status: 200, headers: { ...REST_SUCCESS_HEADERS } });
+  return new Response(restSuccessBody(state.rest?.name, result.data), { status: 200, headers: responseHeaders(REST_SUCCESS_HEADERS) });
 }
 
 /** Headers of a successful REST answer. */
