@@ -10,17 +10,19 @@
  *   through another connection (as the admin CLI or another worker would
  *   make it) or through the server's own connection.
  */
-import { request as httpRequest } from 'node:http';
+import { createServer, request as httpRequest } from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import type { Plugin } from 'graphql-yoga';
+import { createYoga, type Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/auth/svc1.js';
 import pino from 'pino';
 import { createApp } from '../../src/app.js';
 import { DATABASE_FILE } from '../../src/boot.js';
 import type { GraphQLContext } from '../../src/context.js';
+import { createNodeListener } from '../../src/http/node-transport.js';
 import { requestStateOf } from '../../src/http/request-state.js';
+import { buildSchema } from '../../src/schema.js';
 import { BASE, createTestApp, type TestApp, type Transport } from '../helpers/app.js';
 
 let t: TestApp;
@@ -180,6 +182,27 @@ describe('a body left unread ends the connection', () => {
     });
     expect(answer).toEqual({ status: 413, connection: 'close' });
     expect((await t.fetch('/v1/payments/channel', build({ target: '/v1/payments/channel' }))).status).toBe(200);
+  });
+
+  it('a request without a body answered in the same tick keeps its connection (Node marks it complete only afterwards)', async () => {
+    const yoga = createYoga({ schema: buildSchema(), logging: false, plugins: [{ onRequest: ({ endResponse, fetchAPI }) => endResponse(new fetchAPI.Response('ok')) }] });
+    const server = createServer(createNodeListener({ yoga: yoga as never, logger: pino({ level: 'silent' }) }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const answer = await new Promise<{ status: number; connection?: string }>((resolve, reject) => {
+        const req = httpRequest({ host: '127.0.0.1', port, method: 'GET', path: '/anything', headers: { connection: 'keep-alive' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      expect(answer).toEqual({ status: 200, connection: 'keep-alive' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
