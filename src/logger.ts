@@ -52,8 +52,9 @@ let exitHook = false;
  * (`setImmediate`). Under load a turn serves dozens of requests, so the request log costs one `write(2)` per
  * turn instead of a write per line or a thread-pool round trip per asynchronous write.
  *
- * Measured (bench/zz on the Yoga floor server, 50 connections, CPU per request): one pino line to
- * sonic-boom's asynchronous destination +22–27 µs, synchronous per line +12 µs, batched per turn +5 µs.
+ * Measured on the Yoga floor server under 50 connections (docs/PERFORMANCE.md, "The Yoga floor"), CPU per
+ * request: one pino line to sonic-boom's asynchronous destination +22–27 µs, synchronous per line +12 µs,
+ * batched per turn +5 µs.
  *
  * Invariants: a line is on stdout at the latest at the end of the turn that logged it (no timer, no size
  * threshold, so nothing waits on later traffic); every pending line is written on `exit`, whatever ended the
@@ -62,7 +63,7 @@ let exitHook = false;
  * never loses lines or buffers them without bound.
  */
 export class TurnBatchedDestination implements DestinationStream {
-  readonly #out: DestinationStream & { flushSync?: () => void };
+  readonly #out: DestinationStream;
   #lines: string[] = [];
   #scheduled = false;
   constructor(fd: number) {
@@ -85,7 +86,12 @@ export class TurnBatchedDestination implements DestinationStream {
     this.#scheduled = false;
     this.flushSync();
   };
-  /** Write every pending line now (pino calls this for `logger.flush()` and fatal logs). */
+  /** `logger.flush(cb)`: pending lines written now, then `cb`. */
+  flush(cb: (err?: Error) => void): void {
+    this.flushSync();
+    cb();
+  }
+  /** Write every pending line now (end of turn, `flush`, process exit). */
   flushSync(): void {
     unflushed.delete(this);
     if (this.#lines.length === 0) return;

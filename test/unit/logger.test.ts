@@ -39,7 +39,8 @@ describe('turn-batched log destination', () => {
       await new Promise((r) => setImmediate(r));
       expect(fs.readFileSync(file, 'utf8')).toBe('a\nb\n');
       dest.write('c\n');
-      dest.flushSync();
+      // logger.flush(cb) writes what is pending before calling back.
+      await new Promise<void>((resolve) => dest.flush(() => resolve()));
       expect(fs.readFileSync(file, 'utf8')).toBe('a\nb\nc\n');
       await new Promise((r) => setImmediate(r));
       expect(fs.readFileSync(file, 'utf8')).toBe('a\nb\nc\n');
