@@ -64,8 +64,8 @@ let exitHook = false;
  */
 export class TurnBatchedDestination implements DestinationStream {
   readonly #out: DestinationStream;
+  /** Lines not yet written; the first one of a batch schedules its write. */
   #lines: string[] = [];
-  #scheduled = false;
   constructor(fd: number) {
     this.#out = pino.destination({ dest: fd, sync: true });
     if (!exitHook) {
@@ -76,16 +76,12 @@ export class TurnBatchedDestination implements DestinationStream {
     }
   }
   write(line: string): void {
-    this.#lines.push(line);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
+    // After an early flush an immediate may already be pending; a second one then finds nothing to write.
+    if (this.#lines.push(line) > 1) return;
     unflushed.add(this);
     setImmediate(this.#endOfTurn);
   }
-  readonly #endOfTurn = (): void => {
-    this.#scheduled = false;
-    this.flushSync();
-  };
+  readonly #endOfTurn = (): void => this.flushSync();
   /** `logger.flush(cb)`: pending lines written now, then `cb`. */
   flush(cb: (err?: Error) => void): void {
     this.flushSync();
