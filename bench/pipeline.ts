@@ -17,6 +17,7 @@ import pino from 'pino';
 import { createApp } from '../src/app.js';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
+import { TurnBatchedDestination } from '../src/logger.js';
 
 const args = process.argv.slice(2);
 const withoutAt = args.indexOf('--without');
@@ -29,8 +30,8 @@ const N = Number(process.env.PIPELINE_REQUESTS ?? 20_000);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-pipeline-'));
 const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true });
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
-// As in production: JSON lines to an asynchronous destination (here /dev/null), every line written.
-const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, pino.destination({ dest: '/dev/null', sync: false }));
+// As in production (src/logger.ts): JSON lines written once per event-loop turn, here to /dev/null.
+const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, new TurnBatchedDestination(fs.openSync('/dev/null', 'w')));
 const app = createApp({
   store: data.store,
   secretBox: data.secretBox,
