@@ -1,15 +1,20 @@
 /**
  * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]`
+ * `npm run bench:ab -- --without <plugin,…> [--scenario …] [--rounds 3] [--seconds 5]`
  *
- * Two builds of the project, measured in ONE run, interleaved: the given commit (checked out into a temporary
- * git worktree that borrows this clone's node_modules, built as `npm start` builds it) and the working tree.
- * Each round starts the old build, then the new one, over the same seeded DATA_DIR, and drives each with 50
- * signed connections. Reported per build: req/s, p99 and server CPU µs per request, every round and the
- * median. On a shared machine the absolute figures of two separate runs move by ±50 %; alternating the two
- * builds round by round is what lets a 10 % change be told from the noise (issue 12: "compare ratios and
- * server CPU per request within one run").
+ * Two builds of the project, measured in ONE run, interleaved. Each round starts one build, then the other,
+ * over the same seeded DATA_DIR, and drives each with 50 signed connections. Reported per build: req/s, p99
+ * and server CPU µs per request, every round and the median. On a shared machine the absolute figures of two
+ * separate runs move by ±50 %; alternating the two builds round by round is what lets a 10 % change be told
+ * from the noise (issue 12: "compare ratios and server CPU per request within one run").
+ *
+ * - `<commit>`: that commit (checked out into a temporary git worktree that borrows this clone's
+ *   node_modules, built as `npm start` builds it) against the working tree.
+ * - `--without p,…`: the working tree against itself with those pipeline plugins left out
+ *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app.ts): what
+ *   they cost under load, which an in-process ablation (bench:pipeline) cannot show.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
+import { BENCH_LIMITS, cpuMs, startProcess, stopProcess } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -24,9 +30,11 @@ const option = (name: string, fallback: string): string => {
   const at = args.indexOf(`--${name}`);
   return at === -1 ? fallback : (args[at + 1] ?? fallback);
 };
+const USAGE = 'usage: npm run bench:ab -- (<commit> | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]\n';
+const without = option('without', '');
 const commit = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1]!.startsWith('--')));
-if (!commit) {
-  process.stderr.write('usage: npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]\n');
+if (Boolean(commit) === Boolean(without)) {
+  process.stderr.write(USAGE);
   process.exit(2);
 }
 const scenario = option('scenario', 'rest-list');
@@ -37,47 +45,57 @@ if (!['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(scenario) || !(
   process.exit(2);
 }
 
-/** The per-key rate limit raised as in bench/bench.ts: the limiter still runs, a 429 measures nothing. */
-const BENCH_LIMITS = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' };
-
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-ab-'));
-const worktree = path.join(tmp, 'old');
-execFileSync('git', ['worktree', 'add', '--detach', '--quiet', worktree, commit], { cwd: ROOT, stdio: 'inherit' });
+const worktree = commit ? path.join(tmp, 'old') : null;
+if (worktree) execFileSync('git', ['worktree', 'add', '--detach', '--quiet', worktree, commit!], { cwd: ROOT, stdio: 'inherit' });
 let children: ChildProcess[] = [];
 const cleanUp = () => {
   for (const c of children) c.kill('SIGKILL');
-  execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: ROOT });
+  if (worktree) execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: ROOT });
   fs.rmSync(tmp, { recursive: true, force: true });
 };
+/** One side of the comparison: where its bundle lives, which bundle, and its environment. */
+interface Build {
+  name: string;
+  dir: string;
+  entry: string;
+  env: Record<string, string>;
+  runs: { rps: number; p99: number; cpu: number }[];
+}
 try {
-  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(worktree, 'node_modules'));
-  for (const dir of [worktree, ROOT]) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, stdio: 'inherit' });
+  // In the repository, so that the bundle's package imports resolve to node_modules (packages stay external).
+  const ablation = path.join(ROOT, 'dist', 'bench-ablation.mjs');
+  const builds: Build[] = worktree
+    ? [
+        { name: `old ${commit}`, dir: worktree, entry: 'dist/main.mjs', env: {}, runs: [] },
+        { name: 'new (working tree)', dir: ROOT, entry: 'dist/main.mjs', env: {}, runs: [] },
+      ]
+    : [
+        { name: 'all plugins', dir: ROOT, entry: ablation, env: { ABLATE: '' }, runs: [] },
+        { name: `without ${without}`, dir: ROOT, entry: ablation, env: { ABLATE: without }, runs: [] },
+      ];
+  if (worktree) {
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(worktree, 'node_modules'));
+    for (const dir of [worktree, ROOT]) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, stdio: 'inherit' });
+  } else {
+    execFileSync(process.execPath, ['scripts/build.mjs', 'bench/servers/project-ablation.ts', ablation], { cwd: ROOT, stdio: 'inherit' });
+  }
 
   const dataDir = path.join(tmp, 'data');
   const data = await bootData({ dataDir, masterKey: null, seedDemoData: true });
   const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
   await data.store.close();
 
-  const cpuMs = (pid: number): number => {
-    const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(f[11]) + Number(f[12])) * 10;
-  };
-  const start = async (cwd: string): Promise<{ child: ChildProcess; port: number }> => {
-    const log = path.join(tmp, `server-${Date.now()}.log`);
-    const out = fs.openSync(log, 'w');
-    const child = spawn(process.execPath, ['dist/main.mjs'], {
-      cwd,
-      env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...BENCH_LIMITS },
-      stdio: ['ignore', out, out],
+  const start = async (b: Build): Promise<{ child: ChildProcess; port: number }> => {
+    const started = await startProcess({
+      args: [b.entry],
+      cwd: b.dir,
+      env: { NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...BENCH_LIMITS, ...b.env },
+      logFile: path.join(tmp, `server-${Date.now()}.log`),
+      label: b.name,
     });
-    fs.closeSync(out);
-    children.push(child);
-    for (const deadline = Date.now() + 30_000; ; ) {
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(fs.readFileSync(log, 'utf8'));
-      if (m) return { child, port: Number(m[1]) };
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`server in ${cwd} did not start:\n${fs.readFileSync(log, 'utf8').slice(-2000)}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    children.push(started.child);
+    return started;
   };
 
   const GQL_LIST = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
@@ -112,27 +130,24 @@ try {
     return { rps: r.requests.average, p99: r.latency.p99, cpu };
   };
 
-  const builds = [
-    { name: `old ${commit}`, dir: worktree, runs: [] as { rps: number; p99: number; cpu: number }[] },
-    { name: 'new (working tree)', dir: ROOT, runs: [] as { rps: number; p99: number; cpu: number }[] },
-  ];
   process.stdout.write(`bench:ab ${scenario}, ${rounds} rounds of ${seconds} s per build, 50 connections, builds alternating\n`);
   for (let round = 1; round <= rounds; round++) {
     for (const b of builds) {
-      const s = await start(b.dir);
+      const s = await start(b);
       const m = await measure(s.port, s.child.pid!);
-      s.child.kill('SIGTERM');
-      await new Promise((r) => s.child.once('exit', r));
+      await stopProcess(s.child);
       children = children.filter((c) => c !== s.child);
       b.runs.push(m);
       process.stdout.write(`  round ${round}  ${b.name.padEnd(24)} ${Math.round(m.rps)} req/s  p99 ${m.p99} ms  cpu ${m.cpu.toFixed(1)} µs/req\n`);
     }
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const [oldB, newB] = builds.map((b) => ({ rps: median(b.runs.map((r) => r.rps)), cpu: median(b.runs.map((r) => r.cpu)), p99: median(b.runs.map((r) => r.p99)) }));
-  process.stdout.write(
-    `median  old ${Math.round(oldB!.rps)} req/s, ${oldB!.cpu.toFixed(1)} µs/req, p99 ${oldB!.p99} ms  |  new ${Math.round(newB!.rps)} req/s, ${newB!.cpu.toFixed(1)} µs/req, p99 ${newB!.p99} ms  |  CPU/request ${(((newB!.cpu - oldB!.cpu) / oldB!.cpu) * 100).toFixed(1)} %\n`,
-  );
+  const [first, second] = builds.map((b) => ({ name: b.name, rps: median(b.runs.map((r) => r.rps)), cpu: median(b.runs.map((r) => r.cpu)), p99: median(b.runs.map((r) => r.p99)) }));
+  const line = (m: typeof first) => `${m!.name}: ${Math.round(m!.rps)} req/s, ${m!.cpu.toFixed(1)} µs/req, p99 ${m!.p99} ms`;
+  const change = `CPU/request ${(((second!.cpu - first!.cpu) / first!.cpu) * 100).toFixed(1)} %`;
+  // For an ablation the difference is the left-out plugins' price per request, the figure a cost table wants.
+  const price = without ? `; ${without} cost ${(first!.cpu - second!.cpu).toFixed(1)} µs/req` : '';
+  process.stdout.write(`median  ${line(first)}  |  ${line(second)}  |  ${change}${price}\n`);
 } finally {
   cleanUp();
 }

@@ -4,7 +4,7 @@
  * self-time functions. Scenario: rest-list | rest-calc | gql-channels | gql-calc |
  * gql-calc-uncached (a distinct amount variable per request: no answer cache).
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,13 +13,8 @@ import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
 import { account, type CpuProfile } from './account.js';
+import { BENCH_LIMITS, startProcess, stopProcess } from './processes.js';
 
-/**
- * The per-key rate limit (default 50 req/s, src/config.ts) is raised for the measured server: the load
- * generator drives one demo key far beyond it, and a benchmark of 429 answers measures nothing. The limiter
- * still runs on every request (its cost is included); only its threshold changes.
- */
-const BENCH_LIMITS = { RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '100000' };
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const scenario = process.argv[2] ?? 'gql-channels';
@@ -41,22 +36,16 @@ const r = req[scenario];
 if (!r) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(req).join(', ')}`);
 const profDir = path.join(ROOT, 'bench', 'profiles', `${scenario}-${Date.now()}`);
 fs.mkdirSync(profDir, { recursive: true });
-const log = path.join(tmp, 'server.log');
-const out = fs.openSync(log, 'w');
 // As `npm start` runs it: build the bundle, then plain node.
 execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
 // 100 µs sampling (default 1 ms): enough samples per cost centre for a per-request account.
-const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'], {
+const { child, port } = await startProcess({
+  args: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'],
   cwd: ROOT,
-  env: { ...process.env, NODE_ENV: 'production', DATA_DIR: tmp, PORT: '0', ...BENCH_LIMITS },
-  stdio: ['ignore', out, out],
+  env: { NODE_ENV: 'production', DATA_DIR: tmp, PORT: '0', HOST: '127.0.0.1', ...BENCH_LIMITS },
+  logFile: path.join(tmp, 'server.log'),
+  label: 'project server',
 });
-let port = 0;
-while (!port) {
-  await new Promise((res) => setTimeout(res, 100));
-  const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(fs.readFileSync(log, 'utf8'));
-  if (m) port = Number(m[1]);
-}
 const result = await autocannon({
   url: `http://127.0.0.1:${port}`,
   connections: 50,
@@ -78,9 +67,8 @@ const result = await autocannon({
   ],
 });
 process.stderr.write(`${scenario}: ${Math.round(result.requests.average)} req/s, p99 ${result.latency.p99} ms, non2xx ${result.non2xx}\n`);
-const exited = new Promise((res) => child.once('exit', res));
-child.kill('SIGTERM');
-await exited;
+// SIGTERM: the server exits normally, which is when V8 writes the profile.
+await stopProcess(child);
 // tsx's loader thread writes its own profile; the main thread's is the biggest one.
 const file = fs
   .readdirSync(profDir)

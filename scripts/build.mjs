@@ -10,6 +10,10 @@
  * The file is written under a temporary name and renamed into place, so a
  * server starting at the same moment (tests start several) never reads a
  * half-written bundle.
+ *
+ * `node scripts/build.mjs <entry.ts> <out.mjs>` bundles another entry the
+ * same way (paths relative to the repository): the benchmark's ablation
+ * server (bench/ab.ts) must be compiled exactly as `npm start`'s bundle is.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,14 +21,20 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = path.join(root, 'dist');
-const outFile = path.join(outDir, 'main.mjs');
-const tmpFile = path.join(outDir, `.main.${process.pid}.${Date.now()}.mjs`);
+const [entryArg, outArg] = process.argv.slice(2);
+if ((entryArg === undefined) !== (outArg === undefined)) {
+  process.stderr.write('usage: node scripts/build.mjs [<entry.ts> <out.mjs>]\n');
+  process.exit(2);
+}
+const entry = path.resolve(root, entryArg ?? 'src/main.ts');
+const outFile = path.resolve(root, outArg ?? 'dist/main.mjs');
+const outDir = path.dirname(outFile);
+const tmpFile = path.join(outDir, `.${path.basename(outFile, '.mjs')}.${process.pid}.${Date.now()}.mjs`);
 
 fs.mkdirSync(outDir, { recursive: true });
 try {
   await build({
-    entryPoints: [path.join(root, 'src', 'main.ts')],
+    entryPoints: [entry],
     outfile: tmpFile,
     bundle: true,
     packages: 'external',

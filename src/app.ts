@@ -87,7 +87,8 @@ export interface AppOptions {
   plugins?: Plugin[];
   /**
    * Names of pipeline plugins to leave out (the keys of the list in createApp). For the per-plugin cost
-   * ablation of `npm run bench:pipeline` only: never set when serving (main.ts does not). Unknown names throw.
+   * ablations of `npm run bench:pipeline` and `npm run bench:ab -- --without` only: never set when serving
+   * (`npm start` passes none, and no configuration can). Unknown names throw.
    */
   omitPlugins?: readonly string[];
 }

@@ -1,7 +1,7 @@
 /**
  * `WORKERS=n` (n > 1): this process becomes a node:cluster primary that
  * prepares DATA_DIR once (migrations, master key, demo seed) and then forks
- * n workers, each running the ordinary server (src/main.ts `start`) on the
+ * n workers, each running the ordinary server (src/server.ts `serve`) on the
  * same port (the primary owns the listening socket and hands connections
  * out). The workers share the SQLite file; WAL lets them read concurrently,
  * and every cache is keyed by `PRAGMA data_version`, so a change committed by

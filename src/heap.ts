@@ -1,5 +1,5 @@
 /**
- * V8 heap tuning for the server process (and each cluster worker, which runs main.ts too).
+ * V8 heap tuning for the server process (and each cluster worker, which runs src/server.ts too).
  *
  * Under sustained load about 2 MB/s of short-lived request objects still reach the old generation (those
  * in flight when a young-generation collection runs). With V8's default growth factor (up to 4× the live
