@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
+import { GQL_CHANNELS, gqlCalcFor } from './documents.js';
 import { BENCH_LIMITS, cpuMs, startProcess, stopProcess } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -98,13 +99,11 @@ try {
     return started;
   };
 
-  const GQL_LIST = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
-  const GQL_CALC = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
   let sent = 0;
   const target = scenario === 'rest-list' ? '/v1/payments/channel' : '/graphql';
   const method = scenario === 'rest-list' ? 'GET' : 'POST';
   const bodyFor = (): string =>
-    scenario === 'rest-list' ? '' : scenario === 'gql-channels' ? GQL_LIST : JSON.stringify({ query: GQL_CALC, variables: { amount: 150000 + sent++ } });
+    scenario === 'rest-list' ? '' : scenario === 'gql-channels' ? GQL_CHANNELS : gqlCalcFor(sent++);
 
   const measure = async (port: number, pid: number) => {
     const opts = {

@@ -28,6 +28,7 @@ import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
 import { seedGrowth } from './growth.js';
 import { missingLocalServices, startPostgres } from '../scripts/lib/local-services.js';
+import { GQL_CALC, GQL_CHANNELS, gqlCalcFor, type AmountType } from './documents.js';
 import { BENCH_LIMITS, cpuMs, rssMb, sleep, startProcess, stopProcess, type ServerProcess } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -64,27 +65,7 @@ interface Scenario {
 
 type ServerName = 'raw' | 'raw-mem' | 'project' | 'yoga' | 'apollo' | 'mercurius' | 'mercurius-mem' | 'yoga-floor' | 'yoga-floor-hooks';
 
-/**
- * The type of the amount variable in the uncached calculateFee document: the project's `Decimal`, or `Float`
- * for the in-memory Mercurius peer (Float fields, as a user would build it). Only the variable's type differs.
- */
-type AmountType = 'Decimal' | 'Float';
 const amountTypeOf = (server: string): AmountType => (server === 'mercurius-mem' ? 'Float' : 'Decimal');
-
-const GQL_CHANNELS = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
-const GQL_CALC = JSON.stringify({
-  query: '{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
-});
-
-/**
- * calculateFee for 150,000 + i IDR, the amount in a variable as real clients send it: one query document
- * (parse/validate caches apply, as in production) but no two bodies alike (no answer cache applies).
- */
-const GQL_CALC_VAR: Record<AmountType, string> = {
-  Decimal: 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
-  Float: 'query Fee($amount: Float!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
-};
-const gqlCalcFor = (i: number, scalar: AmountType = 'Decimal') => JSON.stringify({ query: GQL_CALC_VAR[scalar], variables: { amount: 150000 + (i % 5_000_000) } });
 
 function scenarios(merchantId: string): Scenario[] {
   return [

@@ -18,6 +18,7 @@ import { createApp } from '../src/app.js';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
 import { TurnBatchedDestination } from '../src/logger.js';
+import { GQL_CHANNELS, gqlCalcFor } from './documents.js';
 
 const args = process.argv.slice(2);
 const withoutAt = args.indexOf('--without');
@@ -101,13 +102,11 @@ class FakeRes extends EventEmitter {
   }
 }
 
-const GQL_LIST = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
-const GQL_CALC = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
 let n = 0;
 const scenarios: Record<string, () => { method: string; target: string; body: string | null }> = {
   'rest-list': () => ({ method: 'GET', target: '/v1/payments/channel', body: null }),
-  'gql-channels': () => ({ method: 'POST', target: '/graphql', body: GQL_LIST }),
-  'gql-calc-uncached': () => ({ method: 'POST', target: '/graphql', body: JSON.stringify({ query: GQL_CALC, variables: { amount: 150000 + (n++ % 1_000_000) } }) }),
+  'gql-channels': () => ({ method: 'POST', target: '/graphql', body: GQL_CHANNELS }),
+  'gql-calc-uncached': () => ({ method: 'POST', target: '/graphql', body: gqlCalcFor(n++) }),
 };
 
 interface Prepared {

@@ -13,6 +13,7 @@ import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/auth/svc1.js';
 import { bootData } from '../src/boot.js';
 import { account, type CpuProfile } from './account.js';
+import { GQL_CALC, GQL_CHANNELS, gqlCalcFor } from './documents.js';
 import { BENCH_LIMITS, startProcess, stopProcess } from './processes.js';
 
 
@@ -23,14 +24,13 @@ const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true 
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
 await data.store.close();
 
-const GQL_CALC_VAR = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }';
 let sent = 0;
 const req: Record<string, { method: 'GET' | 'POST'; path: string; body?: string; bodyFor?: () => string }> = {
   'rest-list': { method: 'GET', path: '/v1/payments/channel' },
   'rest-calc': { method: 'POST', path: '/v1/payments/calculate', body: JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: creds.merchantId, chargeFeeToCustomer: true }) },
-  'gql-channels': { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' }) },
-  'gql-calc': { method: 'POST', path: '/graphql', body: JSON.stringify({ query: '{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }' }) },
-  'gql-calc-uncached': { method: 'POST', path: '/graphql', body: '', bodyFor: () => JSON.stringify({ query: GQL_CALC_VAR, variables: { amount: 150000 + sent++ } }) },
+  'gql-channels': { method: 'POST', path: '/graphql', body: GQL_CHANNELS },
+  'gql-calc': { method: 'POST', path: '/graphql', body: GQL_CALC },
+  'gql-calc-uncached': { method: 'POST', path: '/graphql', body: '', bodyFor: () => gqlCalcFor(sent++) },
 };
 const r = req[scenario];
 if (!r) throw new Error(`unknown scenario ${scenario}; one of ${Object.keys(req).join(', ')}`);

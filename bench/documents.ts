@@ -1,0 +1,31 @@
+/**
+ * The GraphQL request bodies every benchmark sends (bench.ts, ab.ts, profile.ts, pipeline.ts), in one place
+ * so that the tools measure the same documents.
+ */
+
+/** The channel list, the fields a checkout shows. */
+export const GQL_CHANNELS = JSON.stringify({ query: '{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }' });
+
+/** calculateFee for a fixed amount written into the document: the same body every time (answer cache applies). */
+export const GQL_CALC = JSON.stringify({
+  query: '{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
+});
+
+/**
+ * The type of the amount variable in the uncached calculateFee document: the project's `Decimal`, or `Float`
+ * for the in-memory Mercurius peer (Float fields, as a user would build it). Only the variable's type differs.
+ */
+export type AmountType = 'Decimal' | 'Float';
+
+const GQL_CALC_VAR: Record<AmountType, string> = {
+  Decimal: 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
+  Float: 'query Fee($amount: Float!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency } }',
+};
+
+/**
+ * calculateFee for 150,000 + (i mod 5,000,000) IDR, the amount in a variable as real clients send it: one
+ * query document (parse/validate caches apply, as in production) but no two bodies alike within 5 million
+ * requests (no answer cache applies).
+ */
+export const gqlCalcFor = (i: number, scalar: AmountType = 'Decimal'): string =>
+  JSON.stringify({ query: GQL_CALC_VAR[scalar], variables: { amount: 150000 + (i % 5_000_000) } });
