@@ -1,25 +1,26 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 /**
- * Resolver types from the SDL in schema/. The output is committed; CI runs
+ * Resolver types from the SDL beside each module (src/modules/<domain>/*.graphql) and the shared scalars
+ * (src/graphql/*.graphql), the same files src/graphql/schema.ts serves. The output is committed; CI runs
  * `npm run codegen:check` and fails when it is stale.
  */
 const config: CodegenConfig = {
-  schema: 'schema/*.graphql',
+  schema: ['src/graphql/*.graphql', 'src/modules/*/*.graphql'],
   generates: {
-    'src/generated/graphql.ts': {
+    'src/graphql/generated.ts': {
       plugins: ['typescript', 'typescript-resolvers'],
       config: {
         useTypeImports: true,
-        contextType: '../context.js#GraphQLContext',
+        contextType: './context.js#GraphQLContext',
         mappers: {
-          PaymentChannel: '../services/channels.js#ChannelView',
-          FeeInfo: '../services/channels.js#FeeInfoView',
-          FeeCalculation: '../domain/pricing.js#PricedFee',
-          FeeRule: '../domain/pricing.js#FeeRule as FeeRuleModel',
-          FeeBand: '../domain/pricing.js#FeeBand as FeeBandModel',
-          AppliedPricing: '../domain/pricing.js#AppliedPricing as AppliedPricingModel',
-          ChannelAvailability: '../services/eligibility.js#Availability',
+          PaymentChannel: '../modules/channels/service.js#ChannelView',
+          FeeInfo: '../modules/channels/service.js#FeeInfoView',
+          FeeCalculation: '../modules/pricing/domain/pricing.js#PricedFee',
+          FeeRule: '../modules/pricing/domain/pricing.js#FeeRule as FeeRuleModel',
+          FeeBand: '../modules/pricing/domain/pricing.js#FeeBand as FeeBandModel',
+          AppliedPricing: '../modules/pricing/domain/pricing.js#AppliedPricing as AppliedPricingModel',
+          ChannelAvailability: '../modules/channels/eligibility.js#Availability',
         },
         scalars: { Decimal: { input: 'string', output: 'string | number' } },
         enumValues: { ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' } },

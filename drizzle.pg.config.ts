@@ -1,8 +1,8 @@
 import { defineConfig } from 'drizzle-kit';
 
-/** Postgres (DATABASE_URL): migrations generated from src/db/schema.pg.ts into drizzle/pg/ and committed. */
+/** Postgres (DATABASE_URL): migrations generated from src/storage/postgres/schema.ts into drizzle/pg/ and committed. */
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/db/schema.pg.ts',
+  schema: './src/storage/postgres/schema.ts',
   out: './drizzle/pg',
 });

@@ -11,7 +11,7 @@
  * - `<commit>`: that commit (checked out into a temporary git worktree that borrows this clone's
  *   node_modules, built as `npm start` builds it) against the working tree.
  * - `--without p,…`: the working tree against itself with those pipeline plugins left out
- *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app.ts): what
+ *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app/app.ts): what
  *   they cost under load, which an in-process ablation (bench:pipeline) cannot show.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
@@ -20,8 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { signatureHeaders } from '../src/auth/svc1.js';
-import { bootData } from '../src/boot.js';
+import { signatureHeaders } from '../src/modules/auth/svc1.js';
+import { bootData } from '../src/app/boot.js';
 import { GQL_CHANNELS, gqlCalcFor } from './documents.js';
 import { BENCH_LIMITS, cpuMs, startProcess, stopProcess } from './processes.js';
 

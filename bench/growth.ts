@@ -6,11 +6,11 @@
  */
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { generateKey } from '../src/auth/keys.js';
-import { loadOrCreateMasterKey, SecretBox } from '../src/auth/secret-box.js';
-import { DATABASE_FILE } from '../src/boot.js';
-import { openDatabase } from '../src/db/client.js';
-import { DEMO_APPROVED_MERCHANT_ID } from '../src/db/seed.js';
+import { generateKey } from '../src/modules/auth/keys.js';
+import { loadOrCreateMasterKey, SecretBox } from '../src/modules/auth/secret-box.js';
+import { DATABASE_FILE } from '../src/app/boot.js';
+import { openDatabase } from '../src/storage/sqlite/database.js';
+import { DEMO_APPROVED_MERCHANT_ID } from '../src/modules/admin/demo-seed.js';
 
 /** Credentials of a generated merchant (the bench signs with a sample of them). */
 export interface GrowthCreds {

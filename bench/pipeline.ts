@@ -14,10 +14,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { createApp } from '../src/app.js';
-import { signatureHeaders } from '../src/auth/svc1.js';
-import { bootData } from '../src/boot.js';
-import { TurnBatchedDestination } from '../src/logger.js';
+import { createApp } from '../src/app/app.js';
+import { signatureHeaders } from '../src/modules/auth/svc1.js';
+import { bootData } from '../src/app/boot.js';
+import { TurnBatchedDestination } from '../src/shared/logger.js';
 import { GQL_CHANNELS, gqlCalcFor } from './documents.js';
 
 const args = process.argv.slice(2);
@@ -31,7 +31,7 @@ const N = Number(process.env.PIPELINE_REQUESTS ?? 20_000);
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-pipeline-'));
 const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true });
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
-// As in production (src/logger.ts): JSON lines written once per event-loop turn, here to /dev/null.
+// As in production (src/shared/logger.ts): JSON lines written once per event-loop turn, here to /dev/null.
 const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, new TurnBatchedDestination(fs.openSync('/dev/null', 'w')));
 const app = createApp({
   store: data.store,

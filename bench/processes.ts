@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 
 /**
- * The per-key rate limit (default 50 req/s, src/config.ts) raised for every measured project server: the load
+ * The per-key rate limit (default 50 req/s, src/shared/config.ts) raised for every measured project server: the load
  * generator drives one demo key far beyond it, and a benchmark of 429 answers measures nothing. The limiter
  * still runs on every request (its cost is included); only its threshold changes.
  */

@@ -8,8 +8,8 @@
  * (the hand-written token buckets) for a before/after figure.
  */
 import pino from 'pino';
-import { initRequestState } from '../src/http/request-state.js';
-import { useRateLimit } from '../src/plugins/use-rate-limit.js';
+import { initRequestState } from '../src/pipeline/request-state.js';
+import { useRateLimit } from '../src/pipeline/plugins/use-rate-limit.js';
 
 type Hook = (payload: unknown) => unknown;
 

@@ -18,8 +18,8 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { signatureHeaders } from '../src/auth/svc1.js';
-import { DEMO_CHANNELS, type DemoMerchantCredentials } from '../src/db/seed.js';
+import { signatureHeaders } from '../src/modules/auth/svc1.js';
+import { DEMO_CHANNELS, type DemoMerchantCredentials } from '../src/modules/admin/demo-seed.js';
 
 const { values } = parseArgs({
   options: {

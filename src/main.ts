@@ -1,9 +1,9 @@
 /**
- * `npm start`: validate configuration, prepare DATA_DIR, serve HTTP (src/server.ts).
+ * `npm start`: validate configuration, prepare DATA_DIR, serve HTTP (src/app/server.ts).
  * Exits non-zero with every problem printed when it cannot start.
  */
-import { runClusterPrimaryIfConfigured } from './cluster.js';
-import { serve } from './server.js';
+import { runClusterPrimaryIfConfigured } from './app/cluster.js';
+import { serve } from './app/server.js';
 
-// WORKERS > 1: this process is the cluster primary (src/cluster.ts) and the workers run serve().
+// WORKERS > 1: this process is the cluster primary (src/app/cluster.ts) and the workers run serve().
 if (!(await runClusterPrimaryIfConfigured())) await serve();

@@ -7,12 +7,12 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
-import { bootData } from '../../src/boot.js';
-import { buildSchema } from '../../src/schema.js';
-import { ChannelService } from '../../src/services/channels.js';
-import { FeeService } from '../../src/services/fees.js';
-import type { GraphQLContext, Services } from '../../src/context.js';
-import type { Principal } from '../../src/http/request-state.js';
+import { bootData } from '../../src/app/boot.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { ChannelService } from '../../src/modules/channels/service.js';
+import { FeeService } from '../../src/modules/pricing/service.js';
+import type { GraphQLContext, Services } from '../../src/graphql/context.js';
+import type { Principal } from '../../src/pipeline/request-state.js';
 
 export interface BaselineSetup {
   schema: ReturnType<typeof buildSchema>;

@@ -2,7 +2,7 @@
  * The physical limit: raw node:http answering every request with one fixed,
  * pre-serialised REST channel list (read once from the same database).
  */
-import { toRestChannel, type GqlChannel } from '../../src/rest/operations.js';
+import { toRestChannel, type GqlChannel } from '../../src/pipeline/rest-routes.js';
 import { baselineSetup, serveFixedBody } from './common.js';
 
 const setup = await baselineSetup();

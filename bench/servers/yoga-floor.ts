@@ -1,7 +1,7 @@
 /**
  * Reference "Yoga floor" (issue 12): GraphQL Yoga's server adapter answering the project's exact REST
  * channel-list bytes (REST_ANSWER_FILE, as raw-mem does) from an `onRequest` hook with `endResponse`, served
- * through the project's own Node transport (src/http/node-transport.ts). No signature, no log line, no
+ * through the project's own Node transport (src/pipeline/transport/node-transport.ts). No signature, no log line, no
  * metrics, no cache lookup: only the adapter, the hook loop and the transport, i.e. the least any design
  * with Yoga's adapter as the one pipeline can cost. The project's cached answers cost this plus the work of
  * its own hooks; the difference between this and raw-mem is what the adapter itself costs.
@@ -12,9 +12,9 @@
 import { createServer } from 'node:http';
 import pino from 'pino';
 import { createYoga, type Plugin } from 'graphql-yoga';
-import { buildSchema } from '../../src/schema.js';
-import { createNodeListener } from '../../src/http/node-transport.js';
-import { responseHeaders } from '../../src/http/responses.js';
+import { buildSchema } from '../../src/graphql/schema.js';
+import { createNodeListener } from '../../src/pipeline/transport/node-transport.js';
+import { responseHeaders } from '../../src/pipeline/responses.js';
 import { announce } from './common.js';
 import { restAnswer } from './memory.js';
 

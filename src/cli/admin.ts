@@ -13,9 +13,9 @@
  * conflict) or cannot start (configuration, master key); 2 usage error.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BootError, bootData, type BootedData } from '../boot.js';
-import { ConfigError, loadConfig } from '../config.js';
-import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../services/admin.js';
+import { BootError, bootData, type BootedData } from '../app/boot.js';
+import { ConfigError, loadConfig } from '../shared/config.js';
+import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../modules/admin/service.js';
 
 const HELP = `usage: npm run admin -- <command> [options] [--json]
 

@@ -1,7 +1,7 @@
 /** The start-up banner: where the credentials are and a ready-to-paste signed call. */
 import fs from 'node:fs';
-import { signatureHeaders } from '../auth/svc1.js';
-import type { DemoMerchantCredentials } from '../db/seed.js';
+import { signatureHeaders } from '../modules/auth/svc1.js';
+import type { DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
 
 /** Shell-quote one argument for POSIX shells. */
 export function shellQuote(value: string): string {

@@ -15,8 +15,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sha256Hex, sign, stringToSign } from '../auth/svc1.js';
-import type { DemoMerchantCredentials } from '../db/seed.js';
+import { sha256Hex, sign, stringToSign } from '../modules/auth/svc1.js';
+import type { DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
 import { DEFAULT_BASE_URL, shellQuote } from './first-call.js';
 
 const USAGE = [

@@ -13,11 +13,11 @@
  * Every failure is a {@link GatewayError} with the contract `code`, the HTTP
  * `status` and the problem details / GraphQL error the server sent.
  */
-import { ERROR_STATUS, isErrorCode, titleOf, type ErrorCode } from '../errors.js';
+import { ERROR_STATUS, isErrorCode, titleOf, type ErrorCode } from '../shared/errors.js';
 import { signRequestWeb } from './svc1-web.js';
 
 export { signRequestWeb, sha256HexWeb, hmacHexWeb, type WebSignInput, type WebSignature } from './svc1-web.js';
-export type { ErrorCode } from '../errors.js';
+export type { ErrorCode } from '../shared/errors.js';
 
 /** Channel status on the REST surface (lower case, as in the seed). */
 export type RestChannelStatus = 'active' | 'offline' | 'maintenance';

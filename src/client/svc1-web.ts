@@ -1,9 +1,9 @@
 /**
  * SVC1 signing with WebCrypto (`crypto.subtle`), so the same code signs in
  * browsers (the GraphiQL page bundles this file) and in Node ≥ 20 (the SDK).
- * The scheme's layout comes from src/auth/svc1-core.ts.
+ * The scheme's layout comes from src/modules/auth/svc1-core.ts.
  */
-import { buildStringToSign, EMPTY_BODY_SHA256, SVC1_HEADERS, toHex, unixSeconds } from '../auth/svc1-core.js';
+import { buildStringToSign, EMPTY_BODY_SHA256, SVC1_HEADERS, toHex, unixSeconds } from '../modules/auth/svc1-core.js';
 
 /** What to sign. */
 export interface WebSignInput {

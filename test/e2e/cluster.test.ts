@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '../../src/auth/svc1.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { makeTempDir } from '../helpers/app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '../../src/auth/svc1.js';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { makeTempDir } from '../helpers/app.js';
 import { startServer, type RunningServer } from '../helpers/ops.js';
 

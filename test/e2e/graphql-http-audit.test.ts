@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { auditServer, type AuditResult } from 'graphql-http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '../../src/auth/svc1.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootData } from '../../src/boot.js';
+import { bootData } from '../../src/app/boot.js';
 import { databaseUrlForDataDir } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/app.js';
 import { admin, childEnv, run } from '../helpers/ops.js';

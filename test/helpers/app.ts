@@ -8,13 +8,13 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
-import { createApp, type App, type AppOptions } from '../../src/app.js';
-import { signatureHeaders } from '../../src/auth/svc1.js';
-import { bootData, type BootedData } from '../../src/boot.js';
-import { PgStore } from '../../src/db/pg-store.js';
-import type { Store } from '../../src/db/store.js';
+import { createApp, type App, type AppOptions } from '../../src/app/app.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
+import { bootData, type BootedData } from '../../src/app/boot.js';
+import { PgStore } from '../../src/storage/postgres/store.js';
+import type { Store } from '../../src/storage/store.js';
 import { createTestDatabase, TEST_ENGINE, type TestEngine } from './engine.js';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 
 export interface TestApp {
   app: App;

@@ -3,7 +3,7 @@
  * OpenAPI document (keyed "<path> <status> <exampleName>"). The OpenAPI test
  * fails when an example has no recipe, so every example is checked live.
  */
-import { signatureHeaders } from '../../src/auth/svc1.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import type { TestApp } from './app.js';
 
 export type Recipe = (t: TestApp) => Promise<Response>;

@@ -7,7 +7,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { signatureHeaders } from '../../src/auth/svc1.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { databaseUrlForDataDir } from './engine.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -21,7 +21,7 @@ export interface RawServer {
 
 /** Serve the test app on a free loopback port. */
 export async function serveRaw(t: TestApp): Promise<RawServer> {
-  // The service's own Node listener (src/http/node-transport.ts): the transport `npm start` serves.
+  // The service's own Node listener (src/pipeline/transport/node-transport.ts): the transport `npm start` serves.
   const server: Server = createServer(t.app.handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

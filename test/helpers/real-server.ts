@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { makeTempDir } from './app.js';
 import { startServer } from './server.js';
 

@@ -5,8 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { signatureHeaders } from '../../src/auth/svc1.js';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { databaseUrlForDataDir } from './engine.js';
 
 /** DATABASE_URL of the DATA_DIR's own database under TEST_DB=postgres (nothing on SQLite). */

@@ -3,7 +3,7 @@
  * `Accept: text/event-stream`), parses frames as they arrive, and offers
  * bounded waits. Every wait has a deadline; nothing here sleeps blindly.
  */
-import { signatureHeaders } from '../../src/auth/svc1.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 
 /** One SSE frame: `event:` name and `data:` text (comment-only frames are counted, not listed). */
 export interface SseEvent {

@@ -3,7 +3,7 @@
  * unknown currency, an unknown or existing channel code — not only the first one found. On either engine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AdminError, AdminService } from '../../src/services/admin.js';
+import { AdminError, AdminService } from '../../src/modules/admin/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

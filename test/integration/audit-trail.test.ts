@@ -5,10 +5,10 @@
  * deletions, and `audit list` filters by entity, time and count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgStore } from '../../src/db/pg-store.js';
-import { formatInstant } from '../../src/domain/pricing.js';
-import type { AdminRepository } from '../../src/repositories/admin.js';
-import { AdminService } from '../../src/services/admin.js';
+import { PgStore } from '../../src/storage/postgres/store.js';
+import { formatInstant } from '../../src/modules/pricing/domain/pricing.js';
+import type { AdminRepository } from '../../src/storage/sqlite/admin.js';
+import { AdminService } from '../../src/modules/admin/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

@@ -4,9 +4,9 @@
  * (problem+json for REST, `extensions.code` for GraphQL) and no leak.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sign } from '../../src/auth/svc1.js';
-import type { ProblemDetails } from '../../src/errors.js';
-import { enabledList } from '../../src/services/fees.js';
+import { sign } from '../../src/modules/auth/svc1.js';
+import type { ProblemDetails } from '../../src/shared/errors.js';
+import { enabledList } from '../../src/modules/pricing/service.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

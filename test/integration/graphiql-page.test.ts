@@ -7,7 +7,7 @@
  */
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptedQuality } from '../../src/graphiql/render.js';
+import { acceptedQuality } from '../../src/modules/docs/graphiql-page.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

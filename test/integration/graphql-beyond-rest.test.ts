@@ -123,7 +123,7 @@ describe('PaymentChannel.fee and FeeCalculation.breakdown', () => {
 
 describe('schema documentation', () => {
   it('every type, field, argument and enum value of the schema has a description', async () => {
-    const { buildSchema } = await import('../../src/schema.js');
+    const { buildSchema } = await import('../../src/graphql/schema.js');
     const { isObjectType, isInputObjectType, isEnumType, isScalarType } = await import('graphql');
     const missing: string[] = [];
     for (const type of Object.values(buildSchema().getTypeMap())) {

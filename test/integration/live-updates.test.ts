@@ -9,10 +9,10 @@
  */
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { openPgStore } from '../../src/db/pg-store.js';
-import { openSqliteStore } from '../../src/db/sqlite-store.js';
-import type { Store } from '../../src/db/store.js';
+import { createApp } from '../../src/app/app.js';
+import { openPgStore } from '../../src/storage/postgres/store.js';
+import { openSqliteStore } from '../../src/storage/sqlite/store.js';
+import type { Store } from '../../src/storage/store.js';
 import { BASE, createTestApp, gql, type TestApp } from '../helpers/app.js';
 import { CHANNELS_SUBSCRIPTION, eventually, openEventStream, type EventStreamReader, type OpenStreamOptions } from '../helpers/sse.js';
 

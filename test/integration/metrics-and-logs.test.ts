@@ -7,10 +7,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApp, type App } from '../../src/app.js';
-import { signatureHeaders } from '../../src/auth/svc1.js';
-import { bootData, type BootedData } from '../../src/boot.js';
-import { createLogger } from '../../src/logger.js';
+import { createApp, type App } from '../../src/app/app.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
+import { bootData, type BootedData } from '../../src/app/boot.js';
+import { createLogger } from '../../src/shared/logger.js';
 import { BASE, makeTempDir } from '../helpers/app.js';
 
 interface Harness {

@@ -1,7 +1,7 @@
 /**
  * One request path (issue 12): every request, on either transport, goes
  * through the same Yoga pipeline. Checked three ways:
- * - a real Node server (src/http/node-transport.ts) answers exactly like
+ * - a real Node server (src/pipeline/transport/node-transport.ts) answers exactly like
  *   `yoga.fetch` on the same app and data, success and every error;
  * - a probe plugin sees the same hooks, in the same order, for the same
  *   request on both transports, and `onResponse` exactly once per request,
@@ -15,14 +15,14 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signatureHeaders } from '../../src/auth/svc1.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import pino from 'pino';
-import { createApp } from '../../src/app.js';
-import { DATABASE_FILE } from '../../src/boot.js';
-import type { GraphQLContext } from '../../src/context.js';
-import { createNodeListener } from '../../src/http/node-transport.js';
-import { requestStateOf } from '../../src/http/request-state.js';
-import { buildSchema } from '../../src/schema.js';
+import { createApp } from '../../src/app/app.js';
+import { DATABASE_FILE } from '../../src/app/boot.js';
+import type { GraphQLContext } from '../../src/graphql/context.js';
+import { createNodeListener } from '../../src/pipeline/transport/node-transport.js';
+import { requestStateOf } from '../../src/pipeline/request-state.js';
+import { buildSchema } from '../../src/graphql/schema.js';
 import { BASE, createTestApp, type TestApp, type Transport } from '../helpers/app.js';
 
 let t: TestApp;

@@ -8,7 +8,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '../../src/errors.js';
+import { ERROR_STATUS } from '../../src/shared/errors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { RECIPES, VOLATILE } from '../helpers/openapi-recipes.js';
 

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
-import { DEMO_CHANNELS } from '../../src/db/seed.js';
+import { DEMO_CHANNELS } from '../../src/modules/admin/demo-seed.js';
 
 let t: TestApp;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 /**
- * The Postgres store (src/db/pg-store.ts) against a real Postgres: two
+ * The Postgres store (src/storage/postgres/store.ts) against a real Postgres: two
  * stores on one database stand for two replicas. Changes committed through
  * one reach the other's catalogue within the contract's 1 s (LISTEN/NOTIFY),
  * also when the notification is lost (poll catch-up), and never skip a
@@ -11,9 +11,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bootData, type BootedData } from '../../src/boot.js';
-import { PgStore } from '../../src/db/pg-store.js';
-import { AdminService } from '../../src/services/admin.js';
+import { bootData, type BootedData } from '../../src/app/boot.js';
+import { PgStore } from '../../src/storage/postgres/store.js';
+import { AdminService } from '../../src/modules/admin/service.js';
 import { makeTempDir } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engine.js';
 

@@ -7,12 +7,12 @@
  * the app's own database, as the admin CLI makes them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
-import { formatInstant } from '../../src/domain/pricing.js';
-import { AdminError, AdminService } from '../../src/services/admin.js';
-import { openPgStore } from '../../src/db/pg-store.js';
-import { openSqliteStore } from '../../src/db/sqlite-store.js';
-import type { Store } from '../../src/db/store.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
+import { formatInstant } from '../../src/modules/pricing/domain/pricing.js';
+import { AdminError, AdminService } from '../../src/modules/admin/service.js';
+import { openPgStore } from '../../src/storage/postgres/store.js';
+import { openSqliteStore } from '../../src/storage/sqlite/store.js';
+import type { Store } from '../../src/storage/store.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;

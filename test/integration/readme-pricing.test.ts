@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
-import { AdminService } from '../../src/services/admin.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
+import { AdminService } from '../../src/modules/admin/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { ROOT } from '../helpers/ops.js';
 

@@ -7,9 +7,9 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SecretBox, SecretDecryptionError } from '../../src/auth/secret-box.js';
-import { bootData, DATABASE_FILE } from '../../src/boot.js';
-import { AdminService } from '../../src/services/admin.js';
+import { SecretBox, SecretDecryptionError } from '../../src/modules/auth/secret-box.js';
+import { bootData, DATABASE_FILE } from '../../src/app/boot.js';
+import { AdminService } from '../../src/modules/admin/service.js';
 import { makeTempDir } from '../helpers/app.js';
 
 const dirs: string[] = [];

@@ -9,7 +9,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { localServicesSkipReason, startRedis, type LocalService } from '../helpers/local-services.js';
 

@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sha256Hex, stringToSign } from '../../src/auth/svc1.js';
-import { generateKey } from '../../src/auth/keys.js';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import { sha256Hex, stringToSign } from '../../src/modules/auth/svc1.js';
+import { generateKey } from '../../src/modules/auth/keys.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { createTestApp, makeTempDir, type TestApp } from '../helpers/app.js';
 import { PROJECT_ROOT } from '../helpers/server.js';
 
@@ -60,7 +60,7 @@ describe('SIGNATURE_MISMATCH debugging details', () => {
 
   it('a body changed after signing shows a different bodySha256 than the client computed', async () => {
     // Sign one body, send another: the hashes tell the integrator the body is the differing line.
-    const { signatureHeaders } = await import('../../src/auth/svc1.js');
+    const { signatureHeaders } = await import('../../src/modules/auth/svc1.js');
     const timestamp = String(Math.floor(t.clock.now / 1000));
     const headers = signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'POST', target: '/v1/payments/calculate', body: BODY, timestamp });
     const sent = BODY.replace('150000', '150001');
@@ -76,7 +76,7 @@ describe('the SIGNATURE_MISMATCH hint leads to the differing line', () => {
   const TARGET = '/v1/payments/calculate';
 
   async function mismatch(opts: { signedTarget?: string; secret?: string }): Promise<Record<string, string>> {
-    const { signatureHeaders } = await import('../../src/auth/svc1.js');
+    const { signatureHeaders } = await import('../../src/modules/auth/svc1.js');
     const timestamp = String(Math.floor(t.clock.now / 1000));
     const headers = signatureHeaders(t.approved.apiKey, opts.secret ?? t.approved.apiSecret, { method: 'POST', target: opts.signedTarget ?? TARGET, body: BODY, timestamp });
     const res = await t.fetch(TARGET, { method: 'POST', body: BODY, headers: { ...headers, 'content-type': 'application/json' } });

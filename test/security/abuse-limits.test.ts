@@ -4,7 +4,7 @@
  */
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_ABUSE_LIMITS } from '../../src/plugins/use-abuse-limits.js';
+import { DEFAULT_ABUSE_LIMITS } from '../../src/pipeline/plugins/use-abuse-limits.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 interface GqlBody {

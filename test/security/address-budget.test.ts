@@ -7,7 +7,7 @@
  * real server with TEST_TRANSPORT=node, one shared unknown address in-process.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULT_RATE_LIMIT } from '../../src/app.js';
+import { DEFAULT_RATE_LIMIT } from '../../src/app/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp | undefined;

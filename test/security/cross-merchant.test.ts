@@ -5,7 +5,7 @@
  * at, and the response carries nothing of B.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DEMO_CHANNELS, type DemoMerchantCredentials } from '../../src/db/seed.js';
+import { DEMO_CHANNELS, type DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 // Many sequential requests: generous on a shared, loaded machine (no timing is asserted).

@@ -10,10 +10,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { generateKey } from '../../src/auth/keys.js';
-import { DATABASE_FILE } from '../../src/boot.js';
+import { generateKey } from '../../src/modules/auth/keys.js';
+import { DATABASE_FILE } from '../../src/app/boot.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
-import type { DemoMerchantCredentials } from '../../src/db/seed.js';
+import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 
 // Many sequential requests: generous on a shared, loaded machine (no timing is asserted).
 vi.setConfig({ testTimeout: 60_000 });
@@ -45,7 +45,7 @@ afterEach(() => {
 });
 
 async function expectUnavailable(): Promise<void> {
-  // The promise of src/db/client.ts check(): a fault is seen by every request from the next event-loop
+  // The promise of src/storage/sqlite/database.ts check(): a fault is seen by every request from the next event-loop
   // turn on. In-process requests (yoga.fetch) involve no I/O, so the test moves to the next turn itself;
   // over HTTP (TEST_TRANSPORT=node) every request arrives in a later turn anyway.
   await new Promise((resolve) => setImmediate(resolve));

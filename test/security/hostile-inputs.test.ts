@@ -8,7 +8,7 @@
 import net from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { signatureHeaders } from '../../src/auth/svc1.js';
+import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { LEAK, serveRaw, type RawResponse, type RawServer } from '../helpers/raw-http.js';
 

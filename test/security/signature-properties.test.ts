@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { sign } from '../../src/auth/svc1.js';
+import { sign } from '../../src/modules/auth/svc1.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { LEAK, serveRaw, type RawServer } from '../helpers/raw-http.js';
 

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ERROR_STATUS } from '../../src/errors.js';
+import { ERROR_STATUS } from '../../src/shared/errors.js';
 import { SVC1_VECTORS, VECTOR_KEY, VECTOR_SECRET, VECTOR_TIMESTAMP } from '../helpers/svc1-vectors.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -46,7 +46,7 @@ describe('docs/API.md', () => {
     }
   });
 
-  it('has the error table of src/errors.ts, every code with its status', () => {
+  it('has the error table of src/shared/errors.ts, every code with its status', () => {
     const rows = [...api.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1], Number(m[2])]);
     expect(Object.fromEntries(rows)).toEqual(ERROR_STATUS);
   });

@@ -1,10 +1,10 @@
 /**
- * The in-memory catalogue (src/db/catalog.ts): effective channel lists with
+ * The in-memory catalogue (src/modules/catalogue/catalog.ts): effective channel lists with
  * overrides, key lookups, and targeted invalidation — a change rebuilds what
  * it affects and nothing else.
  */
 import { describe, expect, it } from 'vitest';
-import { Catalog, type CatalogRows, type ChannelRow, type MerchantChannelRow } from '../../src/db/catalog.js';
+import { Catalog, type CatalogRows, type ChannelRow, type MerchantChannelRow } from '../../src/modules/catalogue/catalog.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 

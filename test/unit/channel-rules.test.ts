@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_CHANNELS } from '../../src/db/seed.js';
-import { applyOverrides, channelCreateSchema, channelUpdateSchema, effectiveSettingsProblems, overridesSchema, type ChannelSettings } from '../../src/domain/channel-rules.js';
+import { DEMO_CHANNELS } from '../../src/modules/admin/demo-seed.js';
+import { applyOverrides, channelCreateSchema, channelUpdateSchema, effectiveSettingsProblems, overridesSchema, type ChannelSettings } from '../../src/modules/channels/domain/channel-rules.js';
 
 const base: ChannelSettings = {
   feePercentage: '0.7', feeValue: '0', additionalFeePercentage: '0', additionalFeeValue: '0', minAmount: '1000', maxAmount: '10000000', feeChargedToCustomer: true,

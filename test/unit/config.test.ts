@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, ENV_VARIABLES, loadConfig } from '../../src/config.js';
+import { ConfigError, ENV_VARIABLES, loadConfig } from '../../src/shared/config.js';
 
 describe('configuration', () => {
   it('the README table lists every variable with its default', () => {

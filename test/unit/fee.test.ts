@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { calculateFee, type FeeSchedule } from '../../src/domain/fee.js';
-import { Big } from '../../src/domain/money.js';
+import { calculateFee, type FeeSchedule } from '../../src/modules/pricing/domain/fee.js';
+import { Big } from '../../src/shared/money.js';
 
 function schedule(over: Partial<FeeSchedule> & { pct?: string; fixed?: string; addPct?: string; addFixed?: string } = {}): FeeSchedule {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { generateKey } from '../../src/auth/keys.js';
+import { generateKey } from '../../src/modules/auth/keys.js';
 
 describe('generateKey', () => {
   it.each(['test', 'live'] as const)('%s: pk_/sk_ prefixes and at least 256 random bits in the secret', (mode) => {

@@ -1,5 +1,5 @@
 /**
- * The production log destination (src/logger.ts: lines of one event-loop turn written together at the end of
+ * The production log destination (src/shared/logger.ts: lines of one event-loop turn written together at the end of
  * that turn): none is lost when the process ends on its own, however it ends, and none waits for later traffic.
  */
 import { execFile } from 'node:child_process';
@@ -8,14 +8,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { TurnBatchedDestination } from '../../src/logger.js';
+import { TurnBatchedDestination } from '../../src/shared/logger.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
 describe('turn-batched log destination', () => {
   it.each(['process.exit(0)', 'process.exitCode = 3', 'throw new Error("boom")'])('every line reaches stdout when the process ends with %s', async (ending) => {
     const script = `
-      import { createLogger } from './src/logger.ts';
+      import { createLogger } from './src/shared/logger.ts';
       const logger = createLogger({ logLevel: 'info', logFormat: 'json' });
       for (let i = 0; i < 500; i++) logger.info({ n: i }, 'request');
       ${ending};`;

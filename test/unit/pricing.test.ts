@@ -7,8 +7,8 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { calculateFee } from '../../src/domain/fee.js';
-import { Big, scaleOf, toDecimalString } from '../../src/domain/money.js';
+import { calculateFee } from '../../src/modules/pricing/domain/fee.js';
+import { Big, scaleOf, toDecimalString } from '../../src/shared/money.js';
 import {
   bandFor,
   DEFAULT_CATEGORY,
@@ -27,7 +27,7 @@ import {
   type FeeRule,
   type RuleScope,
   type RuleSubject,
-} from '../../src/domain/pricing.js';
+} from '../../src/modules/pricing/domain/pricing.js';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const T1 = Date.parse('2025-07-01T00:00:00.000Z'); // a scheduled change

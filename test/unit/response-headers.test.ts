@@ -1,12 +1,12 @@
 /**
- * ResponseHeaders (src/http/responses.ts): the headers object of every response the service builds itself.
+ * ResponseHeaders (src/pipeline/responses.ts): the headers object of every response the service builds itself.
  * It must behave as fetch's `Headers` does for everything the pipeline and the transport use, and become the
  * ponyfill Response's own `headers` (the reason it exists: no dictionary-mode object per response).
  */
 // The Response Yoga's pipeline builds (the fetch ponyfill), as @whatwg-node/server re-exports it.
 import { Response as PonyfillResponse } from '@whatwg-node/server';
 import { describe, expect, it } from 'vitest';
-import { ResponseHeaders, responseHeaders } from '../../src/http/responses.js';
+import { ResponseHeaders, responseHeaders } from '../../src/pipeline/responses.js';
 
 describe('ResponseHeaders', () => {
   it('is case-insensitive, keeps insertion order, and never modifies its init', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sign } from '../../src/auth/svc1.js';
+import { sign } from '../../src/modules/auth/svc1.js';
 import { signRequestWeb } from '../../src/client/svc1-web.js';
 import { SVC1_VECTORS, VECTOR_KEY, VECTOR_SECRET, VECTOR_TIMESTAMP } from '../helpers/svc1-vectors.js';
 

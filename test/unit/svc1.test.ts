@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EMPTY_BODY_SHA256, hmacBytes, sha256Hex, sign, signatureMatches, stringToSign, type SignedParts } from '../../src/auth/svc1.js';
+import { EMPTY_BODY_SHA256, hmacBytes, sha256Hex, sign, signatureMatches, stringToSign, type SignedParts } from '../../src/modules/auth/svc1.js';
 import { SVC1_VECTORS, VECTOR_KEY, VECTOR_SECRET, VECTOR_TIMESTAMP } from '../helpers/svc1-vectors.js';
 
 const KEY = VECTOR_KEY;

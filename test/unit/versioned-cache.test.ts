@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { VersionedCache } from '../../src/cache/versioned-cache.js';
+import { VersionedCache } from '../../src/shared/versioned-cache.js';
 
 describe('VersionedCache', () => {
   it('serves a value until the version changes, then rebuilds', () => {

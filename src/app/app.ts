@@ -1,0 +1,289 @@
+/**
+ * Assembly of the service: repositories → services → Yoga with the plugin
+ * pipeline. `createApp` does no network I/O, so tests drive the returned
+ * `yoga.fetch` in-process against a temporary database.
+ */
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { SecretBox } from '../modules/auth/secret-box.js';
+import type { Store } from '../storage/store.js';
+import type { GraphQLContext, Services } from '../graphql/context.js';
+import { AppError } from '../shared/errors.js';
+import type { DataVersion } from '../storage/sqlite/data-version.js';
+import { createMaskError } from '../pipeline/error-normalizer.js';
+import { createNodeListener, type NodeHandler } from '../pipeline/transport/node-transport.js';
+import { useAnswerCache, type AnswerCacheStats } from '../pipeline/plugins/use-answer-cache.js';
+import { requestStateOf } from '../pipeline/request-state.js';
+import { useDatabaseHealth } from '../pipeline/plugins/use-database-health.js';
+import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from '../pipeline/plugins/use-abuse-limits.js';
+import { buildOpenApiDocument } from '../modules/docs/openapi-document.js';
+import { FAVICON_PATH, useApiDocs } from '../pipeline/plugins/use-api-docs.js';
+import { useHttpCaching } from '../pipeline/plugins/use-http-caching.js';
+import { IMAGE_PREFIX, useChannelImages } from '../pipeline/plugins/use-channel-images.js';
+import { useMetrics } from '../pipeline/plugins/use-metrics.js';
+import { useRequestContext } from '../pipeline/plugins/use-request-context.js';
+import { useRateLimit, type RateLimitOptions } from '../pipeline/plugins/use-rate-limit.js';
+import type { SharedRateLimitStore } from '../pipeline/plugins/rate-limit-budgets.js';
+import { useRestAdapter } from '../pipeline/plugins/use-rest-adapter.js';
+import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '../pipeline/plugins/use-live-streams.js';
+import { ChangeFeed } from '../modules/live/change-feed.js';
+import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
+import { useStandardVariableCoercion } from '../pipeline/plugins/use-standard-variable-coercion.js';
+import type { ChannelRepository } from '../modules/catalogue/records.js';
+import { buildSchema } from '../graphql/schema.js';
+import { ChannelService } from '../modules/channels/service.js';
+import { FeeService } from '../modules/pricing/service.js';
+
+export const GRAPHQL_ENDPOINT = '/graphql';
+export const REST_PREFIX = '/v1/payments';
+export const METRICS_PATH = '/metrics';
+
+/** Route templates for metric labels: a fixed set, so raw paths never become label values. (`/docs` and
+ * `/v1/openapi.json` are DOCS_PATH and OPENAPI_PATH, spelled out: those constants are declared further down.) */
+const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH, '/docs', '/v1/openapi.json', FAVICON_PATH]);
+
+/** The route template of a request path (`unmatched` for anything unknown). */
+export function routeTemplateOf(pathname: string): string {
+  if (ROUTE_TEMPLATES.has(pathname)) return pathname;
+  if (pathname.startsWith(IMAGE_PREFIX)) return `${IMAGE_PREFIX}:file`;
+  return 'unmatched';
+}
+
+/** Metrics settings of an app. */
+export interface AppMetricsOptions {
+  /** Registry to use (default: a new one per app, so in-process apps do not share counters). */
+  registry?: Registry;
+  /** Bearer token required by GET /metrics; null/absent = public. */
+  token?: string | null;
+  /** Also collect the default process metrics (`process_*`, `nodejs_*`); on in the server, off by default. */
+  collectDefault?: boolean;
+}
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const DOCS_PATH = '/docs';
+
+/** What the app needs from its environment. */
+export interface AppOptions {
+  /** The database (either engine) and its in-memory catalogue. */
+  store: Store;
+  secretBox: SecretBox;
+  logger: Logger;
+  maxSkewSeconds: number;
+  bodyLimitBytes: number;
+  /** Clock in ms (tests move it). */
+  now?: () => number;
+  /** Prometheus metrics at GET /metrics (see src/pipeline/plugins/use-metrics.ts). */
+  metrics?: AppMetricsOptions;
+  /** GraphQL document and execution limits (default {@link DEFAULT_ABUSE_LIMITS}). */
+  abuseLimits?: AbuseLimitOptions;
+  /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}); `redisUrl` shares them across replicas. */
+  rateLimit?: RateLimitOptions;
+  /** Successful answers kept per (API key, exact request) until the data changes; 0 = none (default 10,000). */
+  answerCacheEntries?: number;
+  /** GraphQL subscriptions over Server-Sent Events (contract §8); defaults in {@link LiveUpdateOptions}. */
+  liveUpdates?: LiveUpdateOptions;
+  /** Further Yoga plugins, after all of the service's own: they run for every request on every transport. */
+  plugins?: Plugin[];
+  /**
+   * Names of pipeline plugins to leave out (the keys of the list in createApp). For the per-plugin cost
+   * ablations of `npm run bench:pipeline` and `npm run bench:ab -- --without` only: never set when serving
+   * (`npm start` passes none, and no configuration can). Unknown names throw.
+   */
+  omitPlugins?: readonly string[];
+}
+
+/** Settings of the live channel updates (contract §8). */
+export interface LiveUpdateOptions {
+  /** Open event streams per API key and process (SUBSCRIPTIONS_PER_KEY; default 10). */
+  maxStreamsPerKey?: number;
+  /** Heartbeat comment interval in ms (default 15,000). */
+  heartbeatMs?: number;
+  /** How often an idle SQLite catalogue is caught up while streams are open, ms (default 200). */
+  catchUpIntervalMs?: number;
+}
+
+/** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
+export const DEFAULT_RATE_LIMIT: RateLimitOptions = { keyRatePerSecond: 50, keyBurst: 100, authFailuresPerMinute: 20 };
+
+/** The assembled service. */
+export interface App {
+  yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
+  services: Services;
+  /** The database and catalogue the app serves from. */
+  store: Store;
+  /** The registry GET /metrics serves. */
+  metricsRegistry: Registry;
+  /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */
+  beginShutdown(): void;
+  /** The Node `request` listener to serve: every request through `yoga`'s one pipeline (src/pipeline/transport/node-transport.ts). */
+  handler: NodeHandler;
+  /** Answers served from the answer caches (src/pipeline/plugins/use-answer-cache.ts). */
+  answerCacheStats: AnswerCacheStats;
+  /** The shared rate-limit store (REDIS_URL), or null when budgets are per process. */
+  rateLimitStore: SharedRateLimitStore | null;
+  /** Release what the app holds besides the store (the Redis connection); the store is closed by its owner. */
+  close(): Promise<void>;
+}
+
+/**
+ * The plugin's query execution only; subscriptions run on graphql-js. graphql-jit's compiled subscriptions
+ * mis-coerce custom scalar variables (`Decimal` in `paymentChannelsChanged(filter: $f)` was refused) and
+ * wrap a failed subscribe into a stream that never completes; a subscription executes once per change,
+ * so compiling it buys nothing.
+ */
+/**
+ * A plugin whose `onRequest` only concerns one exact path. Yoga's readiness check matches every request
+ * against a URLPattern (measured: 3 % of a request's CPU); the pathname comparison is the same test.
+ */
+function onlyOnPath(pathname: string, plugin: Plugin): Plugin {
+  const onRequest = plugin.onRequest;
+  if (!onRequest) return plugin;
+  return { ...plugin, onRequest: (payload) => (payload.url.pathname === pathname ? onRequest(payload) : undefined) };
+}
+
+function queriesOnly(plugin: ReturnType<typeof useGraphQlJit>): Plugin {
+  return { onExecute: plugin.onExecute };
+}
+
+export function createApp(options: AppOptions): App {
+  const { store, logger } = options;
+  // Requests read the in-memory catalogue (src/modules/catalogue/catalog.ts), never the database, on either engine. Every
+  // cache keyed by `dataVersion` (key material, REST bodies, answers) is dropped when the catalogue changes.
+  const dataVersion: DataVersion = () => store.version();
+  const catalog = store.catalog;
+  const channelRepo: ChannelRepository = catalog;
+  const channelService = new ChannelService(channelRepo);
+  // Well under the contract's 1 s from commit to event, and one cheap `PRAGMA data_version` per tick on SQLite.
+  const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? 200, logger });
+  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes };
+  const metricsRegistry = options.metrics?.registry ?? new Registry();
+  if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
+  let shuttingDown = false;
+
+  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry });
+
+  const signatureOptions: SignatureAuthOptions = {
+    findActiveKey: (keyId) => catalog.findActiveKey(keyId),
+    secretBox: options.secretBox,
+    maxSkewSeconds: options.maxSkewSeconds,
+    bodyLimitBytes: options.bodyLimitBytes,
+    isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
+    now: options.now,
+    dataVersion,
+  };
+
+  const requestContextPlugin = useRequestContext({
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    restPrefix: REST_PREFIX,
+    publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH, FAVICON_PATH],
+    logger,
+  });
+  const readinessPlugin = onlyOnPath('/ready', useReadinessCheck({
+    endpoint: '/ready',
+    check: () => {
+      // Draining: tell load balancers to stop sending traffic before the listener closes.
+      if (shuttingDown) return false;
+      const checked = store.check();
+      const status = checked.ok ? store.probe() : checked;
+      if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
+      return status.ok;
+    },
+  }));
+  const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) });
+  const signaturePlugin = useSignatureAuth(signatureOptions);
+  const restPlugin = useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT });
+  const liveStreamsPlugin = useLiveStreams({
+    maxStreamsPerKey: options.liveUpdates?.maxStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
+    heartbeatMs: options.liveUpdates?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    logger,
+    registry: metricsRegistry,
+  });
+  const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };
+  const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
+
+  const named: [string, Plugin][] = [
+    // First of all: its onResponse keeps a fresh success before any other hook (ETag, request id) sees it.
+    ['answerCacheStore', answerCache.store],
+    // First: its onResponse turns a 401 past the address budget into 429 before any other hook sees the status.
+    ['addressGate', rateLimit.addressGate],
+    // Early so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
+    ['httpCaching', useHttpCaching()],
+    ['requestContext', requestContextPlugin],
+    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf })],
+    ['readiness', readinessPlugin],
+    ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
+    ['channelImages', imagesPlugin],
+    ['apiDocs', useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() })],
+    ['signature', signaturePlugin],
+    ['keyLimit', rateLimit.keyLimit],
+    // After auth and the key's rate budget: a kept answer is only given to a verified caller who spent a token.
+    ['answerCacheLookup', answerCache.lookup],
+    // After auth and the key's rate budget: a stream open is a verified request that spent a token.
+    ['liveStreams', liveStreamsPlugin],
+    ['restAdapter', restPlugin],
+    // Variable errors worded by graphql-js whatever executes (a refused variable is re-checked by graphql-js).
+    ['variableCoercion', useStandardVariableCoercion()],
+    // Compiled execution per (cached) document. Before the abuse limits: their execution timeout wraps
+    // whatever execute function is current when their hook runs, so it must wrap the JIT's.
+    ['jit', queriesOnly(useGraphQlJit())],
+    ['abuseLimits', useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS)],
+    ...(options.plugins ?? []).map((p, i): [string, Plugin] => [`extra${i}`, p]),
+  ];
+  const omit = new Set(options.omitPlugins ?? []);
+  for (const name of omit) {
+    if (named.some(([n]) => n === name)) continue;
+    // Nothing may outlive a refused app: stop the change feed and the limiter started above.
+    changes.shutdown();
+    rateLimit.close();
+    throw new Error(`omitPlugins: no plugin named ${name}`);
+  }
+  const plugins = named.filter(([name]) => !omit.has(name)).map(([, plugin]) => plugin);
+
+  const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
+    schema: buildSchema(),
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
+    healthCheckEndpoint: '/health',
+    landingPage: false,
+    // The bundled, signing GraphiQL page (no CDN) is served by useApiDocs (src/modules/docs/graphiql-page.ts): compressed,
+    // cached, and counted and logged like every request, which Yoga's own GraphiQL plugin (ahead of all user plugins) is not.
+    graphiql: false,
+    batching: false,
+    multipart: false,
+    // Request bodies are bounded by the signature plugin, which reads every body (all GraphQL POSTs are signed)
+    // with the limit before Yoga parses it. Yoga's own limit would wrap each body in a second stream.
+    maxRequestBodySize: false,
+    // Errors are logged once, with the request id, by useRequestContext.
+    logging: false,
+    maskedErrors: { maskError: createMaskError() },
+    context: (initial): GraphQLContext => {
+      const state = requestStateOf(initial);
+      // Invariant: the signature plugin established the principal; never execute without one.
+      if (!state?.principal) throw new AppError('AUTH_HEADER_MISSING', 'Authentication required.');
+      return { principal: state.principal, services, requestId: state.id };
+    },
+    plugins,
+  });
+
+  // One pipeline for every request: the Node listener hands each one to `yoga.handleRequest`, like yoga.fetch.
+  const handler = createNodeListener({ yoga, logger });
+
+  return {
+    yoga,
+    services,
+    store,
+    metricsRegistry,
+    beginShutdown: () => {
+      shuttingDown = true;
+      // Open event streams would hold the process until the shutdown timeout: end them now (clients reconnect).
+      changes.shutdown();
+    },
+    handler,
+    answerCacheStats,
+    rateLimitStore: rateLimit.store,
+    close: async () => {
+      changes.shutdown();
+      rateLimit.close();
+    },
+  };
+}

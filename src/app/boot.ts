@@ -1,0 +1,187 @@
+/**
+ * Start-up of the data: create DATA_DIR, open and migrate the database
+ * (SQLite in DATA_DIR, or Postgres from DATABASE_URL), load the master key
+ * and prove it decrypts stored secrets, seed demo data into an empty
+ * database. Every failure is a {@link BootError}
+ * with a message an operator can act on.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadOrCreateMasterKey, MASTER_KEY_FILE, SecretBox, SecretDecryptionError } from '../modules/auth/secret-box.js';
+import type { Config } from '../shared/config.js';
+import type { Logger } from 'pino';
+import type { DatabaseHandle } from '../storage/sqlite/database.js';
+import { openPgStore, redactUrl } from '../storage/postgres/store.js';
+import { seedDemoData, type DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
+import { openSqliteStore, type SqliteStore } from '../storage/sqlite/store.js';
+import type { Store } from '../storage/store.js';
+import { PgAdminRepository } from '../storage/postgres/admin.js';
+import type { AdminRepository } from '../storage/sqlite/admin.js';
+
+export class BootError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'BootError';
+  }
+}
+
+/** Everything the server needs from DATA_DIR. */
+export interface BootedData {
+  /** The database and its in-memory catalogue (either engine). */
+  store: Store;
+  /** The SQLite handle when the engine is SQLite (file-level tools and tests), else undefined. */
+  database: DatabaseHandle | undefined;
+  secretBox: SecretBox;
+  masterKeySource: string;
+  /** Set only on the start that seeded the demo data. */
+  seeded: DemoMerchantCredentials[] | null;
+  credentialsFile: string;
+}
+
+export const DATABASE_FILE = 'gateway.db';
+export const CREDENTIALS_FILE = 'demo-credentials.json';
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Bytes the start-up write probe needs free in DATA_DIR (room for the database to grow a little). */
+export const WRITE_PROBE_BYTES = 256 * 1024;
+
+/**
+ * Prove DATA_DIR takes writes by writing (and syncing) a probe file:
+ * `access()` says nothing about a full disk, and nothing at all for root.
+ */
+function probeWritable(dataDir: string): void {
+  const probe = path.join(dataDir, `.write-probe-${process.pid}`);
+  try {
+    const fd = fs.openSync(probe, 'w', 0o600);
+    try {
+      const zeros = Buffer.alloc(WRITE_PROBE_BYTES);
+      // writeSync may write less than asked on a nearly full disk; the next write then fails.
+      for (let done = 0; done < zeros.length; ) done += fs.writeSync(fd, zeros, done, zeros.length - done);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const full = code === 'ENOSPC' || code === 'EDQUOT' || code === 'EFBIG';
+    throw new BootError(
+      full
+        ? `DATA_DIR ${dataDir} is full: cannot write ${WRITE_PROBE_BYTES} bytes (${describe(err)}). Free some space or point DATA_DIR elsewhere.`
+        : `DATA_DIR ${dataDir} is not writable (${describe(err)}). Fix its permissions or point DATA_DIR elsewhere.`,
+      { cause: err },
+    );
+  } finally {
+    fs.rmSync(probe, { force: true });
+  }
+}
+
+/** Options of {@link bootData}. */
+export interface BootOptions {
+  logger?: Logger;
+  /** Keep the catalogue current (servers; default). False for one-shot tools such as the admin CLI. */
+  watch?: boolean;
+}
+
+/**
+ * Prove the master key decrypts stored secrets and seed an empty database.
+ * On Postgres this runs under the boot lock, so of several replicas starting
+ * together exactly one seeds and the others then find the data (and refuse
+ * to start if their master key cannot decrypt it).
+ */
+async function prepareData(
+  repo: AdminRepository,
+  config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'>,
+): Promise<Pick<BootedData, 'secretBox' | 'masterKeySource' | 'seeded' | 'credentialsFile'>> {
+  const { dataDir } = config;
+  const sample = await repo.anyKey();
+  // Generating a fresh master.key next to existing ciphertexts would only hide the real problem (a lost key file).
+  if (sample && !config.masterKey && !fs.existsSync(path.join(dataDir, MASTER_KEY_FILE))) {
+    throw new BootError(
+      `the database holds encrypted API secrets but no master key is configured: ${path.join(dataDir, MASTER_KEY_FILE)} is missing and MASTER_KEY is not set. Restore the key file or set MASTER_KEY (every replica must use the same one); a new key cannot decrypt the stored secrets.`,
+    );
+  }
+  let master;
+  try {
+    master = loadOrCreateMasterKey(dataDir, config.masterKey);
+  } catch (err) {
+    throw new BootError(`cannot load or create the master key: ${describe(err)}`, { cause: err });
+  }
+  const secretBox = new SecretBox(master.key);
+
+  // A wrong master key must stop the start, not produce signatures that never match.
+  if (sample) {
+    try {
+      secretBox.decrypt(sample.id, sample.secretCiphertext);
+    } catch (err) {
+      if (err instanceof SecretDecryptionError) {
+        throw new BootError(
+          `the master key from ${master.source} does not decrypt the stored API secrets (${err.message}). Every replica and the admin CLI must use the same MASTER_KEY.`,
+          { cause: err },
+        );
+      }
+      throw err;
+    }
+  }
+
+  const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
+  let seeded: DemoMerchantCredentials[] | null = null;
+  if (config.seedDemoData && (await repo.isEmpty())) {
+    seeded = await seedDemoData(repo, secretBox);
+    fs.writeFileSync(credentialsFile, `${JSON.stringify({ merchants: seeded }, null, 2)}\n`, { mode: 0o600 });
+  }
+  return { secretBox, masterKeySource: master.source, seeded, credentialsFile };
+}
+
+/**
+ * Open the database (Postgres when `databaseUrl` is set, else SQLite in
+ * DATA_DIR), migrate it, prove the master key and seed demo data into an
+ * empty database. DATA_DIR is needed on both engines (master.key unless
+ * MASTER_KEY is set, demo-credentials.json).
+ */
+export async function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'> & { databaseUrl?: string | null }, options: BootOptions = {}): Promise<BootedData> {
+  const { dataDir } = config;
+  try {
+    fs.mkdirSync(dataDir, { recursive: true });
+    fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.R_OK);
+  } catch (err) {
+    throw new BootError(`DATA_DIR ${dataDir} cannot be created or is not writable: ${describe(err)}`, { cause: err });
+  }
+  probeWritable(dataDir);
+
+  if (config.databaseUrl) {
+    let opened;
+    try {
+      opened = await openPgStore(config.databaseUrl, {
+        logger: options.logger,
+        watch: options.watch,
+        prepare: (_store, db) => prepareData(new PgAdminRepository(db), config),
+      });
+    } catch (err) {
+      if (err instanceof BootError) throw err;
+      throw new BootError(`cannot open or migrate the Postgres database ${redactUrl(config.databaseUrl)}: ${describe(err)}`, { cause: err });
+    }
+    return { store: opened.store, database: undefined, ...opened.prepared! };
+  }
+
+  let store: SqliteStore;
+  try {
+    store = openSqliteStore(path.join(dataDir, DATABASE_FILE), { logger: options.logger });
+  } catch (err) {
+    throw new BootError(`cannot open or migrate the database in ${dataDir}: ${describe(err)}`, { cause: err });
+  }
+  try {
+    const prepared = await prepareData(store.admin, config);
+    // Servers load the catalogue now, so a database they cannot read stops the start instead of the first request.
+    if (options.watch !== false) {
+      const status = store.check();
+      if (!status.ok) throw new BootError(`cannot load the catalogue from ${store.location}: ${status.reason}`);
+    }
+    return { store, database: store.sqlite, ...prepared };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}

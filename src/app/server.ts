@@ -1,0 +1,136 @@
+/**
+ * The HTTP server process behind `npm start` (src/main.ts): configuration, data, the app's one pipeline on
+ * node:http, graceful shutdown. Separate from the entry point so that a benchmark harness can start exactly
+ * this server with a plugin left out (bench/servers/project-ablation.ts) without a second copy of it.
+ */
+import cluster from 'node:cluster';
+import fs from 'node:fs';
+import { createServer } from 'node:http';
+import { createApp } from './app.js';
+import { BootError, bootData } from './boot.js';
+import { ConfigError, loadConfig, type Config } from '../shared/config.js';
+import { firstCallHelp } from '../cli/first-call.js';
+import { createLogger } from '../shared/logger.js';
+import { tuneHeap } from './heap.js';
+
+function fail(message: string): never {
+  process.stderr.write(`\nerror: ${message}\n\n`);
+  process.exit(1);
+}
+
+/** What a caller of {@link serve} may change; `npm start` changes nothing. */
+export interface ServeOptions {
+  /**
+   * Pipeline plugins left out by name (AppOptions.omitPlugins), for the under-load ablation of
+   * `npm run bench:ab -- --without …` (bench/servers/project-ablation.ts) only. Never read from configuration:
+   * no environment variable of a running service can switch a plugin (the signature check among them) off.
+   */
+  omitPlugins?: string[];
+}
+
+/**
+ * Validate configuration, prepare DATA_DIR and serve HTTP until SIGTERM/SIGINT (one process, or one cluster
+ * worker). Exits non-zero with every problem printed when it cannot start.
+ */
+export async function serve(options: ServeOptions = {}): Promise<void> {
+  tuneHeap();
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) fail(err.message);
+    throw err;
+  }
+  const logger = createLogger(config);
+
+  let data;
+  try {
+    data = await bootData(config, { logger });
+  } catch (err) {
+    if (err instanceof BootError) fail(err.message);
+    throw err;
+  }
+
+  const app = createApp({
+    store: data.store,
+    secretBox: data.secretBox,
+    logger,
+    maxSkewSeconds: config.maxSkewSeconds,
+    bodyLimitBytes: config.bodyLimitBytes,
+    metrics: { token: config.metricsToken, collectDefault: true },
+    abuseLimits: config.graphqlLimits,
+    answerCacheEntries: config.answerCacheEntries,
+    liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
+    rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, redisUrl: config.redisUrl },
+    omitPlugins: options.omitPlugins,
+  });
+  // Every request through Yoga's one pipeline (src/pipeline/transport/node-transport.ts).
+  const server = createServer(app.handler);
+  // Behind a load balancer the server must outlive the balancer's idle timeout on a kept-alive socket,
+  // or the balancer may send a request on a socket this process is closing (a reset, a 502 for a client).
+  server.keepAliveTimeout = config.keepAliveTimeoutMs;
+  // headersTimeout must exceed keepAliveTimeout (Node closes sockets whose next request headers have not
+  // arrived within headersTimeout, counted from the start of the idle period).
+  server.headersTimeout = config.keepAliveTimeoutMs + 5_000;
+  server.on('error', (err: NodeJS.ErrnoException) => {
+    void data.store.close();
+    fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);
+  });
+
+  server.listen(config.port, config.host, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    logger.info(
+      { baseUrl, database: `${data.store.engine} ${data.store.location}`, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
+      'listening',
+    );
+    // Demo mode only (the credentials file exists): the banner holds a signed demo request, so it goes to
+    // stderr and stdout stays the log stream, JSON lines without any signature.
+    // With WORKERS > 1 only the first worker prints the banner.
+    if (fs.existsSync(data.credentialsFile) && (cluster.worker?.id ?? 1) === 1) process.stderr.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
+  });
+
+  /**
+   * Graceful shutdown (SIGTERM/SIGINT): /ready turns 503 at once; after
+   * SHUTDOWN_DELAY_MS the listener closes (no new connections) while
+   * in-flight requests finish; then the database closes and the process
+   * exits 0. Connections still busy after SHUTDOWN_TIMEOUT_MS are cut.
+   * Both bounds together stay under 10 s (validated in src/shared/config.ts).
+   */
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      // An impatient second Ctrl-C: give up on draining.
+      logger.warn({ signal }, 'second signal: exiting now');
+      server.closeAllConnections();
+      void app.close();
+      process.exit(1);
+    }
+    stopping = true;
+    app.beginShutdown();
+    logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down: not ready');
+    setTimeout(() => {
+      server.close(() => {
+        clearInterval(reaper);
+        void Promise.all([app.close(), data.store.close()])
+          .catch((err) => logger.warn({ err }, 'closing the database or the rate-limit store failed'))
+          .finally(() => {
+            logger.info('stopped');
+            process.exit(0);
+          });
+      });
+      // A keep-alive connection becomes idle when its in-flight response is done; close it then.
+      const reaper = setInterval(() => server.closeIdleConnections(), 50);
+      server.closeIdleConnections();
+      // Logged once the listening socket is closed: from this line on, new connections are refused.
+      logger.info('listener closed; waiting for in-flight requests');
+      setTimeout(() => {
+        logger.warn('shutdown timed out; closing remaining connections');
+        server.closeAllConnections();
+      }, config.shutdownTimeoutMs).unref();
+    }, config.shutdownDelayMs);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}

@@ -1,0 +1,27 @@
+/** The GraphQL execution context. */
+import type { Principal } from '../pipeline/request-state.js';
+import type { ChangeFeed } from '../modules/live/change-feed.js';
+import type { ChannelService } from '../modules/channels/service.js';
+import type { FeeService } from '../modules/pricing/service.js';
+
+/** Services, built once per process. */
+export interface Services {
+  channels: ChannelService;
+  fees: FeeService;
+  /**
+   * Change notifications per API key, for subscriptions (contract §8). Always set by createApp; optional so
+   * that schema-only hosts (the benchmark peers) need not build one: a subscription there fails unexpectedly.
+   */
+  changes?: ChangeFeed;
+}
+
+/**
+ * What every resolver receives. `principal` is always set: execution never starts unauthenticated. A
+ * subscription's context lives as long as its stream; its `principal` is replaced by the key's current one
+ * before every event (src/graphql/subscriptions.ts).
+ */
+export interface GraphQLContext {
+  principal: Principal;
+  services: Services;
+  requestId: string;
+}

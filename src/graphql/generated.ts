@@ -1,0 +1,580 @@
+import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { ChannelView, FeeInfoView } from '../modules/channels/service.js';
+import type { PricedFee, FeeRule as FeeRuleModel, FeeBand as FeeBandModel, AppliedPricing as AppliedPricingModel } from '../modules/pricing/domain/pricing.js';
+import type { Availability } from '../modules/channels/eligibility.js';
+import type { GraphQLContext } from './context.js';
+export type Maybe<T> = T | null;
+export type InputMaybe<T> = Maybe<T>;
+export type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
+export type MakeOptional<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]?: Maybe<T[SubKey]> };
+export type MakeMaybe<T, K extends keyof T> = Omit<T, K> & { [SubKey in K]: Maybe<T[SubKey]> };
+export type MakeEmpty<T extends { [key: string]: unknown }, K extends keyof T> = { [_ in K]?: never };
+export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
+export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
+/** All built-in and custom scalars, mapped to their actual values */
+export type Scalars = {
+  ID: { input: string; output: string; }
+  String: { input: string; output: string; }
+  Boolean: { input: boolean; output: boolean; }
+  Int: { input: number; output: number; }
+  Float: { input: number; output: number; }
+  /**
+   * An exact decimal number, serialised as a JSON number. Money values are in the
+   * currency's major unit and never carry more decimals than the currency's minor
+   * unit (IDR: 0, USD: 2). Input accepts JSON numbers (Int or Float literals); the
+   * server computes with exact decimal arithmetic, never binary floating point.
+   */
+  Decimal: { input: string; output: string | number; }
+};
+
+/** Which rule and which of its bands priced a fee. */
+export type AppliedPricing = {
+  __typename?: 'AppliedPricing';
+  /** The band that contains the amount. */
+  band: FeeBand;
+  /** Zero-based position of the applied band in the rule's bands. */
+  bandIndex: Scalars['Int']['output'];
+  /** ISO 8601 UTC instant from which that rule applies. */
+  effectiveFrom: Scalars['String']['output'];
+  /** Id of the rule applied. */
+  ruleId: Scalars['ID']['output'];
+  /** Who that rule is set for (MERCHANT, CATEGORY or CHANNEL). */
+  source: FeeRuleSource;
+};
+
+/** What to price. */
+export type CalculateFeeInput = {
+  /** Base payment amount in the currency's major unit (> 0, at most the currency's decimals). */
+  amount: Scalars['Decimal']['input'];
+  /** Who pays the fee; defaults to the channel's `isFeeChargedToCustomer`. */
+  chargeFeeToCustomer?: InputMaybe<Scalars['Boolean']['input']>;
+  /** ISO 4217 currency code; must be the channel's currency. */
+  currency: Scalars['String']['input'];
+  /** Optional; when given it must be the authenticated key's merchant. */
+  merchantId?: InputMaybe<Scalars['ID']['input']>;
+  /** Channel code (case-insensitive), e.g. `QRIS`. */
+  method: Scalars['String']['input'];
+};
+
+/** Whether a channel can be selected for a payment. */
+export type ChannelAvailability = {
+  __typename?: 'ChannelAvailability';
+  /** Every reason the channel cannot take the payment, in the order the fee calculation checks them. */
+  reasons: Array<UnavailabilityReason>;
+  /** True when `reasons` is empty: the channel can take the payment. */
+  selectable: Scalars['Boolean']['output'];
+};
+
+/** Operational state of a channel. Only ACTIVE channels accept payments. */
+export type ChannelStatus =
+  /** The channel may be offered to customers. */
+  | 'active'
+  /** The channel is under planned maintenance; do not offer it. */
+  | 'maintenance'
+  /** The channel is down; do not offer it. */
+  | 'offline';
+
+/** One amount band of a fee rule: a payment whose amount is in this band pays percentage + fixed on the whole amount. */
+export type FeeBand = {
+  __typename?: 'FeeBand';
+  /** Fixed part in the currency's major unit. */
+  fixed: Scalars['Decimal']['output'];
+  /** Percentage part in percent (0.3 means 0.3 %). */
+  percentage: Scalars['Decimal']['output'];
+  /** Inclusive upper bound of the amounts this band prices, in the currency's major unit; null for the last band. */
+  upTo: Maybe<Scalars['Decimal']['output']>;
+};
+
+/** Who pays the fees. */
+export type FeeBearer =
+  /** The customer pays them on top: totalAmount = amount + fees, getBalance = amount. */
+  | 'CUSTOMER'
+  /** The merchant absorbs them: totalAmount = amount, getBalance = amount - fees. */
+  | 'MERCHANT';
+
+/** The parts of a fee calculation (published so a checkout can explain the total). */
+export type FeeBreakdown = {
+  __typename?: 'FeeBreakdown';
+  /** The additional fee (`additionalFee`), zero parts when the channel has none. */
+  additionalFee: FeePart;
+  /** The channel fee (`fee`). */
+  fee: FeePart;
+  /** Who pays fee + additionalFee after applying `chargeFeeToCustomer`. */
+  feeBearer: FeeBearer;
+  /** The pricing rule and band that produced `fee`. */
+  pricing: AppliedPricing;
+  /** How the percentage parts were rounded. */
+  rounding: RoundingRule;
+};
+
+/**
+ * The priced payment. With the fee charged to the customer:
+ * totalAmount = amount + fee + additionalFee and getBalance = amount. Otherwise
+ * totalAmount = amount and getBalance = amount - fee - additionalFee.
+ */
+export type FeeCalculation = {
+  __typename?: 'FeeCalculation';
+  /** round_half_up(amount x additionalFeePercentage / 100) + additionalFeeValue. */
+  additionalFee: Scalars['Decimal']['output'];
+  /** The base amount, echoed. */
+  amount: Scalars['Decimal']['output'];
+  /** How `fee` and `additionalFee` were computed, and who bears them. */
+  breakdown: FeeBreakdown;
+  /** ISO 4217 currency code of every amount above. */
+  currency: Scalars['String']['output'];
+  /** round_half_up(amount x feePercentage / 100) + feeValue. */
+  fee: Scalars['Decimal']['output'];
+  /** What the merchant receives. */
+  getBalance: Scalars['Decimal']['output'];
+  /** What the customer pays. */
+  totalAmount: Scalars['Decimal']['output'];
+};
+
+/** Fee settings and amount limits of a channel, in the channel's currency major unit. */
+export type FeeInfo = {
+  __typename?: 'FeeInfo';
+  /** Percentage part of the additional fee (0 when none). */
+  additionalFeePercentage: Scalars['Decimal']['output'];
+  /** Fixed part of the additional fee (0 when none). */
+  additionalFeeValue: Scalars['Decimal']['output'];
+  /** Percentage part of the fee: 0.7 means 0.7 % of the amount. */
+  feePercentage: Scalars['Decimal']['output'];
+  /** Fixed part of the fee. */
+  feeValue: Scalars['Decimal']['output'];
+  /** Largest accepted amount (inclusive). */
+  maxTransactions: Scalars['Decimal']['output'];
+  /** Smallest accepted amount (inclusive). */
+  minTransactions: Scalars['Decimal']['output'];
+};
+
+/** One fee: a rounded percentage of the amount plus a fixed part. */
+export type FeePart = {
+  __typename?: 'FeePart';
+  /** The configured fixed part. */
+  fixedPart: Scalars['Decimal']['output'];
+  /** The configured rate in percent (0.7 means 0.7 %). */
+  percentage: Scalars['Decimal']['output'];
+  /** round_half_up(amount x percentage / 100) to the currency's minor unit. */
+  percentagePart: Scalars['Decimal']['output'];
+  /** percentagePart + fixedPart. */
+  total: Scalars['Decimal']['output'];
+};
+
+/** A pricing rule: amount bands, each pricing the whole amount, in force from `effectiveFrom`. */
+export type FeeRule = {
+  __typename?: 'FeeRule';
+  /** Ascending amount bands; the last one has no upper bound. */
+  bands: Array<FeeBand>;
+  /** The category the rule is set for when `source` is CATEGORY, else null. */
+  category: Maybe<Scalars['String']['output']>;
+  /** ISO 8601 UTC instant from which the rule applies. */
+  effectiveFrom: Scalars['String']['output'];
+  /** Rule id (UUID; `flat:`-prefixed for the implicit rule of a flat fee setting). */
+  id: Scalars['ID']['output'];
+  /** Who the rule is set for. */
+  source: FeeRuleSource;
+};
+
+/** Who a pricing rule is set for; the most specific one in force applies (MERCHANT, then CATEGORY, then CHANNEL). */
+export type FeeRuleSource =
+  /** A rule for the merchant's category (e.g. `micro`). */
+  | 'CATEGORY'
+  /** The channel's default rule (its flat fee unless a rule was set). */
+  | 'CHANNEL'
+  /** A rule for this merchant only (a per-merchant fee override is one). */
+  | 'MERCHANT';
+
+/** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
+export type PaymentChannel = {
+  __typename?: 'PaymentChannel';
+  /**
+   * Whether a customer can pay with this channel now, and every reason why
+   * not. Judged against the `amount`/`currency` of the list's `filter` when
+   * given; otherwise status and KYC only.
+   */
+  availability: ChannelAvailability;
+  /** Method code, lower case, e.g. `qris`; `calculateFee(input: { method })` matches it case-insensitively. */
+  code: Scalars['String']['output'];
+  /** ISO 4217 code of the currency this channel settles in. */
+  currency: Scalars['String']['output'];
+  /**
+   * The fee of a payment of `amount` (in this channel's currency) on this
+   * channel: the same result as `calculateFee` with this channel's code. Null,
+   * with an error at this field's path carrying `extensions.code`
+   * (CHANNEL_UNAVAILABLE, KYC_REQUIRED, AMOUNT_OUT_OF_RANGE, INVALID_REQUEST),
+   * when this channel cannot price it; the other channels are unaffected.
+   */
+  fee: Maybe<FeeCalculation>;
+  /** Fee and limit settings for this merchant (merchant overrides applied). `feePercentage`/`feeValue` are those of the first band of `feeRule`. */
+  feeInfo: FeeInfo;
+  /** The pricing rule in force for this merchant now: the most specific of its merchant rule, its category's rule and the channel default. */
+  feeRule: FeeRule;
+  /** Stable channel identifier (UUID). */
+  id: Scalars['ID']['output'];
+  /** Relative path of the channel image, served by this service (prefix it with the service's base URL). */
+  imageUrl: Scalars['String']['output'];
+  /** Default fee bearer: true when the customer pays the fee on top of the amount. */
+  isFeeChargedToCustomer: Scalars['Boolean']['output'];
+  /** Display name, e.g. `QRIS`. */
+  name: Scalars['String']['output'];
+  /** True when the merchant's KYC must be approved to use this channel. */
+  requiresKyc: Scalars['Boolean']['output'];
+  /** Rules for this merchant (its own, its category's, the channel default) that take effect later, in the order they start. A listed rule may be shadowed by a more specific one. */
+  scheduledFeeRules: Array<FeeRule>;
+  /** Current operational state. */
+  status: ChannelStatus;
+};
+
+
+/** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
+export type PaymentChannelFeeArgs = {
+  amount: Scalars['Decimal']['input'];
+  chargeFeeToCustomer?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** Narrows `paymentChannels` and describes the payment availability is judged for. Every member is optional. */
+export type PaymentChannelFilter = {
+  /** Payment amount in the currency's major unit (> 0); channels whose limits or precision exclude it get AMOUNT_OUT_OF_RANGE / AMOUNT_PRECISION. */
+  amount?: InputMaybe<Scalars['Decimal']['input']>;
+  /** ISO 4217 code of the payment; channels settling in another currency get CURRENCY_MISMATCH. */
+  currency?: InputMaybe<Scalars['String']['input']>;
+  /**
+   * Also list channels this merchant cannot use because its KYC is not
+   * approved (reason KYC_REQUIRED). Default false: the REST list.
+   */
+  includeIneligible?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Keep only channels whose `availability.selectable` is true. */
+  selectableOnly?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Keep only channels with one of these statuses. */
+  status?: InputMaybe<Array<ChannelStatus>>;
+};
+
+export type Query = {
+  __typename?: 'Query';
+  /**
+   * Estimate the fee and totals of a payment before it is created. Same result
+   * as REST POST /v1/payments/calculate. Errors carry `extensions.code`
+   * (CHANNEL_NOT_FOUND, CHANNEL_UNAVAILABLE, KYC_REQUIRED, UNSUPPORTED_CURRENCY,
+   * AMOUNT_OUT_OF_RANGE, MERCHANT_MISMATCH, INVALID_REQUEST).
+   */
+  calculateFee: FeeCalculation;
+  /**
+   * The payment channels enabled for the authenticated merchant, in display
+   * order. Channels that are offline or under maintenance are listed with their
+   * status so a checkout can hide them; only ACTIVE channels are selectable.
+   * Channels requiring approved KYC are left out for a merchant whose KYC is not
+   * approved (the same list as REST GET /v1/payments/channel).
+   *
+   * Without `filter` (or with an empty one) the result is exactly the REST
+   * list. `filter` can describe a payment (`amount`, `currency`) to judge every
+   * channel's `availability` against, narrow the list (`status`,
+   * `selectableOnly`), or add the KYC-gated channels the merchant cannot use
+   * yet (`includeIneligible`), each with its reasons.
+   */
+  paymentChannels: Array<PaymentChannel>;
+};
+
+
+export type QueryCalculateFeeArgs = {
+  input: CalculateFeeInput;
+};
+
+
+export type QueryPaymentChannelsArgs = {
+  filter?: InputMaybe<PaymentChannelFilter>;
+};
+
+/** Rounding modes. */
+export type RoundingMode =
+  /** Half away from zero (0.5 rounds up), to `decimals` places. */
+  | 'HALF_UP';
+
+/** The rounding applied to each percentage part separately (fixed parts are exact). */
+export type RoundingRule = {
+  __typename?: 'RoundingRule';
+  /** Decimals kept: the currency's minor unit (IDR 0, USD 2). */
+  decimals: Scalars['Int']['output'];
+  /** Rounding mode. */
+  mode: RoundingMode;
+};
+
+/** Live updates pushed over Server-Sent Events (`Accept: text/event-stream`; docs/live-updates.md). */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The authenticated merchant's channel list, live (contract §8). Sent over
+   * Server-Sent Events: `POST /graphql` with `Accept: text/event-stream`, signed
+   * like every request (the signature is checked when the stream opens).
+   *
+   * The first event carries the list as `paymentChannels(filter:)` returns it
+   * with the same `filter`; a new event follows within 1 s of any change that
+   * alters that list as selected (status, fees, limits, KYC, enabled channels, a
+   * scheduled rule taking effect), whichever process or replica made it. Two
+   * consecutive events are never identical. Only this merchant's data is ever
+   * sent. The stream ends when its API key is revoked (a last event with an
+   * INVALID_API_KEY error, then `complete`). At most `SUBSCRIPTIONS_PER_KEY`
+   * (default 10) streams per API key are open at once; one more is refused
+   * with HTTP 429 RATE_LIMITED. A comment line (`: heartbeat`) every 15 s keeps
+   * proxies from closing an idle stream.
+   */
+  paymentChannelsChanged: Array<PaymentChannel>;
+};
+
+
+/** Live updates pushed over Server-Sent Events (`Accept: text/event-stream`; docs/live-updates.md). */
+export type SubscriptionPaymentChannelsChangedArgs = {
+  filter?: InputMaybe<PaymentChannelFilter>;
+};
+
+/** Why a channel cannot take a payment. */
+export type UnavailabilityReason =
+  /** The amount is outside the channel's min/max (calculateFee: AMOUNT_OUT_OF_RANGE). */
+  | 'AMOUNT_OUT_OF_RANGE'
+  /** The amount has more decimals than the channel currency allows (calculateFee: INVALID_REQUEST). */
+  | 'AMOUNT_PRECISION'
+  /** The payment currency is not the channel's currency (calculateFee: UNSUPPORTED_CURRENCY). */
+  | 'CURRENCY_MISMATCH'
+  /** The channel requires approved KYC and the merchant's KYC is not approved (calculateFee: KYC_REQUIRED). */
+  | 'KYC_REQUIRED'
+  /** The channel is under maintenance (calculateFee: CHANNEL_UNAVAILABLE). */
+  | 'MAINTENANCE'
+  /** The channel is offline (calculateFee: CHANNEL_UNAVAILABLE). */
+  | 'OFFLINE';
+
+
+
+export type ResolverTypeWrapper<T> = Promise<T> | T;
+
+
+export type ResolverWithResolve<TResult, TParent, TContext, TArgs> = {
+  resolve: ResolverFn<TResult, TParent, TContext, TArgs>;
+};
+export type Resolver<TResult, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = ResolverFn<TResult, TParent, TContext, TArgs> | ResolverWithResolve<TResult, TParent, TContext, TArgs>;
+
+export type ResolverFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Promise<TResult> | TResult;
+
+export type SubscriptionSubscribeFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => AsyncIterable<TResult> | Promise<AsyncIterable<TResult>>;
+
+export type SubscriptionResolveFn<TResult, TParent, TContext, TArgs> = (
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+export interface SubscriptionSubscriberObject<TResult, TKey extends string, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<{ [key in TKey]: TResult }, TParent, TContext, TArgs>;
+  resolve?: SubscriptionResolveFn<TResult, { [key in TKey]: TResult }, TContext, TArgs>;
+}
+
+export interface SubscriptionResolverObject<TResult, TParent, TContext, TArgs> {
+  subscribe: SubscriptionSubscribeFn<any, TParent, TContext, TArgs>;
+  resolve: SubscriptionResolveFn<TResult, any, TContext, TArgs>;
+}
+
+export type SubscriptionObject<TResult, TKey extends string, TParent, TContext, TArgs> =
+  | SubscriptionSubscriberObject<TResult, TKey, TParent, TContext, TArgs>
+  | SubscriptionResolverObject<TResult, TParent, TContext, TArgs>;
+
+export type SubscriptionResolver<TResult, TKey extends string, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> =
+  | ((...args: any[]) => SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>)
+  | SubscriptionObject<TResult, TKey, TParent, TContext, TArgs>;
+
+export type TypeResolveFn<TTypes, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (
+  parent: TParent,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => Maybe<TTypes> | Promise<Maybe<TTypes>>;
+
+export type IsTypeOfResolverFn<T = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>> = (obj: T, context: TContext, info: GraphQLResolveInfo) => boolean | Promise<boolean>;
+
+export type NextResolverFn<T> = () => Promise<T>;
+
+export type DirectiveResolverFn<TResult = Record<PropertyKey, never>, TParent = Record<PropertyKey, never>, TContext = Record<PropertyKey, never>, TArgs = Record<PropertyKey, never>> = (
+  next: NextResolverFn<TResult>,
+  parent: TParent,
+  args: TArgs,
+  context: TContext,
+  info: GraphQLResolveInfo
+) => TResult | Promise<TResult>;
+
+
+
+
+
+/** Mapping between all available schema types and the resolvers types */
+export type ResolversTypes = {
+  AppliedPricing: ResolverTypeWrapper<AppliedPricingModel>;
+  Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CalculateFeeInput: CalculateFeeInput;
+  ChannelAvailability: ResolverTypeWrapper<Availability>;
+  ChannelStatus: null;
+  Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
+  FeeBand: ResolverTypeWrapper<FeeBandModel>;
+  FeeBearer: FeeBearer;
+  FeeBreakdown: ResolverTypeWrapper<Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversTypes['AppliedPricing'] }>;
+  FeeCalculation: ResolverTypeWrapper<PricedFee>;
+  FeeInfo: ResolverTypeWrapper<FeeInfoView>;
+  FeePart: ResolverTypeWrapper<FeePart>;
+  FeeRule: ResolverTypeWrapper<FeeRuleModel>;
+  FeeRuleSource: FeeRuleSource;
+  ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  PaymentChannel: ResolverTypeWrapper<ChannelView>;
+  PaymentChannelFilter: PaymentChannelFilter;
+  Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  RoundingMode: RoundingMode;
+  RoundingRule: ResolverTypeWrapper<RoundingRule>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  UnavailabilityReason: UnavailabilityReason;
+};
+
+/** Mapping between all available schema types and the resolvers parents */
+export type ResolversParentTypes = {
+  AppliedPricing: AppliedPricingModel;
+  Boolean: Scalars['Boolean']['output'];
+  CalculateFeeInput: CalculateFeeInput;
+  ChannelAvailability: Availability;
+  Decimal: Scalars['Decimal']['output'];
+  FeeBand: FeeBandModel;
+  FeeBreakdown: Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversParentTypes['AppliedPricing'] };
+  FeeCalculation: PricedFee;
+  FeeInfo: FeeInfoView;
+  FeePart: FeePart;
+  FeeRule: FeeRuleModel;
+  ID: Scalars['ID']['output'];
+  Int: Scalars['Int']['output'];
+  PaymentChannel: ChannelView;
+  PaymentChannelFilter: PaymentChannelFilter;
+  Query: Record<PropertyKey, never>;
+  RoundingRule: RoundingRule;
+  String: Scalars['String']['output'];
+  Subscription: Record<PropertyKey, never>;
+};
+
+export type AppliedPricingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AppliedPricing'] = ResolversParentTypes['AppliedPricing']> = {
+  band?: Resolver<ResolversTypes['FeeBand'], ParentType, ContextType>;
+  bandIndex?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  effectiveFrom?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  ruleId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['FeeRuleSource'], ParentType, ContextType>;
+};
+
+export type ChannelAvailabilityResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['ChannelAvailability'] = ResolversParentTypes['ChannelAvailability']> = {
+  reasons?: Resolver<Array<ResolversTypes['UnavailabilityReason']>, ParentType, ContextType>;
+  selectable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+};
+
+export type ChannelStatusResolvers = { ACTIVE: 'active', MAINTENANCE: 'maintenance', OFFLINE: 'offline' };
+
+export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
+  name: 'Decimal';
+}
+
+export type FeeBandResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeBand'] = ResolversParentTypes['FeeBand']> = {
+  fixed?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  percentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  upTo?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+};
+
+export type FeeBreakdownResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeBreakdown'] = ResolversParentTypes['FeeBreakdown']> = {
+  additionalFee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
+  feeBearer?: Resolver<ResolversTypes['FeeBearer'], ParentType, ContextType>;
+  pricing?: Resolver<ResolversTypes['AppliedPricing'], ParentType, ContextType>;
+  rounding?: Resolver<ResolversTypes['RoundingRule'], ParentType, ContextType>;
+};
+
+export type FeeCalculationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeCalculation'] = ResolversParentTypes['FeeCalculation']> = {
+  additionalFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  breakdown?: Resolver<ResolversTypes['FeeBreakdown'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  getBalance?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  totalAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type FeeInfoResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeInfo'] = ResolversParentTypes['FeeInfo']> = {
+  additionalFeePercentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  additionalFeeValue?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  feePercentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  feeValue?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  maxTransactions?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  minTransactions?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type FeePartResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeePart'] = ResolversParentTypes['FeePart']> = {
+  fixedPart?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  percentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  percentagePart?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  total?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type FeeRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeRule'] = ResolversParentTypes['FeeRule']> = {
+  bands?: Resolver<Array<ResolversTypes['FeeBand']>, ParentType, ContextType>;
+  category?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  effectiveFrom?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  source?: Resolver<ResolversTypes['FeeRuleSource'], ParentType, ContextType>;
+};
+
+export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentChannel'] = ResolversParentTypes['PaymentChannel']> = {
+  availability?: Resolver<ResolversTypes['ChannelAvailability'], ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<Maybe<ResolversTypes['FeeCalculation']>, ParentType, ContextType, RequireFields<PaymentChannelFeeArgs, 'amount'>>;
+  feeInfo?: Resolver<ResolversTypes['FeeInfo'], ParentType, ContextType>;
+  feeRule?: Resolver<ResolversTypes['FeeRule'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  isFeeChargedToCustomer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  requiresKyc?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  scheduledFeeRules?: Resolver<Array<ResolversTypes['FeeRule']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['ChannelStatus'], ParentType, ContextType>;
+};
+
+export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
+  calculateFee?: Resolver<ResolversTypes['FeeCalculation'], ParentType, ContextType, RequireFields<QueryCalculateFeeArgs, 'input'>>;
+  paymentChannels?: Resolver<Array<ResolversTypes['PaymentChannel']>, ParentType, ContextType, Partial<QueryPaymentChannelsArgs>>;
+};
+
+export type RoundingRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RoundingRule'] = ResolversParentTypes['RoundingRule']> = {
+  decimals?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  mode?: Resolver<ResolversTypes['RoundingMode'], ParentType, ContextType>;
+};
+
+export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
+  paymentChannelsChanged?: SubscriptionResolver<Array<ResolversTypes['PaymentChannel']>, "paymentChannelsChanged", ParentType, ContextType, Partial<SubscriptionPaymentChannelsChangedArgs>>;
+};
+
+export type Resolvers<ContextType = GraphQLContext> = {
+  AppliedPricing?: AppliedPricingResolvers<ContextType>;
+  ChannelAvailability?: ChannelAvailabilityResolvers<ContextType>;
+  ChannelStatus?: ChannelStatusResolvers;
+  Decimal?: GraphQLScalarType;
+  FeeBand?: FeeBandResolvers<ContextType>;
+  FeeBreakdown?: FeeBreakdownResolvers<ContextType>;
+  FeeCalculation?: FeeCalculationResolvers<ContextType>;
+  FeeInfo?: FeeInfoResolvers<ContextType>;
+  FeePart?: FeePartResolvers<ContextType>;
+  FeeRule?: FeeRuleResolvers<ContextType>;
+  PaymentChannel?: PaymentChannelResolvers<ContextType>;
+  Query?: QueryResolvers<ContextType>;
+  RoundingRule?: RoundingRuleResolvers<ContextType>;
+  Subscription?: SubscriptionResolvers<ContextType>;
+};
+

@@ -1,0 +1,45 @@
+/**
+ * Resolvers: thin adapters from GraphQL to the services. No business rule
+ * lives here.
+ */
+import type { FeeCalculationResolvers, FeeRuleResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from './generated.js';
+import { DecimalScalar } from './decimal-scalar.js';
+import { paymentChannelsChanged } from './subscriptions.js';
+
+const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent, { filter }, ctx) =>
+  filter == null ? ctx.services.channels.listForMerchant(ctx.principal) : ctx.services.channels.search(ctx.principal, filter);
+
+const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { input }, ctx) => ctx.services.fees.quote(ctx.principal, input);
+
+const PaymentChannel: PaymentChannelResolvers = {
+  feeRule: (channel) => channel.pricing.rule,
+  scheduledFeeRules: (channel) => channel.pricing.scheduled,
+  availability: (channel, _args, ctx) => ctx.services.channels.availabilityFor(ctx.principal, channel),
+  fee: (channel, { amount, chargeFeeToCustomer }, ctx) => ctx.services.fees.quoteForChannel(ctx.principal, channel, amount, chargeFeeToCustomer),
+};
+
+const FeeCalculation: FeeCalculationResolvers = {
+  breakdown: (result) => ({
+    fee: result.breakdown.fee,
+    additionalFee: result.breakdown.additionalFee,
+    feeBearer: result.feeChargedToCustomer ? 'CUSTOMER' : 'MERCHANT',
+    rounding: { mode: result.breakdown.rounding, decimals: result.breakdown.minorUnits },
+    pricing: result.breakdown.pricing,
+  }),
+};
+
+const FeeRule: FeeRuleResolvers = {
+  source: (rule) => rule.scope,
+  category: (rule) => rule.category ?? null,
+};
+
+export const resolvers: Resolvers = {
+  Decimal: DecimalScalar,
+  // Internal enum values are the lower-case database/REST values.
+  ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
+  Query: { paymentChannels, calculateFee },
+  Subscription: { paymentChannelsChanged },
+  PaymentChannel,
+  FeeCalculation,
+  FeeRule,
+};

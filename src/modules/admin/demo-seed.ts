@@ -1,0 +1,146 @@
+/**
+ * Demo data (contract §2c, §7): a realistic Indonesian catalogue in IDR,
+ * three merchants with one test key each — KYC approved (`regular`), KYC
+ * pending (`regular`), and a KYC-approved `micro` merchant whose QRIS price
+ * comes from the banded `micro` category rule (free up to 500,000 IDR, 0.3 %
+ * above) — and one scheduled change a few days ahead (the ShopeePay default
+ * rate). Seeded only into an empty database, in one transaction, on either
+ * engine.
+ */
+import { randomUUID } from 'node:crypto';
+import type { SecretBox } from '../auth/secret-box.js';
+import { generateKey } from '../auth/keys.js';
+import type { AdminRepository } from '../../storage/sqlite/admin.js';
+import { formatInstant, parseBands } from '../pricing/domain/pricing.js';
+import type { ChannelStatusValue, KycStatus } from '../../storage/sqlite/schema.js';
+
+/** One merchant's credentials as written to demo-credentials.json. */
+export interface DemoMerchantCredentials {
+  name: string;
+  merchantId: string;
+  apiKey: string;
+  apiSecret: string;
+  kyc: KycStatus;
+  /** Pricing category (contract §7). */
+  category: string;
+}
+
+/** The approved demo merchant uses the contract's sample merchantId, so the seed's sample body works as is. */
+export const DEMO_APPROVED_MERCHANT_ID = '3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13';
+
+interface DemoChannel {
+  code: string;
+  name: string;
+  status: ChannelStatusValue;
+  feePercentage: string;
+  feeValue: string;
+  additionalFeePercentage?: string;
+  additionalFeeValue?: string;
+  minAmount: string;
+  maxAmount: string;
+  feeChargedToCustomer: boolean;
+  requiresKyc?: boolean;
+}
+
+/** The demo micro-merchant category rule on QRIS (contract §7 example). */
+export const DEMO_MICRO_QRIS_BANDS = '500000:0:0,*:0.3:0';
+
+/** The demo scheduled change: ShopeePay's default rate from {@link demoScheduledInstant}. */
+export const DEMO_SCHEDULED = { channel: 'shopeepay', bands: '*:1.6:0' } as const;
+
+/** Three days after `nowMs`, at 00:00 Jakarta time (UTC+7): when the demo's scheduled rule starts. */
+export function demoScheduledInstant(nowMs: number): number {
+  const jakarta = new Date(nowMs + 7 * 3_600_000);
+  return Date.UTC(jakarta.getUTCFullYear(), jakarta.getUTCMonth(), jakarta.getUTCDate() + 3) - 7 * 3_600_000;
+}
+
+function demoBands(text: string) {
+  const parsed = parseBands(text, 0);
+  if (!parsed.ok) throw new Error(`demo bands ${text}: ${parsed.problems.join('; ')}`);
+  return JSON.stringify(parsed.value);
+}
+
+/** The demo catalogue, in display order. */
+export const DEMO_CHANNELS: DemoChannel[] = [
+  { code: 'qris', name: 'QRIS', status: 'active', feePercentage: '0.7', feeValue: '0', minAmount: '1000', maxAmount: '10000000', feeChargedToCustomer: true, requiresKyc: true },
+  { code: 'bca_va', name: 'BCA Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'bni_va', name: 'BNI Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: false },
+  { code: 'bri_va', name: 'BRI Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'mandiri_va', name: 'Mandiri Virtual Account', status: 'maintenance', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'permata_va', name: 'Permata Virtual Account', status: 'offline', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'ovo', name: 'OVO', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '10000', maxAmount: '2000000', feeChargedToCustomer: false },
+  { code: 'dana', name: 'DANA', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: false },
+  { code: 'shopeepay', name: 'ShopeePay', status: 'active', feePercentage: '1.8', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: true },
+  { code: 'alfamart', name: 'Alfamart', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
+  { code: 'indomaret', name: 'Indomaret', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
+  {
+    code: 'credit_card', name: 'Credit Card', status: 'active', feePercentage: '2.9', feeValue: '2000',
+    additionalFeePercentage: '0', additionalFeeValue: '1000', minAmount: '10000', maxAmount: '100000000', feeChargedToCustomer: true,
+  },
+];
+
+/**
+ * Seed the demo data in one transaction (through the engine's
+ * {@link AdminRepository}, so SQLite and Postgres get the same rows) and
+ * return the plaintext credentials (the only time they exist outside the
+ * database's ciphertext). Call only on an empty database ({@link AdminRepository.isEmpty}).
+ */
+export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promise<DemoMerchantCredentials[]> {
+  const demoMerchants: { id: string; name: string; kyc: KycStatus; category: string }[] = [
+    { id: DEMO_APPROVED_MERCHANT_ID, name: 'Toko Kopi Nusantara', kyc: 'approved', category: 'regular' },
+    { id: randomUUID(), name: 'Warung Digital Sejahtera', kyc: 'pending', category: 'regular' },
+    { id: randomUUID(), name: 'Warung Mikro Berkah', kyc: 'approved', category: 'micro' },
+  ];
+  const now = Date.now();
+  return repo.transaction(async (tx) => {
+    const credentials: DemoMerchantCredentials[] = [];
+    for (const c of [{ code: 'IDR', minorUnits: 0 }, { code: 'USD', minorUnits: 2 }]) await tx.upsertCurrency(c);
+    const channelIds = new Map<string, string>();
+    for (const [i, c] of DEMO_CHANNELS.entries()) {
+      const id = randomUUID();
+      channelIds.set(c.code, id);
+      await tx.insertChannel({
+        id,
+        code: c.code,
+        name: c.name,
+        imagePath: `/images/channels/${c.code}.svg`,
+        status: c.status,
+        currency: 'IDR',
+        feePercentage: c.feePercentage,
+        feeValue: c.feeValue,
+        additionalFeePercentage: c.additionalFeePercentage ?? '0',
+        additionalFeeValue: c.additionalFeeValue ?? '0',
+        minAmount: c.minAmount,
+        maxAmount: c.maxAmount,
+        feeChargedToCustomer: c.feeChargedToCustomer,
+        requiresKyc: c.requiresKyc ?? false,
+        sortOrder: (i + 1) * 10,
+      });
+    }
+    for (const m of demoMerchants) {
+      await tx.insertMerchant({ id: m.id, name: m.name, kycStatus: m.kyc, category: m.category });
+      const key = generateKey('test');
+      await tx.insertKey({ id: key.apiKey, merchantId: m.id, mode: 'test', secretCiphertext: box.encrypt(key.apiKey, key.apiSecret) });
+      for (const [code, channelId] of channelIds) {
+        // One per-merchant override in the demo: a negotiated OVO rate for the second merchant.
+        const override = m.kyc === 'pending' && code === 'ovo' ? { feePercentage: '1.2' } : {};
+        await tx.upsertEnablement(m.id, channelId, override);
+      }
+      credentials.push({ name: m.name, merchantId: m.id, apiKey: key.apiKey, apiSecret: key.apiSecret, kyc: m.kyc, category: m.category });
+    }
+    const rule = (channel: string, bands: string, from: number, category: string | null) => ({
+      id: randomUUID(),
+      channelId: channelIds.get(channel)!,
+      scope: category === null ? ('CHANNEL' as const) : ('CATEGORY' as const),
+      merchantId: null,
+      category,
+      bands: demoBands(bands),
+      effectiveFrom: formatInstant(from),
+      cancelledAt: null,
+      createdAt: formatInstant(now),
+    });
+    await tx.insertFeeRule(rule('qris', DEMO_MICRO_QRIS_BANDS, now, 'micro'));
+    await tx.insertFeeRule(rule(DEMO_SCHEDULED.channel, DEMO_SCHEDULED.bands, demoScheduledInstant(now), null));
+    return credentials;
+  });
+}

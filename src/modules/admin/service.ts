@@ -1,0 +1,642 @@
+/**
+ * Operator changes (merchants, keys, catalogue, enablement). The admin CLI
+ * is a thin layer over this service; every change is validated here, with
+ * the rules of src/modules/channels/domain/channel-rules.ts, and written in one transaction
+ * on either engine (src/storage/sqlite/admin.ts). Running servers see a
+ * committed change through the change log (src/modules/catalogue/catalog.ts): SQLite on the
+ * next request, Postgres replicas within a second (docs/SCALING.md).
+ */
+import { randomUUID } from 'node:crypto';
+import os from 'node:os';
+import type { z } from 'zod';
+import { generateKey } from '../auth/keys.js';
+import type { SecretBox } from '../auth/secret-box.js';
+import type { KeyMode, KycStatus } from '../../storage/sqlite/schema.js';
+import {
+  applyOverrides,
+  channelCodeSchema,
+  channelCreateSchema,
+  channelUpdateSchema,
+  currencySchema,
+  describeIssues,
+  effectiveSettingsProblems,
+  keyModeSchema,
+  kycStatusSchema,
+  merchantCreateSchema,
+  overridesSchema,
+  type ChannelCreateInput,
+  type ChannelSettings,
+  type ChannelUpdateInput,
+  type OverridesInput,
+} from '../channels/domain/channel-rules.js';
+import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
+import {
+  formatBands,
+  formatInstant,
+  parseBands,
+  parseInstant,
+  ruleInForce,
+  scheduledRules,
+  validateCategory,
+  DEFAULT_CATEGORY,
+  type FeeBand,
+  type FeeRule,
+  type RuleScope,
+} from '../pricing/domain/pricing.js';
+import type { AdminRepository, AuditRow, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/sqlite/admin.js';
+import type { ApiKeyRecord, MerchantRecord } from '../../storage/records.js';
+
+/** Why an admin change was refused. `kind` decides the CLI exit code. */
+export class AdminError extends Error {
+  constructor(
+    readonly kind: 'invalid' | 'not_found' | 'conflict',
+    readonly problems: string[],
+  ) {
+    super(problems.join('; '));
+    this.name = 'AdminError';
+  }
+}
+
+/** A newly issued key: the only time the secret exists outside its ciphertext. */
+export interface IssuedKey {
+  apiKey: string;
+  apiSecret: string;
+  merchantId: string;
+  mode: KeyMode;
+}
+
+/** A catalogue channel as listed to operators. */
+export type CatalogueChannel = CatalogueChannelRecord & { minorUnits: number; enabledFor: number };
+
+/** A channel as enabled for one merchant: the raw overrides and the resulting effective settings. */
+export interface MerchantChannelView {
+  code: string;
+  status: string;
+  overrides: Partial<ChannelSettings>;
+  effective: ChannelSettings;
+}
+
+/** A pricing rule as operators see it (`fee set`, `fee list`, `fee cancel`). */
+export interface FeeRuleView {
+  id: string;
+  channel: string;
+  /** Who the rule is for: CHANNEL (default), CATEGORY or MERCHANT. */
+  scope: RuleScope;
+  merchantId: string | null;
+  category: string | null;
+  bands: FeeBand[];
+  /** The bands in the CLI syntax (`500000:0:0,*:0.3:0`). */
+  bandsText: string;
+  effectiveFrom: string;
+  createdAt: string;
+  cancelledAt: string | null;
+  /** in-force: applies now (to its scope); scheduled: starts later; cancelled; superseded: a later rule of its scope applies. */
+  state: 'in-force' | 'scheduled' | 'cancelled' | 'superseded';
+  /** True for the implicit rule of a flat setting (channel fee or merchant override); such a rule cannot be cancelled. */
+  implicit: boolean;
+}
+
+/** What `fee set` asks for (raw CLI values; validated by the service). */
+export interface FeeSetInput {
+  channel: string;
+  merchantId?: string;
+  category?: string;
+  bands: string;
+  /** ISO 8601 instant with a zone; default now. */
+  effectiveFrom?: string;
+  /** Allow a category no merchant has yet (other than `regular`); otherwise refused as a likely typo. */
+  allowUnusedCategory?: boolean;
+}
+
+/** An audit record as listed (`before`/`after` parsed). */
+export interface AuditEntry {
+  id: string;
+  at: string;
+  actor: string;
+  action: string;
+  entity: string;
+  before: unknown;
+  after: unknown;
+}
+
+/** Options of {@link AdminService}. */
+export interface AdminServiceOptions {
+  /** Who makes the changes, recorded in the audit trail (`--actor`); default the operating-system user. */
+  actor?: string;
+  /** Clock for rule instants and audit times (tests). */
+  now?: () => number;
+}
+
+/** The operating-system user, the default actor (contract §7). */
+export function osUser(): string {
+  try {
+    return os.userInfo().username;
+  } catch {
+    // No passwd entry (some containers): the uid still identifies the operator account.
+    return `uid:${process.getuid?.() ?? 'unknown'}`;
+  }
+}
+
+/** The audit view of a key: never its secret or ciphertext (contract §7). */
+function keyAudit(k: { id: string; mode: string; merchantId: string; revokedAt: string | null }) {
+  return { id: k.id, mode: k.mode, merchantId: k.merchantId, revokedAt: k.revokedAt };
+}
+
+/** Labels for CLI-facing messages (the CLI flag names). */
+const LABELS: Record<string, string> = {
+  feePercentage: 'fee-percentage',
+  feeValue: 'fee-value',
+  additionalFeePercentage: 'additional-fee-percentage',
+  additionalFeeValue: 'additional-fee-value',
+  minAmount: 'min',
+  maxAmount: 'max',
+  feeChargedToCustomer: 'fee-to-customer',
+  requiresKyc: 'requires-kyc',
+  sortOrder: 'sort-order',
+  kycStatus: 'kyc',
+  minorUnits: 'minor-units',
+};
+
+function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new AdminError('invalid', describeIssues(result.error, LABELS));
+  return result.data;
+}
+
+/** Parse a single value, naming `field` in the message. */
+function parseField<T extends z.ZodType>(field: string, schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input);
+  if (!result.success) throw new AdminError('invalid', result.error.issues.map((i) => `${field}: ${i.message}`));
+  return result.data;
+}
+
+const OVERRIDE_KEYS = ['feePercentage', 'feeValue', 'additionalFeePercentage', 'additionalFeeValue', 'minAmount', 'maxAmount', 'feeChargedToCustomer'] as const;
+
+function settingsOf(c: CatalogueChannelRecord): ChannelSettings {
+  return {
+    feePercentage: c.feePercentage,
+    feeValue: c.feeValue,
+    additionalFeePercentage: c.additionalFeePercentage,
+    additionalFeeValue: c.additionalFeeValue,
+    minAmount: c.minAmount,
+    maxAmount: c.maxAmount,
+    feeChargedToCustomer: c.feeChargedToCustomer,
+  };
+}
+
+function overridesOf(row: MerchantChannelRecord): Partial<ChannelSettings> {
+  const out: Partial<Record<keyof ChannelSettings, unknown>> = {};
+  for (const k of OVERRIDE_KEYS) if (row[k] !== null) out[k] = row[k];
+  return out as Partial<ChannelSettings>;
+}
+
+export class AdminService {
+  /**
+   * @param repo the engine's operator repository (`store.admin`)
+   * @param secretBox encrypts newly issued secrets
+   */
+  readonly actor: string;
+  readonly #now: () => number;
+
+  constructor(
+    private readonly repo: AdminRepository,
+    private readonly secretBox: SecretBox,
+    options: AdminServiceOptions = {},
+  ) {
+    this.actor = options.actor ?? osUser();
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** Append the audit record of a change, on the change's own transaction (`repo` is the transaction's). */
+  async #audit(repo: AdminRepository, action: string, entity: string, before: unknown, after: unknown): Promise<void> {
+    const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
+    await repo.appendAudit({ id: randomUUID(), at: formatInstant(this.#now()), actor: this.actor, action, entity, before: json(before), after: json(after) });
+  }
+
+  // Merchants
+
+  async createMerchant(input: { name: unknown; kycStatus?: unknown; category?: string; channels?: string[] | 'all' }): Promise<MerchantRecord> {
+    const problems: string[] = [];
+    const checked = merchantCreateSchema.safeParse({ name: input.name, kycStatus: input.kycStatus });
+    if (!checked.success) problems.push(...describeIssues(checked.error, LABELS));
+    const category = validateCategory(input.category);
+    if (!category.ok) problems.push(...category.problems);
+    if (!checked.success || !category.ok) throw new AdminError('invalid', problems);
+    const m = checked.data;
+    const id = randomUUID();
+    return this.repo.transaction(async (repo) => {
+      await repo.insertMerchant({ id, name: m.name, kycStatus: m.kycStatus, category: category.value });
+      if (input.channels !== undefined) {
+        const codes = input.channels === 'all' ? (await repo.listChannels()).map((c) => c.code) : input.channels;
+        for (const code of codes) await enable(repo, id, code, {}, this.#now());
+      }
+      const created = (await repo.findMerchant(id))!;
+      await this.#audit(repo, 'merchant.create', id, null, { ...created, channels: (await repo.enablementsOfMerchant(id)).map((e) => e.code) });
+      return created;
+    });
+  }
+
+  async setCategory(merchantId: string, code: string): Promise<MerchantRecord> {
+    const category = validateCategory(code);
+    if (!category.ok) throw new AdminError('invalid', category.problems);
+    return this.repo.transaction(async (repo) => {
+      const before = await merchantOf(repo, merchantId);
+      await repo.setCategory(merchantId, category.value);
+      const after = (await repo.findMerchant(merchantId))!;
+      await this.#audit(repo, 'merchant.set-category', merchantId, { category: before.category }, { category: after.category });
+      return after;
+    });
+  }
+
+  listMerchants(): Promise<MerchantRecord[]> {
+    return this.repo.listMerchants();
+  }
+
+  async setKyc(merchantId: string, status: unknown): Promise<MerchantRecord> {
+    const kyc: KycStatus = parseField('kyc', kycStatusSchema, status);
+    return this.repo.transaction(async (repo) => {
+      const before = await merchantOf(repo, merchantId);
+      await repo.setKyc(merchantId, kyc);
+      const after = (await repo.findMerchant(merchantId))!;
+      await this.#audit(repo, 'merchant.set-kyc', merchantId, { kycStatus: before.kycStatus }, { kycStatus: after.kycStatus });
+      return after;
+    });
+  }
+
+  /** Channels enabled for a merchant, with overrides and effective values. */
+  merchantChannels(merchantId: string): Promise<MerchantChannelView[]> {
+    return merchantChannelViews(this.repo, merchantId);
+  }
+
+  // Keys
+
+  /** Issue a key; the returned secret is shown once and stored only encrypted. */
+  async createKey(merchantId: string, mode: unknown = 'test'): Promise<IssuedKey> {
+    const keyMode: KeyMode = parseField('mode', keyModeSchema, mode);
+    return this.repo.transaction(async (repo) => {
+      await merchantOf(repo, merchantId);
+      const key = generateKey(keyMode);
+      await repo.insertKey({ id: key.apiKey, merchantId, mode: keyMode, secretCiphertext: this.secretBox.encrypt(key.apiKey, key.apiSecret) });
+      await this.#audit(repo, 'key.create', key.apiKey, null, keyAudit({ id: key.apiKey, mode: keyMode, merchantId, revokedAt: null }));
+      return { apiKey: key.apiKey, apiSecret: key.apiSecret, merchantId, mode: keyMode };
+    });
+  }
+
+  async listKeys(merchantId: string): Promise<ApiKeyRecord[]> {
+    await merchantOf(this.repo, merchantId);
+    return this.repo.listKeys(merchantId);
+  }
+
+  async revokeKey(apiKey: string): Promise<ApiKeyRecord> {
+    return this.repo.transaction(async (repo) => {
+      const key = await repo.findKey(apiKey);
+      if (!key) throw new AdminError('not_found', [`no API key ${apiKey}`]);
+      if (!(await repo.revokeKey(apiKey))) throw new AdminError('conflict', [`API key ${apiKey} was already revoked at ${key.revokedAt}`]);
+      const revoked = (await repo.findKey(apiKey))!;
+      await this.#audit(repo, 'key.revoke', apiKey, keyAudit(key), keyAudit(revoked));
+      return revoked;
+    });
+  }
+
+  // Currencies
+
+  listCurrencies(): Promise<CurrencyRecord[]> {
+    return this.repo.listCurrencies();
+  }
+
+  /** Add a currency or change its minor units (re-validating every channel settling in it). */
+  async setCurrency(input: { code: unknown; minorUnits: unknown }): Promise<CurrencyRecord> {
+    const c = parse(currencySchema, input);
+    return this.repo.transaction(async (repo) => {
+      const before = await repo.findCurrency(c.code);
+      await repo.upsertCurrency(c);
+      for (const ch of (await repo.listChannels()).filter((x) => x.currency === c.code)) await assertChannelConsistent(repo, ch);
+      await this.#audit(repo, 'currency.set', c.code, before ?? null, c);
+      return c;
+    });
+  }
+
+  // Catalogue
+
+  listChannels(): Promise<CatalogueChannel[]> {
+    return this.repo.listChannels();
+  }
+
+  async createChannel(input: ChannelCreateInput): Promise<CatalogueChannel> {
+    // Every problem of the change at once (docs/OPERATIONS.md): the fields, the currency, the code.
+    const parsed = channelCreateSchema.safeParse(input);
+    const problems = parsed.success ? [] : describeIssues(parsed.error, LABELS);
+    return this.repo.transaction(async (repo) => {
+      const currencyCode = codeText(input.currency)?.toUpperCase();
+      const currency = currencyCode ? await repo.findCurrency(currencyCode) : undefined;
+      if (currencyCode && /^[A-Z]{3}$/.test(currencyCode) && !currency) problems.push(unknownCurrency(currencyCode));
+      if (parsed.success && currency) problems.push(...effectiveSettingsProblems(parsed.data, currency.minorUnits));
+      const code = codeText(input.code)?.toLowerCase();
+      const exists = code ? await repo.findChannel(code) : undefined;
+      if (problems.length > 0 || !parsed.success) throw new AdminError('invalid', exists ? [...problems, `channel ${code} already exists`] : problems);
+      if (exists) throw new AdminError('conflict', [`channel ${code} already exists`]);
+      const c = parsed.data;
+      await repo.insertChannel({
+        ...c,
+        id: randomUUID(),
+        imagePath: `/images/channels/${c.code}.svg`,
+        sortOrder: c.sortOrder ?? (await repo.nextSortOrder()),
+        feeSetAt: formatInstant(this.#now()),
+      });
+      const created = (await repo.listChannels()).find((x) => x.code === c.code)!;
+      await this.#audit(repo, 'channel.create', c.code, null, created);
+      return created;
+    });
+  }
+
+  async updateChannel(code: string, input: ChannelUpdateInput): Promise<CatalogueChannel> {
+    const parsed = channelUpdateSchema.safeParse(input);
+    if (!parsed.success) {
+      // Every problem at once: the fields, and an unknown channel or currency named as well.
+      const problems = describeIssues(parsed.error, LABELS);
+      const currencyCode = codeText(input.currency)?.toUpperCase();
+      if (!(await channelExists(this.repo, code))) problems.push(`no channel ${code}`);
+      if (currencyCode && /^[A-Z]{3}$/.test(currencyCode) && !(await this.repo.findCurrency(currencyCode))) problems.push(unknownCurrency(currencyCode));
+      throw new AdminError('invalid', problems);
+    }
+    const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+    if (Object.keys(defined).length === 0) throw new AdminError('invalid', ['nothing to change: give at least one option']);
+    // Writing the flat fee is a one-band CHANNEL rule effective now (contract §7; src/modules/pricing/domain/fee-rules.ts).
+    if (defined.feePercentage !== undefined || defined.feeValue !== undefined) defined.feeSetAt = formatInstant(this.#now());
+    return this.repo.transaction(async (repo) => {
+      const channel = await channelOf(repo, code);
+      if (defined.currency !== undefined) await currencyOf(repo, defined.currency as string);
+      await repo.updateChannel(channel.id, defined);
+      await assertChannelConsistent(repo, await channelOf(repo, code));
+      const after = (await repo.listChannels()).find((x) => x.code === channel.code)!;
+      await this.#audit(repo, 'channel.update', channel.code, channel, after);
+      return after;
+    });
+  }
+
+  /** Enable a channel for a merchant, setting (or, with null/"default", clearing) the given overrides. */
+  async enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}): Promise<MerchantChannelView> {
+    const parsed = parse(overridesSchema, overrides);
+    return this.repo.transaction(async (repo) => {
+      const channel = await channelOf(repo, code);
+      const before = (await repo.findMerchant(merchantId)) && (await repo.findEnablement(merchantId, channel.id));
+      await enable(repo, merchantId, code, parsed, this.#now());
+      const view = (await merchantChannelViews(repo, merchantId)).find((c) => c.code === channel.code)!;
+      await this.#audit(repo, 'merchant.enable-channel', merchantId, before ? { code: channel.code, overrides: overridesOf(before) } : null, { code: channel.code, overrides: view.overrides });
+      return view;
+    });
+  }
+
+  async disableChannel(merchantId: string, code: string): Promise<void> {
+    await this.repo.transaction(async (repo) => {
+      await merchantOf(repo, merchantId);
+      const channel = await channelOf(repo, code);
+      const before = await repo.findEnablement(merchantId, channel.id);
+      if (!before || !(await repo.deleteEnablement(merchantId, channel.id))) {
+        throw new AdminError('conflict', [`channel ${channel.code} is not enabled for merchant ${merchantId}`]);
+      }
+      await this.#audit(repo, 'merchant.disable-channel', merchantId, { code: channel.code, overrides: overridesOf(before) }, null);
+    });
+  }
+
+  // Pricing rules (contract §7)
+
+  /**
+   * Set a pricing rule for a channel (its default), a category or one
+   * merchant, effective now or at a later instant. Every problem with the
+   * input is reported at once. Returns the stored rule.
+   */
+  async setFee(input: FeeSetInput): Promise<FeeRuleView> {
+    const now = this.#now();
+    return this.repo.transaction(async (repo) => {
+      const problems: string[] = [];
+      let notFound = false;
+      const channel = await findChannelByCode(repo, input.channel);
+      if (!channel) {
+        problems.push(`no channel ${input.channel}`);
+        notFound = true;
+      }
+      // Without the channel the currency is unknown: judge the bands' syntax with the largest precision.
+      const minorUnits = channel ? (await currencyOf(repo, channel.currency)).minorUnits : 4;
+      const bands = parseBands(input.bands, minorUnits);
+      if (!bands.ok) problems.push(...bands.problems);
+      if (input.merchantId !== undefined && input.category !== undefined) problems.push('give --merchant or --category, not both');
+      if (input.merchantId !== undefined && !(await repo.findMerchant(input.merchantId))) {
+        problems.push(`no merchant ${input.merchantId}`);
+        notFound = true;
+      }
+      let category: string | undefined;
+      if (input.category !== undefined) {
+        const checked = validateCategory(input.category);
+        if (!checked.ok) problems.push(...checked.problems);
+        else if (checked.value !== DEFAULT_CATEGORY && !input.allowUnusedCategory && !(await repo.categoryInUse(checked.value))) {
+          problems.push(
+            `unknown category ${checked.value}: no merchant has it (a typo would price nobody); set a merchant's category first (merchant set-category) or pass --allow-unused-category`,
+          );
+        } else category = checked.value;
+      }
+      let effectiveFrom = now;
+      if (input.effectiveFrom !== undefined) {
+        const at = parseInstant(input.effectiveFrom);
+        if (at === null) problems.push(`effective-from: ${JSON.stringify(input.effectiveFrom)} is not an ISO 8601 instant with seconds and a zone, e.g. 2026-03-02T00:00:00+07:00`);
+        else if (at < now) problems.push(`effective-from: ${formatInstant(at)} is in the past (now ${formatInstant(now)}); omit it for "now"`);
+        else effectiveFrom = at;
+      }
+      if (problems.length > 0 || !channel || !bands.ok) throw new AdminError(notFound && problems.length === 1 ? 'not_found' : 'invalid', problems);
+
+      const scope: RuleScope = input.merchantId !== undefined ? 'MERCHANT' : category !== undefined ? 'CATEGORY' : 'CHANNEL';
+      const row: FeeRuleRow = {
+        id: randomUUID(),
+        channelId: channel.id,
+        scope,
+        merchantId: input.merchantId ?? null,
+        category: category ?? null,
+        bands: JSON.stringify(bands.value),
+        effectiveFrom: formatInstant(effectiveFrom),
+        cancelledAt: null,
+        createdAt: formatInstant(now),
+      };
+      await repo.insertFeeRule(row);
+      const view = ruleView(ruleFromRow(row, channel.code), effectiveFrom > now ? 'scheduled' : 'in-force');
+      await this.#audit(repo, 'fee.set', channel.code, null, view);
+      return view;
+    });
+  }
+
+  /**
+   * The rules of a channel in force now and scheduled. With a merchant: the
+   * rule that prices that merchant's payments now, then every later rule that
+   * applies to it. Without: per scope (channel default, each category, each
+   * merchant) the rule in force and the scheduled ones.
+   */
+  async listFees(code: string, merchantId?: string): Promise<FeeRuleView[]> {
+    const now = this.#now();
+    const channel = await channelOf(this.repo, code);
+    const stored = (await this.repo.feeRulesOf(channel.id)).map((r) => ruleFromRow(r, channel.code));
+    if (merchantId !== undefined) {
+      const merchant = await merchantOf(this.repo, merchantId);
+      const who = { merchantId, category: merchant.category };
+      const rules = rulesForMerchant(stored, channel, (await this.repo.findEnablement(merchantId, channel.id)) ?? undefined);
+      const inForce = ruleInForce(rules, who, now);
+      return [...(inForce ? [ruleView(inForce, 'in-force')] : []), ...scheduledRules(rules, who, now).map((r) => ruleView(r, 'scheduled'))];
+    }
+    const rules = [...stored, ...rulesForMerchantOverrides(channel, await this.repo.enablementsOf(channel.id))];
+    const groups = new Map<string, FeeRule[]>();
+    for (const r of rules) {
+      const key = `${r.scope}:${r.merchantId ?? r.category ?? ''}`;
+      groups.set(key, [...(groups.get(key) ?? []), r]);
+    }
+    const out: FeeRuleView[] = [];
+    for (const group of groups.values()) {
+      const first = group[0]!;
+      // A subject that matches exactly this group's scope and target.
+      const inForce = ruleInForce(group, { merchantId: first.merchantId ?? '', category: first.category ?? '' }, now);
+      if (inForce) out.push(ruleView(inForce, 'in-force'));
+      for (const r of group) if (r.cancelledAt == null && parseInstant(r.effectiveFrom)! > now) out.push(ruleView(r, 'scheduled'));
+    }
+    const order: Record<RuleScope, number> = { CHANNEL: 0, CATEGORY: 1, MERCHANT: 2 };
+    return out.sort((a, b) => order[a.scope] - order[b.scope] || (a.category ?? a.merchantId ?? '').localeCompare(b.category ?? b.merchantId ?? '') || a.effectiveFrom.localeCompare(b.effectiveFrom));
+  }
+
+  /** Cancel a scheduled rule before it starts. */
+  async cancelFee(ruleId: string): Promise<FeeRuleView> {
+    if (ruleId.startsWith(FLAT_RULE_PREFIX)) {
+      throw new AdminError('invalid', [`${ruleId} is the implicit rule of a flat fee setting; change it with channel update or merchant enable-channel, or set a rule`]);
+    }
+    const now = formatInstant(this.#now());
+    return this.repo.transaction(async (repo) => {
+      const row = await repo.findFeeRule(ruleId);
+      if (!row) throw new AdminError('not_found', [`no fee rule ${ruleId}`]);
+      if (row.cancelledAt !== null) throw new AdminError('conflict', [`fee rule ${ruleId} was already cancelled at ${row.cancelledAt}`]);
+      if (!(await repo.cancelFeeRule(ruleId, now))) {
+        throw new AdminError('conflict', [`fee rule ${ruleId} is in force since ${row.effectiveFrom} and can no longer be cancelled; set a new rule instead`]);
+      }
+      const channel = (await repo.listChannels()).find((c) => c.id === row.channelId)!;
+      const before = ruleView(ruleFromRow(row, channel.code), 'scheduled');
+      const after = ruleView(ruleFromRow((await repo.findFeeRule(ruleId))!, channel.code), 'cancelled');
+      await this.#audit(repo, 'fee.cancel', channel.code, before, after);
+      return after;
+    });
+  }
+
+  // Audit
+
+  /** Audit records, newest first. `since` is an ISO 8601 instant; `limit` 1..1000 (default 100). */
+  async listAudit(filter: { entity?: string; since?: string; limit?: string | number } = {}): Promise<AuditEntry[]> {
+    const problems: string[] = [];
+    let since: string | undefined;
+    if (filter.since !== undefined) {
+      const at = parseInstant(filter.since);
+      if (at === null) problems.push(`since: ${JSON.stringify(filter.since)} is not an ISO 8601 instant with seconds and a zone`);
+      else since = formatInstant(at);
+    }
+    const limit = filter.limit === undefined ? 100 : Number(filter.limit);
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) problems.push(`limit: must be a whole number from 1 to 1000, got ${JSON.stringify(filter.limit)}`);
+    if (problems.length > 0) throw new AdminError('invalid', problems);
+    const rows = await this.repo.listAudit({ entity: filter.entity?.trim(), since, limit });
+    return rows.map(auditEntry);
+  }
+}
+
+function auditEntry(r: AuditRow): AuditEntry {
+  return { id: r.id, at: r.at, actor: r.actor, action: r.action, entity: r.entity, before: r.before === null ? null : JSON.parse(r.before), after: r.after === null ? null : JSON.parse(r.after) };
+}
+
+function ruleView(r: FeeRule, state: FeeRuleView['state']): FeeRuleView {
+  return {
+    id: r.id,
+    channel: r.channelCode,
+    scope: r.scope,
+    merchantId: r.merchantId ?? null,
+    category: r.category ?? null,
+    bands: r.bands,
+    bandsText: formatBands(r.bands),
+    effectiveFrom: r.effectiveFrom,
+    createdAt: r.createdAt,
+    cancelledAt: r.cancelledAt ?? null,
+    state: r.cancelledAt != null ? 'cancelled' : state,
+    implicit: r.id.startsWith(FLAT_RULE_PREFIX),
+  };
+}
+
+/** The channel's implicit rule and every merchant override's implicit rule. */
+function rulesForMerchantOverrides(channel: CatalogueChannelRecord, enablements: MerchantChannelRecord[]): FeeRule[] {
+  const out = rulesForMerchant([], channel, undefined);
+  for (const e of enablements) out.push(...rulesForMerchant([], channel, e).filter((r) => r.scope === 'MERCHANT'));
+  return out;
+}
+
+// Internals: each takes the repository of the caller's transaction.
+
+async function merchantChannelViews(repo: AdminRepository, merchantId: string): Promise<MerchantChannelView[]> {
+  await merchantOf(repo, merchantId);
+  const catalogue = new Map((await repo.listChannels()).map((c) => [c.code, c]));
+  return (await repo.enablementsOfMerchant(merchantId)).map((e) => {
+    const overrides = overridesOf(e.overrides);
+    return { code: e.code, status: e.status, overrides, effective: applyOverrides(settingsOf(catalogue.get(e.code)!), overrides) };
+  });
+}
+
+async function enable(repo: AdminRepository, merchantId: string, code: string, overrides: OverrideWrite, nowMs: number): Promise<void> {
+  await merchantOf(repo, merchantId);
+  const channel = await channelOf(repo, code);
+  const writes = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as OverrideWrite;
+  // Setting or clearing a fee override is a one-band MERCHANT rule effective now, or its removal (src/modules/pricing/domain/fee-rules.ts).
+  if ('feePercentage' in writes || 'feeValue' in writes) writes.feeSetAt = formatInstant(nowMs);
+  await repo.upsertEnablement(merchantId, channel.id, writes);
+  const row = (await repo.findEnablement(merchantId, channel.id))!;
+  const problems = effectiveSettingsProblems(applyOverrides(settingsOf(channel), overridesOf(row)), (await currencyOf(repo, channel.currency)).minorUnits);
+  if (problems.length > 0) throw new AdminError('invalid', problems.map((p) => `for merchant ${merchantId}: ${p}`));
+}
+
+/** The channel's own settings and every merchant's effective settings must stay valid. */
+async function assertChannelConsistent(repo: AdminRepository, channel: CatalogueChannelRecord): Promise<void> {
+  const { minorUnits } = await currencyOf(repo, channel.currency);
+  const base = settingsOf(channel);
+  const problems = effectiveSettingsProblems(base, minorUnits);
+  for (const e of await repo.enablementsOf(channel.id)) {
+    const overrides = overridesOf(e);
+    if (Object.keys(overrides).length === 0) continue;
+    for (const p of effectiveSettingsProblems(applyOverrides(base, overrides), minorUnits)) {
+      problems.push(`with the overrides of merchant ${e.merchantId}: ${p}`);
+    }
+  }
+  if (problems.length > 0) throw new AdminError('invalid', problems);
+}
+
+async function merchantOf(repo: AdminRepository, id: string): Promise<MerchantRecord> {
+  const m = await repo.findMerchant(id);
+  if (!m) throw new AdminError('not_found', [`no merchant ${id}`]);
+  return m;
+}
+
+async function findChannelByCode(repo: AdminRepository, code: string): Promise<CatalogueChannelRecord | undefined> {
+  const parsed = channelCodeSchema.safeParse(code.trim().toLowerCase());
+  return parsed.success ? repo.findChannel(parsed.data) : undefined;
+}
+
+async function channelOf(repo: AdminRepository, code: string): Promise<CatalogueChannelRecord> {
+  const c = await findChannelByCode(repo, code);
+  if (!c) throw new AdminError('not_found', [`no channel ${code}`]);
+  return c;
+}
+
+async function currencyOf(repo: AdminRepository, code: string): Promise<CurrencyRecord> {
+  const c = await repo.findCurrency(code);
+  if (!c) throw new AdminError('not_found', [unknownCurrency(code)]);
+  return c;
+}
+
+function unknownCurrency(code: string): string {
+  return `unknown currency ${code}; add it first: admin currency set ${code} --minor-units N`;
+}
+
+/** A trimmed string option, or undefined (for naming things in messages before the input has parsed). */
+function codeText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+async function channelExists(repo: AdminRepository, code: string): Promise<boolean> {
+  const parsed = channelCodeSchema.safeParse(code.trim().toLowerCase());
+  return parsed.success && (await repo.findChannel(parsed.data)) !== undefined;
+}

@@ -1,0 +1,543 @@
+/**
+ * The in-memory catalogue every request reads: merchants, API keys,
+ * channels, per-merchant enablements and currencies, identical on SQLite and
+ * Postgres. Requests never wait on a database round-trip: the engine's feed
+ * (src/storage/sqlite/store.ts, src/storage/postgres/store.ts) loads everything once, then
+ * applies the entities named by new `change_log` rows (written by triggers in
+ * the committing transaction, so no writer can bypass them).
+ *
+ * Targeted invalidation: a merchant change rebuilds that merchant's derived
+ * channel list only; a channel change rebuilds the lists of the merchants
+ * that enable it; a currency change those of its channels' merchants.
+ *
+ * Memory: merchants without overrides (and without a merchant pricing rule)
+ * share one effective record per channel and category, and an enablement
+ * without overrides is one reference (see docs/SCALING.md, "Sizing").
+ *
+ * Scheduled pricing rules (contract §7): a rule that starts later changes
+ * what requests see without any write, so the catalogue arms ONE timer at
+ * the next rule transition of all channels; when it fires it drops the
+ * records and lists of the merchants the starting rules apply to, bumps
+ * `version` and their `merchantVersion`, and calls the transition listener
+ * (the store's change listeners), exactly as a committed change would. Every
+ * server does this on its own clock, so every replica switches at the instant.
+ *
+ * Invariants:
+ * - every record handed out is shared and must be treated as read-only;
+ * - a derived record or list is valid until the next transition: the timer
+ *   is re-armed after every load/apply and after it fires;
+ * - `version` changes whenever anything a request could see changed, and
+ *   `merchantVersion(id)` whenever anything that merchant could see changed;
+ * - `lastSeq` is the highest change-log sequence number already applied.
+ */
+import type { apiKeys, channels, currencies, merchantChannels, merchants } from '../../storage/sqlite/schema.js';
+import type { ChangeEntity, KycStatus } from '../../storage/sqlite/schema.js';
+import type { ActiveKeyRecord } from '../../storage/records.js';
+import type { EffectiveChannelRecord } from './records.js';
+import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
+import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';
+
+/** Node's setTimeout limit (ms); farther transitions are reached by re-arming. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export type MerchantRow = typeof merchants.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type ChannelRow = typeof channels.$inferSelect;
+export type MerchantChannelRow = typeof merchantChannels.$inferSelect;
+export type CurrencyRow = typeof currencies.$inferSelect;
+
+/** Everything the catalogue holds, as loaded from either engine. */
+export interface CatalogRows {
+  currencies: CurrencyRow[];
+  merchants: MerchantRow[];
+  apiKeys: ApiKeyRow[];
+  channels: ChannelRow[];
+  merchantChannels: MerchantChannelRow[];
+  feeRules: FeeRuleRow[];
+}
+
+/** One `change_log` row. */
+export interface ChangeRow {
+  seq: number;
+  entity: ChangeEntity;
+  entityId: string;
+}
+
+/** A merchant's current rows (merchant absent = deleted). */
+export interface MerchantEntity {
+  merchant: MerchantRow | undefined;
+  keys: ApiKeyRow[];
+  enablements: MerchantChannelRow[];
+}
+
+/** A channel's current rows (row absent = deleted). */
+export interface ChannelEntity {
+  channel: ChannelRow | undefined;
+  /** Every stored fee rule of the channel (cancelled ones included). */
+  feeRules: FeeRuleRow[];
+}
+
+/** The rows named by a batch of changes, loaded in one read. */
+export interface ChangedEntities {
+  merchants: Map<string, MerchantEntity>;
+  channels: Map<string, ChannelEntity>;
+  currencies: Map<string, CurrencyRow | undefined>;
+}
+
+/** The distinct entities a batch of changes names, per kind. */
+export function entitiesOf(changes: readonly ChangeRow[]): Record<ChangeEntity, string[]> {
+  const out: Record<ChangeEntity, Set<string>> = { merchant: new Set(), channel: new Set(), currency: new Set() };
+  for (const c of changes) out[c.entity].add(c.entityId);
+  return { merchant: [...out.merchant], channel: [...out.channel], currency: [...out.currency] };
+}
+
+/** The rows an engine read for a batch of changes (each list may be empty). */
+export interface ChangedRows {
+  merchants: MerchantRow[];
+  apiKeys: ApiKeyRow[];
+  merchantChannels: MerchantChannelRow[];
+  channels: ChannelRow[];
+  feeRules: FeeRuleRow[];
+  currencies: CurrencyRow[];
+}
+
+/** Group the rows read for `ids` by entity; an id without a row is a deletion. */
+export function assembleChanged(ids: Record<ChangeEntity, string[]>, rows: ChangedRows): ChangedEntities {
+  const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
+  for (const id of ids.merchant) {
+    out.merchants.set(id, {
+      merchant: rows.merchants.find((m) => m.id === id),
+      keys: rows.apiKeys.filter((k) => k.merchantId === id),
+      enablements: rows.merchantChannels.filter((e) => e.merchantId === id),
+    });
+  }
+  for (const id of ids.channel) out.channels.set(id, { channel: rows.channels.find((c) => c.id === id), feeRules: rows.feeRules.filter((r) => r.channelId === id) });
+  for (const code of ids.currency) out.currencies.set(code, rows.currencies.find((c) => c.code === code));
+  return out;
+}
+
+function byDisplayOrder(a: ChannelRow, b: ChannelRow): number {
+  return a.sortOrder - b.sortOrder || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
+}
+
+/** The override columns of an enablement (null = the channel's value). */
+type Overrides = Pick<
+  MerchantChannelRow,
+  'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'
+>;
+
+/**
+ * One enabled channel of a merchant, stored compactly: the channel's own id
+ * string (interned: the very string of the channel row) when the merchant
+ * has no overrides — 8 bytes per enablement, which matters at 100,000
+ * merchants × N channels — or an object when it has some.
+ */
+type Enabled = string | { channelId: string; overrides: Overrides };
+
+const channelIdOf = (e: Enabled): string => (typeof e === 'string' ? e : e.channelId);
+
+/** Derived lists kept at most (cheap to rebuild: each is a handful of shared records). */
+const MAX_CACHED_LISTS = 20_000;
+
+/** Options of {@link Catalog}. */
+export interface CatalogOptions {
+  /** The clock rules are judged by (epoch ms; tests may inject one). */
+  now?: () => number;
+}
+
+export class Catalog {
+  readonly #now: () => number;
+  #currencies = new Map<string, number>();
+  #merchants = new Map<string, MerchantRow>();
+  #keys = new Map<string, ApiKeyRow>();
+  #keysByMerchant = new Map<string, string[]>();
+  #channels = new Map<string, ChannelRow>();
+  #channelIdByCode = new Map<string, string>();
+  /** merchantId → its enabled channels. */
+  #enabled = new Map<string, Enabled[]>();
+  /** `channelId NUL category` → the effective record of a merchant without overrides or merchant rules (shared by all such merchants of the category). */
+  #baseRecords = new Map<string, EffectiveChannelRecord>();
+  /** channelId → its stored fee rules. */
+  #rules = new Map<string, FeeRule[]>();
+  #timer: NodeJS.Timeout | null = null;
+  /** The instant the timer is armed for (null: nothing scheduled). */
+  #armedFor: number | null = null;
+  /** Every transition up to this instant has been announced. */
+  #announcedUpTo: number;
+  #onTransition: (() => void) | null = null;
+  #closed = false;
+  /** Derived, per merchant: the effective channel list in display order (built on first use, bounded). */
+  #lists = new Map<string, EffectiveChannelRecord[]>();
+  #merchantVersions = new Map<string, number>();
+  #epoch = 0;
+  #changes = 0;
+  #versionText = '0:0';
+  #lastSeq = 0;
+
+  constructor(options: CatalogOptions = {}) {
+    this.#now = options.now ?? Date.now;
+    this.#announcedUpTo = this.#now();
+  }
+
+  /** Called after a scheduled rule took effect (the store forwards it to its change listeners). */
+  onTransition(listener: () => void): void {
+    this.#onTransition = listener;
+  }
+
+  /** The instant the transition timer is armed for, or null (tests, diagnostics). */
+  get nextTransitionAt(): number | null {
+    return this.#armedFor;
+  }
+
+  /** Stop the transition timer for good. */
+  close(): void {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#armedFor = null;
+  }
+
+  /** Highest change-log sequence number applied. */
+  get lastSeq(): number {
+    return this.#lastSeq;
+  }
+
+  /** Changes whenever anything any request could see changed. */
+  get version(): string {
+    return this.#versionText;
+  }
+
+  /** Changes whenever anything this merchant could see changed (its rows, its channels, their currencies). */
+  merchantVersion(merchantId: string): string {
+    return `${this.#epoch}:${this.#merchantVersions.get(merchantId) ?? 0}`;
+  }
+
+  /** Replace everything (first load, and after a reconnect where changes may have been missed). */
+  replaceAll(rows: CatalogRows, lastSeq: number): void {
+    this.#currencies = new Map(rows.currencies.map((c) => [c.code, c.minorUnits]));
+    this.#merchants = new Map(rows.merchants.map((m) => [m.id, m]));
+    this.#keys = new Map();
+    this.#keysByMerchant = new Map();
+    for (const k of rows.apiKeys) this.#putKey(k);
+    this.#channels = new Map();
+    this.#channelIdByCode = new Map();
+    for (const c of rows.channels) this.#putChannel(c);
+    this.#rules = new Map();
+    for (const c of rows.channels) this.#putRules(c, rows.feeRules.filter((r) => r.channelId === c.id));
+    this.#enabled = new Map();
+    for (const e of rows.merchantChannels) this.#putEnablement(e);
+    this.#baseRecords.clear();
+    this.#lists.clear();
+    this.#merchantVersions.clear();
+    this.#epoch += 1;
+    this.#lastSeq = lastSeq;
+    this.#bump();
+    this.#arm();
+  }
+
+  /** Apply the reloaded rows of a batch of changes up to `lastSeq`. */
+  apply(changed: ChangedEntities, lastSeq: number): void {
+    const touched = new Set<string>();
+    const changedChannels = new Set<string>();
+    for (const [code, row] of changed.currencies) {
+      if (row) this.#currencies.set(code, row.minorUnits);
+      else this.#currencies.delete(code);
+      for (const channel of this.#channels.values()) if (channel.currency === code) changedChannels.add(channel.id);
+    }
+    for (const [id, { channel: row, feeRules }] of changed.channels) {
+      const previous = this.#channels.get(id);
+      if (previous) {
+        this.#channels.delete(id);
+        if (this.#channelIdByCode.get(previous.code) === id) this.#channelIdByCode.delete(previous.code);
+      }
+      this.#rules.delete(id);
+      if (row) {
+        this.#putChannel(row);
+        this.#putRules(row, feeRules);
+      }
+      changedChannels.add(id);
+    }
+    if (changedChannels.size > 0) {
+      this.#dropBaseRecords(changedChannels);
+      // Channel changes are rare: a scan of all enablements beats keeping a reverse index in memory.
+      for (const [merchantId, list] of this.#enabled) {
+        if (list.some((e) => changedChannels.has(channelIdOf(e)))) touched.add(merchantId);
+      }
+    }
+    for (const [id, entity] of changed.merchants) {
+      this.#replaceMerchant(id, entity);
+      touched.add(id);
+    }
+    for (const m of touched) {
+      this.#lists.delete(m);
+      this.#merchantVersions.set(m, (this.#merchantVersions.get(m) ?? 0) + 1);
+    }
+    this.#lastSeq = Math.max(this.#lastSeq, lastSeq);
+    this.#bump();
+    this.#arm();
+  }
+
+  /** The key with this id if it exists and is not revoked, with what authentication needs. */
+  findActiveKey(keyId: string): ActiveKeyRecord | undefined {
+    const key = this.#keys.get(keyId);
+    if (!key || key.revokedAt !== null) return undefined;
+    const merchant = this.#merchants.get(key.merchantId);
+    if (!merchant) return undefined;
+    return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus };
+  }
+
+  /** KYC status of a merchant (undefined: no such merchant). */
+  kycOf(merchantId: string): KycStatus | undefined {
+    return this.#merchants.get(merchantId)?.kycStatus;
+  }
+
+  /** Display name of a catalogue channel (any merchant, any status). */
+  nameByCode(code: string): string | undefined {
+    const id = this.#channelIdByCode.get(code);
+    return id === undefined ? undefined : this.#channels.get(id)?.name;
+  }
+
+  /** Every channel enabled for the merchant, catalogue values with its overrides applied, in display order. */
+  listForMerchant(merchantId: string): EffectiveChannelRecord[] {
+    let list = this.#lists.get(merchantId);
+    if (list === undefined) {
+      list = this.#buildList(merchantId);
+      if (this.#lists.size >= MAX_CACHED_LISTS) this.#lists.clear();
+      this.#lists.set(merchantId, list);
+    }
+    return list;
+  }
+
+  /** The channel with this (lower-case) code if it is enabled for the merchant. */
+  findForMerchant(merchantId: string, code: string): EffectiveChannelRecord | undefined {
+    const id = this.#channelIdByCode.get(code);
+    if (id === undefined) return undefined;
+    const entry = this.#enabled.get(merchantId)?.find((e) => channelIdOf(e) === id);
+    return entry === undefined ? undefined : this.#effective(merchantId, entry);
+  }
+
+  /** Counts, for sizing and logs. */
+  stats(): { merchants: number; keys: number; channels: number; enablements: number } {
+    let enablements = 0;
+    for (const list of this.#enabled.values()) enablements += list.length;
+    return { merchants: this.#merchants.size, keys: this.#keys.size, channels: this.#channels.size, enablements };
+  }
+
+  #bump(): void {
+    this.#changes += 1;
+    this.#versionText = `${this.#epoch}:${this.#changes}`;
+  }
+
+  #putRules(c: ChannelRow, rows: readonly FeeRuleRow[]): void {
+    if (rows.length > 0) this.#rules.set(c.id, rows.map((r) => ruleFromRow(r, c.code)));
+  }
+
+  #dropBaseRecords(channelIds: ReadonlySet<string>): void {
+    for (const key of this.#baseRecords.keys()) if (channelIds.has(key.slice(0, key.indexOf('\u0000')))) this.#baseRecords.delete(key);
+  }
+
+  /**
+   * (Re-)arm the one transition timer at the next instant any rule starts
+   * after what was last announced: stored rules, and flat settings written
+   * with a (clock-skewed) future `fee_set_at`. Counting from the last
+   * announcement, not from now, means a late timer (busy event loop) whose
+   * transition a change re-arming in between would skip is announced at
+   * once. Far instants are clamped to Node's timer limit and re-armed when
+   * the clamped timer fires. Unref'd: it never keeps a process alive.
+   */
+  #arm(): void {
+    if (this.#closed) return;
+    const now = this.#now();
+    const after = this.#announcedUpTo;
+    const all: FeeRule[] = [];
+    for (const rules of this.#rules.values()) all.push(...rules);
+    let next = nextTransition(all, after);
+    for (const c of this.#channels.values()) next = earliestAfter(next, c.feeSetAt, after);
+    for (const list of this.#enabled.values()) for (const e of list) if (typeof e !== 'string') next = earliestAfter(next, e.overrides.feeSetAt, after);
+    if (next === this.#armedFor && this.#timer) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#armedFor = next;
+    if (next === null) return;
+    this.#timer = setTimeout(() => this.#fire(), Math.min(Math.max(next - now, 0), MAX_TIMER_MS));
+    this.#timer.unref();
+  }
+
+  /** The timer fired: announce every transition in (announcedUpTo, now]. */
+  #fire(): void {
+    this.#timer = null;
+    const now = this.#now();
+    // A clamped far timer (or one a millisecond early) has nothing to announce yet: re-arm.
+    if (this.#armedFor === null || now < this.#armedFor) {
+      this.#armedFor = null;
+      this.#arm();
+      return;
+    }
+    const from = this.#announcedUpTo;
+    this.#announcedUpTo = now;
+    const { channels, merchants } = this.#transitions(from, now);
+    this.#dropBaseRecords(channels);
+    for (const m of merchants) {
+      this.#lists.delete(m);
+      this.#merchantVersions.set(m, (this.#merchantVersions.get(m) ?? 0) + 1);
+    }
+    this.#bump();
+    this.#armedFor = null;
+    this.#arm();
+    this.#onTransition?.();
+  }
+
+  /** Channels with a rule (stored or implicit) starting in (from, to], and the merchants those rules apply to. */
+  #transitions(from: number, to: number): { channels: Set<string>; merchants: Set<string> } {
+    const starts = (text: string) => {
+      const ms = parseInstant(text);
+      return ms !== null && ms > from && ms <= to;
+    };
+    const starting = new Map<string, FeeRule[]>();
+    for (const [channelId, rules] of this.#rules) {
+      const now = rules.filter((r) => r.cancelledAt == null && starts(r.effectiveFrom));
+      if (now.length > 0) starting.set(channelId, now);
+    }
+    const flatChannels = new Set([...this.#channels.values()].filter((c) => starts(c.feeSetAt)).map((c) => c.id));
+    const channels = new Set([...starting.keys(), ...flatChannels]);
+    const merchants = new Set<string>();
+    // Transitions are rare: a scan of all enablements beats keeping a reverse index in memory.
+    for (const [merchantId, list] of this.#enabled) {
+      const category = this.#merchants.get(merchantId)?.category;
+      for (const e of list) {
+        const channelId = channelIdOf(e);
+        const applies = (r: FeeRule) => r.scope === 'CHANNEL' || (r.scope === 'MERCHANT' && r.merchantId === merchantId) || (r.scope === 'CATEGORY' && r.category === category);
+        if (flatChannels.has(channelId) || (starting.get(channelId) ?? []).some(applies) || (typeof e !== 'string' && starts(e.overrides.feeSetAt))) {
+          merchants.add(merchantId);
+          channels.add(channelId);
+        }
+      }
+    }
+    return { channels, merchants };
+  }
+
+  #putKey(k: ApiKeyRow): void {
+    this.#keys.set(k.id, k);
+    const list = this.#keysByMerchant.get(k.merchantId);
+    if (list) list.push(k.id);
+    else this.#keysByMerchant.set(k.merchantId, [k.id]);
+  }
+
+  #putChannel(c: ChannelRow): void {
+    this.#channels.set(c.id, c);
+    this.#channelIdByCode.set(c.code, c.id);
+  }
+
+  #putEnablement(e: MerchantChannelRow): void {
+    // The channel row's own string, so 100,000 merchants share one copy of each channel id.
+    const channelId = this.#channels.get(e.channelId)?.id ?? e.channelId;
+    // fee_set_at alone is no override: it only dates the fee columns (the implicit merchant rule).
+    const hasOverrides =
+      e.feePercentage !== null ||
+      e.feeValue !== null ||
+      e.additionalFeePercentage !== null ||
+      e.additionalFeeValue !== null ||
+      e.minAmount !== null ||
+      e.maxAmount !== null ||
+      e.feeChargedToCustomer !== null;
+    const entry: Enabled = hasOverrides
+      ? {
+          channelId,
+          overrides: {
+            feePercentage: e.feePercentage,
+            feeValue: e.feeValue,
+            additionalFeePercentage: e.additionalFeePercentage,
+            additionalFeeValue: e.additionalFeeValue,
+            minAmount: e.minAmount,
+            maxAmount: e.maxAmount,
+            feeChargedToCustomer: e.feeChargedToCustomer,
+            feeSetAt: e.feeSetAt,
+          },
+        }
+      : channelId;
+    const list = this.#enabled.get(e.merchantId);
+    if (list) list.push(entry);
+    else this.#enabled.set(e.merchantId, [entry]);
+  }
+
+  #replaceMerchant(id: string, entity: MerchantEntity): void {
+    for (const keyId of this.#keysByMerchant.get(id) ?? []) this.#keys.delete(keyId);
+    this.#keysByMerchant.delete(id);
+    this.#enabled.delete(id);
+    if (!entity.merchant) {
+      this.#merchants.delete(id);
+      return;
+    }
+    this.#merchants.set(id, entity.merchant);
+    for (const k of entity.keys) this.#putKey(k);
+    for (const e of entity.enablements) this.#putEnablement(e);
+  }
+
+  /**
+   * A channel's effective record for one merchant at this instant: catalogue
+   * values, the merchant's overrides, and the pricing rule in force for it
+   * (undefined: channel or currency missing).
+   */
+  #record(channelId: string, subject: RuleSubject, overrides: Overrides | undefined): EffectiveChannelRecord | undefined {
+    const c = this.#channels.get(channelId);
+    const minorUnits = c && this.#currencies.get(c.currency);
+    // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
+    if (!c || minorUnits === undefined) return undefined;
+    const now = this.#now();
+    const rules = rulesForMerchant(this.#rules.get(channelId) ?? [], c, overrides && { merchantId: subject.merchantId, ...overrides });
+    // The implicit channel rule is in force from its fee_set_at; only a clock-skewed future one leaves nothing.
+    const rule = ruleInForce(rules, subject, now) ?? rules.find((r) => r.scope === 'CHANNEL' && r.id.startsWith(FLAT_RULE_PREFIX))!;
+    const o = overrides;
+    return {
+      id: c.id,
+      code: c.code,
+      name: c.name,
+      imagePath: c.imagePath,
+      status: c.status,
+      currency: c.currency,
+      minorUnits,
+      feePercentage: rule.bands[0]!.percentage,
+      feeValue: rule.bands[0]!.fixed,
+      pricing: { rule, scheduled: scheduledRules(rules, subject, now) },
+      additionalFeePercentage: o?.additionalFeePercentage ?? c.additionalFeePercentage,
+      additionalFeeValue: o?.additionalFeeValue ?? c.additionalFeeValue,
+      minAmount: o?.minAmount ?? c.minAmount,
+      maxAmount: o?.maxAmount ?? c.maxAmount,
+      feeChargedToCustomer: o?.feeChargedToCustomer ?? c.feeChargedToCustomer,
+      requiresKyc: c.requiresKyc,
+    };
+  }
+
+  #effective(merchantId: string, entry: Enabled): EffectiveChannelRecord | undefined {
+    const category = this.#merchants.get(merchantId)?.category;
+    if (category === undefined) return undefined;
+    const channelId = channelIdOf(entry);
+    const ownRule = (this.#rules.get(channelId) ?? []).some((r) => r.scope === 'MERCHANT' && r.merchantId === merchantId);
+    if (typeof entry !== 'string' || ownRule) return this.#record(channelId, { merchantId, category }, typeof entry === 'string' ? undefined : entry.overrides);
+    // Shared by every merchant of the category without overrides or rules of its own (merchant rules of others never match '').
+    const key = `${channelId}\u0000${category}`;
+    let record = this.#baseRecords.get(key);
+    if (record === undefined) {
+      record = this.#record(channelId, { merchantId: '', category }, undefined);
+      if (record) this.#baseRecords.set(key, record);
+    }
+    return record;
+  }
+
+  #buildList(merchantId: string): EffectiveChannelRecord[] {
+    const out: { channel: ChannelRow; record: EffectiveChannelRecord }[] = [];
+    for (const entry of this.#enabled.get(merchantId) ?? []) {
+      const record = this.#effective(merchantId, entry);
+      if (record) out.push({ channel: this.#channels.get(record.id)!, record });
+    }
+    out.sort((a, b) => byDisplayOrder(a.channel, b.channel));
+    return out.map((x) => x.record);
+  }
+}
+
+/** The earlier of `current` and the instant `text` when that is after `after`. */
+function earliestAfter(current: number | null, text: string, after: number): number | null {
+  const ms = parseInstant(text);
+  if (ms === null || ms <= after) return current;
+  return current === null || ms < current ? ms : current;
+}

@@ -1,0 +1,188 @@
+/**
+ * Live change notifications for subscriptions (contract §8), per API key.
+ *
+ * No extra pub/sub infrastructure: every replica's store already applies
+ * every committed change to its in-memory catalogue (Postgres: LISTEN/NOTIFY
+ * plus a change-log poll; SQLite: the trigger-written change log) and calls
+ * `store.onChange` listeners afterwards, whichever process committed. A
+ * watcher compares `catalog.merchantVersion(merchantId)`, which changes
+ * exactly when something that merchant could see changed, so another
+ * merchant's change wakes nobody here.
+ *
+ * SQLite catches its catalogue up lazily (on the next request's `version()`),
+ * so while any watcher is open the feed calls `store.version()` every
+ * `catchUpIntervalMs`: a commit by the admin CLI reaches an idle server's
+ * streams within that interval. On Postgres `version()` is a plain read and
+ * the store's own listener does the work.
+ *
+ * Invariants: a watcher reports its key's current principal (KYC may have
+ * changed since the stream opened), reports a revoked key once and then
+ * ends, and never reports the same merchant version twice in a row.
+ */
+import type { Logger } from 'pino';
+import type { Store } from '../../storage/store.js';
+import type { Principal } from '../../pipeline/request-state.js';
+
+/** What a watcher reports. */
+export type ChangeEvent =
+  /** The key's merchant may see something new (or this is the first event). */
+  | { kind: 'changed'; principal: Principal }
+  /** The key was revoked (or its merchant deleted): last event. */
+  | { kind: 'revoked' };
+
+/** Options of {@link ChangeFeed}. */
+export interface ChangeFeedOptions {
+  store: Pick<Store, 'catalog' | 'onChange' | 'version'>;
+  /** How often the catalogue is caught up while watchers are open (ms, > 0). */
+  catchUpIntervalMs: number;
+  logger?: Logger;
+}
+
+/** The catalogue's current principal for a key, or undefined when it is revoked/unknown. */
+function principalOf(store: ChangeFeedOptions['store'], keyId: string): Principal | undefined {
+  const key = store.catalog.findActiveKey(keyId);
+  return key && { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc };
+}
+
+/**
+ * One stream's view of the feed: an async iterator of {@link ChangeEvent}s.
+ * Written by hand rather than as an async generator: `return()` (client gone,
+ * server draining) must end a `next()` that is waiting for a change at once,
+ * which a suspended generator cannot do.
+ */
+class Watcher implements AsyncIterableIterator<ChangeEvent> {
+  #lastVersion: string | undefined;
+  #dirty = true; // the first event is the current state
+  #done = false;
+  #revoked = false;
+  #wake: (() => void) | undefined;
+
+  constructor(
+    private readonly feed: ChangeFeed,
+    private readonly store: ChangeFeedOptions['store'],
+    private readonly keyId: string,
+    private readonly merchantId: string,
+  ) {}
+
+  /** Called by the feed after every catalogue change. */
+  notify(): void {
+    if (this.#done) return;
+    if (!principalOf(this.store, this.keyId)) this.#revoked = true;
+    else if (this.store.catalog.merchantVersion(this.merchantId) !== this.#lastVersion) this.#dirty = true;
+    else return;
+    this.#wake?.();
+  }
+
+  async next(): Promise<IteratorResult<ChangeEvent>> {
+    while (!this.#done) {
+      if (this.#revoked) {
+        this.#finish();
+        return { done: false, value: { kind: 'revoked' } };
+      }
+      if (this.#dirty) {
+        this.#dirty = false;
+        // Read the version before building anything: a change landing after this line marks us dirty again.
+        this.#lastVersion = this.store.catalog.merchantVersion(this.merchantId);
+        const principal = principalOf(this.store, this.keyId);
+        if (!principal) {
+          this.#revoked = true;
+          continue;
+        }
+        return { done: false, value: { kind: 'changed', principal } };
+      }
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+    return { done: true, value: undefined };
+  }
+
+  async return(): Promise<IteratorResult<ChangeEvent>> {
+    this.#finish();
+    return { done: true, value: undefined };
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** End: detach from the feed and release a waiting `next()`. Idempotent. */
+  #finish(): void {
+    if (this.#done) return;
+    this.#done = true;
+    this.feed.detach(this);
+    this.#wake?.();
+  }
+
+  /** The feed is shutting down. */
+  end(): void {
+    this.#finish();
+  }
+}
+
+/** Change notifications per API key, for the subscriptions of one app (see the module comment). */
+export class ChangeFeed {
+  readonly #options: ChangeFeedOptions;
+  readonly #watchers = new Set<Watcher>();
+  #unsubscribe: (() => void) | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(options: ChangeFeedOptions) {
+    if (!Number.isInteger(options.catchUpIntervalMs) || options.catchUpIntervalMs <= 0) throw new Error('ChangeFeed: catchUpIntervalMs must be a positive integer');
+    this.#options = options;
+  }
+
+  /** Open watchers (streams), for metrics and tests. */
+  get size(): number {
+    return this.#watchers.size;
+  }
+
+  /**
+   * Watch what `principal`'s key may see. The first `next()` reports the current state; later ones wait for a
+   * change of that merchant's data (or the key's revocation). After {@link shutdown} the iterator is already done.
+   */
+  watch(principal: Principal): AsyncIterableIterator<ChangeEvent> {
+    const watcher = new Watcher(this, this.#options.store, principal.apiKeyId, principal.merchantId);
+    if (this.#closed) {
+      watcher.end();
+      return watcher;
+    }
+    this.#watchers.add(watcher);
+    if (this.#watchers.size === 1) this.#start();
+    return watcher;
+  }
+
+  /** End every open watcher and refuse new ones (graceful shutdown: clients reconnect to another replica). */
+  shutdown(): void {
+    this.#closed = true;
+    for (const w of [...this.#watchers]) w.end();
+  }
+
+  /** @internal A watcher ended. */
+  detach(watcher: Watcher): void {
+    if (this.#watchers.delete(watcher) && this.#watchers.size === 0) this.#stop();
+  }
+
+  #start(): void {
+    const { store, logger } = this.#options;
+    this.#unsubscribe = store.onChange(() => {
+      for (const w of this.#watchers) w.notify();
+    });
+    this.#timer = setInterval(() => {
+      try {
+        store.version();
+      } catch (err) {
+        // version() does not throw by contract; should it, streams keep their last state and the next tick retries.
+        logger?.warn({ err }, 'live updates: catalogue catch-up failed');
+      }
+    }, this.#options.catchUpIntervalMs);
+    this.#timer.unref();
+  }
+
+  #stop(): void {
+    this.#unsubscribe?.();
+    this.#unsubscribe = undefined;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Fee quotes (contract §5, §7): validation, channel gating and limits around
+ * the pure calculator, priced with the band of the rule in force
+ * (src/modules/pricing/domain/pricing.ts). Check order: merchant scope → input
+ * values → channel enabled → KYC → status → currency → precision → limits.
+ */
+import { AppError, invalidRequest } from '../../shared/errors.js';
+import { priceWithRule, type PricedFee } from './domain/pricing.js';
+import { Big, parseDecimalText } from '../../shared/money.js';
+import type { Principal } from '../../pipeline/request-state.js';
+import { channelPricingOf, type ChannelService, type ChannelView } from '../channels/service.js';
+import { unavailabilityReasons } from '../channels/eligibility.js';
+
+/** A fee request, as both surfaces deliver it after type coercion. */
+export interface FeeQuoteInput {
+  /** Canonical decimal text (from the Decimal scalar). */
+  amount: string;
+  currency: string;
+  method: string;
+  merchantId?: string | null;
+  chargeFeeToCustomer?: boolean | null;
+}
+
+const CURRENCY = /^[A-Za-z]{3}$/;
+
+/** A channel status in a sentence ("is under maintenance", not "is maintenance"). */
+const STATUS_WORDS: Record<ChannelView['status'], string> = { active: 'active', offline: 'offline', maintenance: 'under maintenance' };
+
+/** Most codes a CHANNEL_NOT_FOUND message lists (a merchant may have many channels). */
+const MAX_LISTED_CODES = 20;
+
+/** "Enabled: qris, bca_va." — the codes `method` may name, so a typo is fixed without a second look-up. */
+export function enabledList(codes: string[]): string {
+  if (codes.length === 0) return 'No channel is enabled for it.';
+  const shown = codes.slice(0, MAX_LISTED_CODES).join(', ');
+  return `Enabled: ${shown}${codes.length > MAX_LISTED_CODES ? `, … (${codes.length - MAX_LISTED_CODES} more)` : ''}.`;
+}
+const MAX_METHOD_LENGTH = 64;
+
+/** Throw MERCHANT_MISMATCH unless `merchantId` is absent or the caller's own. */
+export function assertMerchantScope(principal: Principal, merchantId: string | null | undefined): void {
+  if (merchantId != null && merchantId !== principal.merchantId) {
+    throw new AppError('MERCHANT_MISMATCH', 'merchantId is not the merchant of the API key used.', { field: 'merchantId' });
+  }
+}
+
+export class FeeService {
+  constructor(private readonly channels: ChannelService) {}
+
+  quote(principal: Principal, input: FeeQuoteInput): PricedFee {
+    assertMerchantScope(principal, input.merchantId);
+
+    if (!CURRENCY.test(input.currency)) throw invalidRequest('currency', 'currency must be a three-letter ISO 4217 code, e.g. "IDR".');
+    const currency = input.currency.toUpperCase();
+    const method = input.method.trim();
+    if (method === '' || method.length > MAX_METHOD_LENGTH) throw invalidRequest('method', `method must be a channel code of 1 to ${MAX_METHOD_LENGTH} characters.`);
+    const amount = parseDecimalText(input.amount, 'amount');
+    if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
+
+    const channel = this.channels.findForMerchant(principal, method);
+    if (!channel) throw new AppError('CHANNEL_NOT_FOUND', `No channel "${method}" is enabled for this merchant. ${enabledList(this.channels.enabledCodes(principal))}`, { field: 'method' });
+    return this.price(principal, channel, amount, currency, input.chargeFeeToCustomer);
+  }
+
+  /**
+   * The fee of `amount` on one listed channel, in the channel's currency
+   * (GraphQL `PaymentChannel.fee`): the same checks and calculator as
+   * {@link quote}, minus the lookup.
+   */
+  quoteForChannel(principal: Principal, channel: ChannelView, amountText: string, chargeFeeToCustomer?: boolean | null): PricedFee {
+    const amount = parseDecimalText(amountText, 'amount');
+    if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
+    return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer);
+  }
+
+  /** Eligibility (first reason → contract error, see eligibility.ts), then the pure calculator. */
+  private price(principal: Principal, channel: ChannelView, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): PricedFee {
+    const [reason] = unavailabilityReasons(channel, principal.merchantKyc, { amount, currency });
+    switch (reason) {
+      case 'KYC_REQUIRED':
+        throw new AppError('KYC_REQUIRED', `Channel "${channel.code}" requires approved KYC; this merchant's KYC is ${principal.merchantKyc}.`, {
+          kycStatus: principal.merchantKyc,
+        });
+      case 'OFFLINE':
+      case 'MAINTENANCE':
+        throw new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${STATUS_WORDS[channel.status]}.`, { channelStatus: channel.status });
+      case 'CURRENCY_MISMATCH':
+        throw new AppError('UNSUPPORTED_CURRENCY', `Channel "${channel.code}" settles in ${channel.currency}, not ${currency}.`, {
+          field: 'currency',
+          supported: channel.currency,
+        });
+      case 'AMOUNT_PRECISION':
+        throw invalidRequest('amount', `amount has more decimals than ${currency} allows (${channel.minorUnits}).`);
+      case 'AMOUNT_OUT_OF_RANGE': {
+        const min = new Big(channel.feeInfo.minTransactions);
+        const max = new Big(channel.feeInfo.maxTransactions);
+        throw new AppError('AMOUNT_OUT_OF_RANGE', `amount must be between ${min.toFixed()} and ${max.toFixed()} ${currency} for "${channel.code}".`, {
+          field: 'amount',
+          min: min.toNumber(),
+          max: max.toNumber(),
+        });
+      }
+    }
+    // The rule in force when the merchant's list was built: the catalogue rebuilds it at every transition,
+    // so the price always agrees with the listed fee_info/feeRule (and their ETag).
+    return priceWithRule(channel.pricing.rule, channelPricingOf(channel), amount, chargeFeeToCustomer);
+  }
+}

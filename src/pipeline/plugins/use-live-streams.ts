@@ -1,0 +1,163 @@
+/**
+ * Live streams (contract §8): Server-Sent Events on the GraphQL endpoint,
+ * bounded per API key, with heartbeats, in the one plugin pipeline.
+ *
+ * Place AFTER the signature plugin and the per-key rate limiter: a stream is
+ * opened by an ordinary signed request (`POST /graphql`, `Accept:
+ * text/event-stream`; `GET` with the query in the target works too, as
+ * GraphiQL sends it), so the signature is checked and the key's rate budget
+ * spent once, when it opens; request context, metrics and the request log
+ * see the open like any request (its log line and duration are those of the
+ * open; a second line, `stream closed`, gives the stream's lifetime).
+ *
+ * - A slot per API key is taken in `onRequest` by every verified request
+ *   that accepts `text/event-stream`; with `maxStreamsPerKey` already open
+ *   the request is refused with 429 RATE_LIMITED and `Retry-After`.
+ * - A subscription's result (an async iterable) is sent by
+ *   {@link eventStreamResponse}, which frees the slot when the stream ends
+ *   for whatever reason (client gone, key revoked, server draining).
+ * - A request that starts no stream (a refused filter, an invalid document)
+ *   gets one JSON answer with its error's contract status (INVALID_REQUEST
+ *   → 400), not a one-event stream; a query sent with that Accept gets Yoga's
+ *   one-event stream. Either way the slot is freed when the response is
+ *   created.
+ *
+ * Invariant: every slot taken is freed exactly once (`release` is idempotent
+ * and reached on every path: onResponse unless the stream owns it, else the
+ * stream's onClose).
+ */
+import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { Logger } from 'pino';
+import { Gauge, type Registry } from 'prom-client';
+import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
+import { requestStateOf } from '../request-state.js';
+import { errorResponseFor } from '../responses.js';
+import { eventStreamResponse } from './event-stream.js';
+
+/** Options of {@link useLiveStreams}. */
+export interface LiveStreamOptions {
+  /** Open streams allowed per API key in this process (contract default 10; SUBSCRIPTIONS_PER_KEY). */
+  maxStreamsPerKey: number;
+  /** Interval of the heartbeat comment in ms (contract: 15 s). */
+  heartbeatMs: number;
+  /** `Retry-After` (seconds) of a refused stream. */
+  retryAfterSeconds?: number;
+  logger: Logger;
+  /** Registry for the `graphql_subscription_streams_open` gauge. */
+  registry: Registry;
+}
+
+/** Default heartbeat interval (contract §8). */
+export const DEFAULT_HEARTBEAT_MS = 15_000;
+/** Default open streams per API key (contract §8). */
+export const DEFAULT_STREAMS_PER_KEY = 10;
+
+const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
+
+/** True when the request asks for Server-Sent Events. */
+export function acceptsEventStream(request: { headers: { get(name: string): string | null } }): boolean {
+  return EVENT_STREAM.test(request.headers.get('accept') ?? '');
+}
+
+/** One request's claim on its key's stream budget. */
+interface Slot {
+  keyId: string;
+  /** The event stream took over releasing it. */
+  streaming: boolean;
+  released: boolean;
+}
+
+/** The request's slot, on its server context (a property, not a WeakMap: see VERIFIED_BODY in use-signature-auth.ts). */
+const SLOT = Symbol('liveStreamSlot');
+type SlotCarrier = { [SLOT]?: Slot };
+
+/** The result with every coded error carrying its contract HTTP status (the highest one is sent). */
+function withContractStatus(result: ExecutionResult): ExecutionResult {
+  const errors = result.errors?.map((e) => {
+    const code = e.extensions.code;
+    if (!isErrorCode(code)) return e;
+    const http = { ...(e.extensions.http as Record<string, unknown> | undefined), status: statusOf(code) };
+    return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: { ...e.extensions, http } });
+  });
+  return { ...result, errors };
+}
+
+export function useLiveStreams(options: LiveStreamOptions): Plugin {
+  const { maxStreamsPerKey, heartbeatMs, logger } = options;
+  if (!Number.isInteger(maxStreamsPerKey) || maxStreamsPerKey < 1) throw new Error('useLiveStreams: maxStreamsPerKey must be a positive integer');
+  if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1) throw new Error('useLiveStreams: heartbeatMs must be a positive integer');
+  const retryAfterSeconds = options.retryAfterSeconds ?? 5;
+  if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1) throw new Error('useLiveStreams: retryAfterSeconds must be a positive integer');
+
+  /** keyId → slots held. Entries at 0 are deleted, so the map only holds keys with open streams. */
+  const open = new Map<string, number>();
+  const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
+
+  const release = (slot: Slot): void => {
+    if (slot.released) return;
+    slot.released = true;
+    const left = (open.get(slot.keyId) ?? 1) - 1;
+    if (left > 0) open.set(slot.keyId, left);
+    else open.delete(slot.keyId);
+    gauge.dec();
+  };
+
+  return {
+    onRequest({ request, serverContext, endResponse, fetchAPI }) {
+      const state = requestStateOf(serverContext);
+      if (!state?.principal || state.surface !== 'graphql' || !acceptsEventStream(request)) return;
+      const keyId = state.principal.apiKeyId;
+      const held = open.get(keyId) ?? 0;
+      if (held >= maxStreamsPerKey) {
+        const error = new AppError(
+          'RATE_LIMITED',
+          `This API key already has ${held} open event streams (at most ${maxStreamsPerKey}); close one, or retry after ${retryAfterSeconds} s.`,
+          { retryAfter: retryAfterSeconds, scope: 'streams', limit: maxStreamsPerKey },
+          { 'Retry-After': String(retryAfterSeconds) },
+        );
+        endResponse(errorResponseFor(fetchAPI.Response, state, error));
+        return;
+      }
+      open.set(keyId, held + 1);
+      gauge.inc();
+      (serverContext as SlotCarrier)[SLOT] = { keyId, streaming: false, released: false };
+    },
+    onResultProcess({ request, result, serverContext, setResult, setResultProcessor }) {
+      const slot = (serverContext as SlotCarrier)[SLOT];
+      const state = requestStateOf(serverContext);
+      if (!slot || !state) return;
+      if (!isAsyncIterable(result)) {
+        // No stream started (a refused filter, an invalid document): one ordinary JSON answer with the
+        // contract status of its error, rather than a one-event stream that SSE clients would retry.
+        if (!Array.isArray(result) && result.data == null && result.errors?.length) {
+          setResult(withContractStatus(result));
+          setResultProcessor(processRegularResult, 'application/json');
+        }
+        return;
+      }
+      slot.streaming = true;
+      const openedAt = performance.now();
+      setResultProcessor(
+        (results, fetchAPI) =>
+          eventStreamResponse(results as AsyncIterable<ExecutionResult>, fetchAPI, {
+            heartbeatMs,
+            requestId: state.id,
+            signal: request.signal,
+            onUnexpected: (err) => logger.error({ requestId: state.id, err }, 'stream event failed unexpectedly'),
+            onClose: (end, events, err) => {
+              release(slot);
+              const line = { requestId: state.id, merchantId: state.principal?.merchantId, end, events, durationMs: Math.round(performance.now() - openedAt) };
+              if (err !== undefined) logger.error({ ...line, err }, 'stream closed');
+              else logger.info(line, 'stream closed');
+            },
+          }),
+        'text/event-stream',
+      );
+    },
+    onResponse({ serverContext }) {
+      const slot = (serverContext as SlotCarrier)[SLOT];
+      if (slot && !slot.streaming) release(slot);
+    },
+  };
+}

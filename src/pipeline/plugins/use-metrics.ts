@@ -1,0 +1,139 @@
+/**
+ * Prometheus metrics: `GET /metrics` in the text exposition format, and the
+ * per-request measurements behind it.
+ *
+ * - `http_requests_total{method,route,status}` and
+ *   `http_request_duration_seconds{method,route,status}` (histogram) for
+ *   every response, including early ones (404, auth failures, /metrics);
+ * - `auth_failures_total{code}` for SVC1 failures on the protected routes;
+ * - the usual process metrics (`process_*`, `nodejs_*`) when the caller
+ *   enables them on its registry.
+ *
+ * Label cardinality is bounded: `route` is one of the known route templates
+ * given by `routeOf` (anything else is `unmatched`), `method` one of the
+ * standard methods or `OTHER`, `code` one of the contract's codes.
+ *
+ * Access: public unless a token is configured (METRICS_TOKEN), in which case
+ * `Authorization: Bearer <token>` is required (compared in constant time).
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { AppError, AUTH_ERROR_CODES } from '../../shared/errors.js';
+import { requestStateOf } from '../request-state.js';
+import { problemResponse } from '../responses.js';
+
+/** Options of {@link useMetrics}. */
+export interface MetricsOptions {
+  /** Registry the metrics are registered in and served from (one per app). */
+  registry: Registry;
+  /** Path of the exposition endpoint. */
+  path: string;
+  /** Bearer token required to read metrics; null = public. */
+  token: string | null;
+  /** Route template of a request path, from a fixed set (bounded label values). */
+  routeOf: (pathname: string) => string;
+}
+
+/** The contract codes counted as authentication failures. */
+export const AUTH_FAILURE_CODES: ReadonlySet<string> = new Set(AUTH_ERROR_CODES);
+
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** Latency buckets in seconds: sub-millisecond in-process work up to slow uploads. */
+const BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text, 'utf8').digest();
+}
+
+export function useMetrics(options: MetricsOptions): Plugin {
+  const { registry, path } = options;
+  if (!path.startsWith('/')) throw new Error('useMetrics: path must start with "/"');
+  if (options.token !== null && options.token.length < 16) throw new Error('useMetrics: token must be at least 16 characters');
+  const expected = options.token === null ? null : digest(options.token);
+
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration in seconds (first byte in to response ready), by method, route template and status.',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  const authFailures = new Counter({
+    name: 'auth_failures_total',
+    help: 'Rejected SVC1 authentication attempts by contract error code.',
+    labelNames: ['code'] as const,
+    registers: [registry],
+  });
+
+  /**
+   * The counter and histogram children of one label set, bound once, so a request builds no label object
+   * and no status string. prom-client's children still validate and hash the labels on every call (its
+   * share of a cached REST list stayed ≈ 3 % in bench:profile); removing that means keeping the counts
+   * here and handing them to the registry at scrape time (docs/PERFORMANCE.md, "What stands between").
+   * The key space is bounded (fixed methods × route templates × statuses), so the map stays small.
+   */
+  const bound = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+  function childrenOf(method: string, route: string, status: number) {
+    const key = `${method} ${route} ${status}`;
+    let children = bound.get(key);
+    if (children === undefined) {
+      const labels = { method, route, status: String(status) };
+      children = { count: requests.labels(labels), time: duration.labels(labels) };
+      bound.set(key, children);
+    }
+    return children;
+  }
+
+  function authorized(request: Request): boolean {
+    if (expected === null) return true;
+    const header = request.headers.get('authorization') ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    // Hashing both sides gives equal-length buffers for the constant-time compare.
+    return match !== null && timingSafeEqual(digest(match[1]!), expected);
+  }
+
+  /** GET /metrics (the registry's collection may wait). */
+  async function serveMetrics(request: Request, serverContext: object, endResponse: (r: Response) => void, fetchAPI: { Response: typeof Response }): Promise<void> {
+    const requestId = requestStateOf(serverContext)?.id ?? '';
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      endResponse(problemResponse(fetchAPI.Response, new AppError('METHOD_NOT_ALLOWED', `${path} accepts GET only.`, {}, { Allow: 'GET, HEAD' }), requestId));
+      return;
+    }
+    if (!authorized(request)) {
+      const error = request.headers.has('authorization')
+        ? new AppError('INVALID_API_KEY', 'The metrics token does not match METRICS_TOKEN.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' })
+        : new AppError('AUTH_HEADER_MISSING', `${path} requires Authorization: Bearer <METRICS_TOKEN>.`, {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' });
+      const state = requestStateOf(serverContext);
+      if (state) state.errorCode = error.code;
+      endResponse(problemResponse(fetchAPI.Response, error, requestId));
+      return;
+    }
+    const body = await registry.metrics();
+    endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } }));
+  }
+
+  return {
+    // Synchronous for every other path: an async hook would make the rest of each request's hooks wait on a promise.
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      if (url.pathname === path) return serveMetrics(request, serverContext, endResponse, fetchAPI);
+    },
+    onResponse({ serverContext, response }) {
+      const state = requestStateOf(serverContext);
+      if (!state) return;
+      const pathname = state.target.split('?')[0] ?? '';
+      const route = options.routeOf(pathname);
+      const children = childrenOf(METHODS.has(state.method) ? state.method : 'OTHER', route, response.status);
+      children.count.inc();
+      children.time.observe((performance.now() - state.startedAt) / 1000);
+      if (route !== path && state.errorCode !== undefined && AUTH_FAILURE_CODES.has(state.errorCode)) authFailures.inc({ code: state.errorCode });
+    },
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * First user plugin of every request: creates the per-request state
+ * (request id, surface), answers unknown paths with a 404 problem, gives
+ * every GraphQL error its contract code and request id, returns
+ * `X-Request-Id`, and writes one log line per request.
+ */
+import type { Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { AppError } from '../../shared/errors.js';
+import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js';
+import { initRequestState, requestStateOf, type RequestState, type Surface } from '../request-state.js';
+import { JSON_MEDIA } from '../transport/body.js';
+import { nodeRequestOf } from '../transport/node-request.js';
+import { isGraphiQLPageRequest } from '../../modules/docs/graphiql-page.js';
+import { errorResponseFor, problemResponse } from '../responses.js';
+
+/** Options of {@link useRequestContext}. */
+export interface RequestContextOptions {
+  graphqlEndpoint: string;
+  /** Prefix of the legacy REST routes (`/v1/payments`). */
+  restPrefix: string;
+  /** Paths (exact, or prefixes ending in "/") served publicly by later plugins. */
+  publicPaths: string[];
+  logger: Logger;
+}
+
+interface NodeServerContext {
+  req?: { url?: string };
+}
+
+/**
+ * Per logger, a child that writes the request line without the redaction pass. The line is built right
+ * here from a fixed set of scalar fields (none is a secret, a header or a body), so the redaction paths
+ * (src/shared/logger.ts) can never match it, and walking them cost ~3 % of a hot-path request. Everything else,
+ * including the failure line with its `err`, still goes through the redacting logger.
+ */
+const lineLoggers = new WeakMap<Logger, Logger>();
+function requestLineLogger(logger: Logger): Logger {
+  let line = lineLoggers.get(logger);
+  if (line === undefined) {
+    line = logger.child({}, { redact: { paths: [] } });
+    lineLoggers.set(logger, line);
+  }
+  return line;
+}
+
+export function logRequest(logger: Logger, state: RequestState, status: number): void {
+  const line = {
+    requestId: state.id,
+    method: state.method,
+    route: state.target.split('?')[0],
+    status,
+    durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
+    merchantId: state.principal?.merchantId,
+    errorCode: state.errorCode,
+  };
+  if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
+  else requestLineLogger(logger).info(line, 'request');
+}
+
+export function useRequestContext(options: RequestContextOptions): Plugin {
+  const { graphqlEndpoint, restPrefix, logger } = options;
+  if (!graphqlEndpoint.startsWith('/') || !restPrefix.startsWith('/')) throw new Error('useRequestContext: paths must start with "/"');
+  const exact = new Set(options.publicPaths.filter((p) => !p.endsWith('/')));
+  const prefixes = options.publicPaths.filter((p) => p.endsWith('/'));
+
+  function surfaceOf(request: Request, pathname: string): Surface | null {
+    // The GraphiQL page is public (contract §3): no signature, no database.
+    if (pathname === graphqlEndpoint) return isGraphiQLPageRequest(request) ? 'public' : 'graphql';
+    if (pathname === restPrefix || pathname.startsWith(`${restPrefix}/`)) return 'rest';
+    if (exact.has(pathname) || prefixes.some((p) => pathname.startsWith(p))) return 'public';
+    return null;
+  }
+
+  return {
+    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+      // Node gives the raw request target; URL parsing would normalise it, and SVC1 signs it as sent.
+      const rawTarget = nodeRequestOf(request)?.url ?? (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
+      const state = initRequestState(serverContext, request, rawTarget);
+      const surface = surfaceOf(request, url.pathname);
+      if (surface === null) {
+        state.errorCode = 'NOT_FOUND';
+        endResponse(problemResponse(fetchAPI.Response, new AppError('NOT_FOUND', `No route ${url.pathname}.`), state.id));
+        return;
+      }
+      state.surface = surface;
+    },
+    onRequestParse({ request, serverContext, requestParser, endResponse, fetchAPI }) {
+      const state = requestStateOf(serverContext);
+      if (!state) return;
+      if (request.method !== 'GET' && request.method !== 'POST') {
+        const error = new AppError('METHOD_NOT_ALLOWED', 'GraphQL accepts GET and POST only.', { allow: 'GET, POST' }, { Allow: 'GET, POST' });
+        endResponse(errorResponseFor(fetchAPI.Response, state, error));
+        return;
+      }
+      // GraphQL over POST is JSON only (contract §4: a POST body that is not JSON is 415).
+      const contentType = request.headers.get('content-type') ?? '';
+      if (!requestParser || (request.method === 'POST' && !JSON_MEDIA.test(contentType))) {
+        const error = new AppError('UNSUPPORTED_MEDIA_TYPE', 'GraphQL requests must be POSTed as JSON (Content-Type: application/json) or sent as GET.', {
+          contentType,
+        });
+        endResponse(errorResponseFor(fetchAPI.Response, state, error));
+      }
+    },
+    onResultProcess({ serverContext, result, setResult }) {
+      const state = requestStateOf(serverContext);
+      if (!state || Array.isArray(result) || !('errors' in result || 'data' in result)) return;
+      const normalized = normalizeResultErrors(result as Parameters<typeof normalizeResultErrors>[0], state.id);
+      const first = normalized.errors?.[0];
+      if (first) {
+        state.errorCode = String(first.extensions.code);
+        for (const e of normalized.errors ?? []) {
+          const original = originalOfMasked(e);
+          if (original !== undefined) state.unexpected ??= original;
+        }
+      }
+      setResult(normalized as typeof result);
+    },
+    onResponse({ serverContext, response }) {
+      const state = requestStateOf(serverContext);
+      if (!state) return;
+      response.headers.set('X-Request-Id', state.id);
+      logRequest(logger, state, response.status);
+    },
+  };
+}

@@ -1,0 +1,174 @@
+/**
+ * Configuration: every environment variable is read here, once, at boot.
+ * All problems are reported together; the caller prints them and exits
+ * non-zero. Nothing else in the service reads `process.env`.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+const envSchema = z.object({
+  PORT: port.default(4000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** 32-byte master key as 64 hex characters or base64; absent = key file in DATA_DIR. */
+  MASTER_KEY: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || v === '' || decodeMasterKey(v) !== null, 'must be 32 bytes as 64 hex characters or base64'),
+  SIGNATURE_MAX_SKEW_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).max(10 * 1024 * 1024).default(100 * 1024),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  /** `json` (one JSON object per line), `pretty` (human-readable), `auto` = pretty when stdout is a terminal. */
+  LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
+  /** Bearer token required by GET /metrics; unset = /metrics is public. */
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** After SIGTERM/SIGINT: how long /ready reports not-ready before the listener closes (load balancers notice). */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
+  /** After the listener closed: how long in-flight requests may take before connections are cut. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(9000).default(8000),
+  /** Per API key token bucket: sustained requests/s and burst (issue 4; README "Abuse limits"). */
+  RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
+  RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /** Failed authentications per minute per client address before 429. */
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(8),
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).max(1000).default(15),
+  GRAPHQL_MAX_TOKENS: z.coerce.number().int().min(10).max(100_000).default(1000),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).max(1_000_000).default(5000),
+  GRAPHQL_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(5000),
+  /** Open subscription event streams per API key (contract §8); one more is refused with 429. */
+  SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(10),
+  /**
+   * Successful GraphQL / REST-calculate answers kept per (API key, exact body) until the data changes
+   * (src/pipeline/plugins/use-answer-cache.ts); 0 turns that cache off (every request executes).
+   */
+  ANSWER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /** Server processes behind the one port (node:cluster, src/app/cluster.ts); 1 = no cluster. */
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  /**
+   * Postgres connection URL (contract §6): all durable state in Postgres, for several replicas.
+   * Unset: the embedded SQLite database in DATA_DIR.
+   */
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^postgres(ql)?:\/\/[^\s]+$/.test(v), 'must be a postgres:// or postgresql:// URL'),
+  /** Redis URL: rate-limit budgets shared by every replica. Unset: each process keeps its own. */
+  REDIS_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^rediss?:\/\/[^\s]+$/.test(v), 'must be a redis:// or rediss:// URL'),
+  /**
+   * Idle keep-alive of client connections. Longer than common load-balancer idle timeouts (60 s), so a
+   * balancer never reuses a socket this server has just closed (the classic intermittent 502).
+   */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(65_000),
+  /** Seed demo merchants/channels into an empty database (default on). */
+  SEED_DEMO_DATA: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+}).refine((e) => e.SHUTDOWN_DELAY_MS + e.SHUTDOWN_TIMEOUT_MS <= 9500, {
+  message: 'SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS must not exceed 9500 (the process must exit within 10 s of a signal)',
+  path: ['SHUTDOWN_TIMEOUT_MS'],
+  // Run even when other variables failed (all problems at once), but only on two valid numbers.
+  when: (payload) => !payload.issues.some((i) => ['SHUTDOWN_DELAY_MS', 'SHUTDOWN_TIMEOUT_MS'].includes(String(i.path?.[0]))),
+});
+
+/** Names of every environment variable the service reads (the README table lists each). */
+export const ENV_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
+/** Validated configuration of one server process. */
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute path of the data directory. */
+  dataDir: string;
+  /** Decoded master key, or null to use/generate `<dataDir>/master.key`. */
+  masterKey: Buffer | null;
+  maxSkewSeconds: number;
+  bodyLimitBytes: number;
+  logLevel: string;
+  nodeEnv: 'development' | 'production' | 'test';
+  seedDemoData: boolean;
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** Bearer token for /metrics, or null when /metrics is public. */
+  metricsToken: string | null;
+  shutdownDelayMs: number;
+  shutdownTimeoutMs: number;
+  rateLimit: { perSecond: number; burst: number; authFailuresPerMinute: number };
+  graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; executionTimeoutMs: number };
+  /** Number of server processes (node:cluster workers) sharing the port and the SQLite file. */
+  workers: number;
+  /** Answer cache size in entries; 0 = off. */
+  answerCacheEntries: number;
+  /** Open subscription event streams allowed per API key (per process). */
+  subscriptionsPerKey: number;
+  /** Postgres URL (all durable state there), or null for SQLite in `dataDir`. */
+  databaseUrl: string | null;
+  /** Redis URL for shared rate-limit budgets, or null for per-process budgets. */
+  redisUrl: string | null;
+  /** `server.keepAliveTimeout`; `headersTimeout` is set a little above it. */
+  keepAliveTimeoutMs: number;
+}
+
+/** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
+export function decodeMasterKey(text: string): Buffer | null {
+  const trimmed = text.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return Buffer.from(trimmed, 'hex');
+  if (/^[A-Za-z0-9+/_-]{42,44}={0,2}$/.test(trimmed)) {
+    const buf = Buffer.from(trimmed, 'base64');
+    if (buf.length === 32) return buf;
+  }
+  return null;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parse and validate the environment. Throws {@link ConfigError} listing every problem. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // Empty strings count as "not set", as a shell `FOO= npm start` means.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: path.resolve(e.DATA_DIR),
+    masterKey: e.MASTER_KEY ? decodeMasterKey(e.MASTER_KEY) : null,
+    maxSkewSeconds: e.SIGNATURE_MAX_SKEW_SECONDS,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    logLevel: e.LOG_LEVEL,
+    nodeEnv: e.NODE_ENV,
+    seedDemoData: e.SEED_DEMO_DATA,
+    logFormat: e.LOG_FORMAT,
+    metricsToken: e.METRICS_TOKEN ?? null,
+    shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
+    graphqlLimits: {
+      maxDepth: e.GRAPHQL_MAX_DEPTH,
+      maxAliases: e.GRAPHQL_MAX_ALIASES,
+      maxTokens: e.GRAPHQL_MAX_TOKENS,
+      maxCost: e.GRAPHQL_MAX_COST,
+      executionTimeoutMs: e.GRAPHQL_TIMEOUT_MS,
+    },
+    workers: e.WORKERS,
+    answerCacheEntries: e.ANSWER_CACHE_ENTRIES,
+    subscriptionsPerKey: e.SUBSCRIPTIONS_PER_KEY,
+    databaseUrl: e.DATABASE_URL ?? null,
+    redisUrl: e.REDIS_URL ?? null,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * Postgres implementation of {@link AdminRepository} (contract §6): the same
+ * operator reads and writes as the SQLite one (admin.ts), on the pg schema.
+ * `transaction` is drizzle's (node-postgres): the callback's queries run on
+ * one pooled connection and a throw rolls everything back; the change-log
+ * triggers write and NOTIFY in the same transaction.
+ */
+import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
+import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import type { PgTransaction } from 'drizzle-orm/pg-core';
+import * as schema from './schema.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
+import type { FeeRuleRow } from '../../modules/pricing/domain/fee-rules.js';
+import type { ChannelStatusValue, KeyMode, KycStatus } from '../sqlite/schema.js';
+import type {
+  AdminRepository,
+  AuditFilter,
+  AuditRow,
+  CatalogueChannelListing,
+  CatalogueChannelRecord,
+  ChannelInsert,
+  ChannelWrite,
+  CurrencyRecord,
+  MerchantChannelRecord,
+  MerchantInsert,
+  OverrideWrite,
+} from '../sqlite/admin.js';
+import type { ApiKeyRecord, MerchantRecord } from '../records.js';
+
+/** The drizzle handle of the pool, or of one transaction on it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type PgDb = NodePgDatabase<typeof schema> | PgTransaction<any, typeof schema, any>;
+
+const nowSql = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+const keyColumns = { id: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt };
+
+export class PgAdminRepository implements AdminRepository {
+  constructor(
+    private readonly db: PgDb,
+    private readonly inTransaction = false,
+  ) {}
+
+  async transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T> {
+    if (this.inTransaction) return fn(this);
+    return (this.db as NodePgDatabase<typeof schema>).transaction((tx) => fn(new PgAdminRepository(tx, true)));
+  }
+
+  // Merchants
+
+  async findMerchant(id: string): Promise<MerchantRecord | undefined> {
+    return (await this.db.select().from(merchants).where(eq(merchants.id, id)))[0];
+  }
+
+  async listMerchants(): Promise<MerchantRecord[]> {
+    return this.db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.name));
+  }
+
+  async insertMerchant(m: MerchantInsert): Promise<void> {
+    await this.db.insert(merchants).values(m);
+  }
+
+  async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
+    await this.db.update(merchants).set({ kycStatus }).where(eq(merchants.id, id));
+  }
+
+  async setCategory(id: string, category: string): Promise<void> {
+    await this.db.update(merchants).set({ category }).where(eq(merchants.id, id));
+  }
+
+  async categoryInUse(category: string): Promise<boolean> {
+    return (await this.db.select({ id: merchants.id }).from(merchants).where(eq(merchants.category, category)).limit(1)).length > 0;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return (await this.db.select({ id: merchants.id }).from(merchants).limit(1)).length === 0;
+  }
+
+  // Keys
+
+  async anyKey(): Promise<{ id: string; secretCiphertext: string } | undefined> {
+    return (await this.db.select({ id: apiKeys.id, secretCiphertext: apiKeys.secretCiphertext }).from(apiKeys).limit(1))[0];
+  }
+
+  async insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void> {
+    await this.db.insert(apiKeys).values(key);
+  }
+
+  async findKey(id: string): Promise<ApiKeyRecord | undefined> {
+    return (await this.db.select(keyColumns).from(apiKeys).where(eq(apiKeys.id, id)))[0];
+  }
+
+  async listKeys(merchantId: string): Promise<ApiKeyRecord[]> {
+    return this.db.select(keyColumns).from(apiKeys).where(eq(apiKeys.merchantId, merchantId)).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id));
+  }
+
+  async revokeKey(id: string): Promise<boolean> {
+    const rows = await this.db
+      .update(apiKeys)
+      .set({ revokedAt: nowSql })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id });
+    return rows.length === 1;
+  }
+
+  // Currencies
+
+  async findCurrency(code: string): Promise<CurrencyRecord | undefined> {
+    return (await this.db.select().from(currencies).where(eq(currencies.code, code)))[0];
+  }
+
+  async listCurrencies(): Promise<CurrencyRecord[]> {
+    return this.db.select().from(currencies).orderBy(asc(currencies.code));
+  }
+
+  async upsertCurrency(c: CurrencyRecord): Promise<void> {
+    await this.db.insert(currencies).values(c).onConflictDoUpdate({ target: currencies.code, set: { minorUnits: c.minorUnits } });
+  }
+
+  // Catalogue
+
+  async listChannels(): Promise<CatalogueChannelListing[]> {
+    return this.db
+      .select({
+        ...getTableColumns(channels),
+        minorUnits: currencies.minorUnits,
+        enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`.mapWith(Number),
+      })
+      .from(channels)
+      .innerJoin(currencies, eq(currencies.code, channels.currency))
+      .orderBy(asc(channels.sortOrder), asc(channels.code));
+  }
+
+  async findChannel(code: string): Promise<CatalogueChannelRecord | undefined> {
+    return (await this.db.select().from(channels).where(eq(channels.code, code)))[0];
+  }
+
+  async nextSortOrder(): Promise<number> {
+    const row = (await this.db.select({ m: max(channels.sortOrder) }).from(channels))[0];
+    return (row?.m ?? 0) + 10;
+  }
+
+  async insertChannel(c: ChannelInsert): Promise<void> {
+    await this.db.insert(channels).values(c);
+  }
+
+  async updateChannel(id: string, changes: ChannelWrite): Promise<void> {
+    await this.db
+      .update(channels)
+      .set({ ...changes, updatedAt: nowSql })
+      .where(eq(channels.id, id));
+  }
+
+  async enablementsOf(channelId: string): Promise<MerchantChannelRecord[]> {
+    return this.db.select().from(merchantChannels).where(eq(merchantChannels.channelId, channelId));
+  }
+
+  async findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined> {
+    return (await this.db.select().from(merchantChannels).where(and(eq(merchantChannels.merchantId, merchantId), eq(merchantChannels.channelId, channelId))))[0];
+  }
+
+  async upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): Promise<void> {
+    const set = Object.keys(overrides).length > 0 ? overrides : { merchantId };
+    await this.db
+      .insert(merchantChannels)
+      .values({ merchantId, channelId, ...overrides })
+      .onConflictDoUpdate({ target: [merchantChannels.merchantId, merchantChannels.channelId], set });
+  }
+
+  async deleteEnablement(merchantId: string, channelId: string): Promise<boolean> {
+    const rows = await this.db
+      .delete(merchantChannels)
+      .where(and(eq(merchantChannels.merchantId, merchantId), eq(merchantChannels.channelId, channelId)))
+      .returning({ m: merchantChannels.merchantId });
+    return rows.length === 1;
+  }
+
+  async enablementsOfMerchant(merchantId: string): Promise<{ code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[]> {
+    return this.db
+      .select({ code: channels.code, status: channels.status, overrides: merchantChannels })
+      .from(merchantChannels)
+      .innerJoin(channels, eq(channels.id, merchantChannels.channelId))
+      .where(eq(merchantChannels.merchantId, merchantId))
+      .orderBy(asc(channels.sortOrder), asc(channels.code));
+  }
+
+  // Fee rules
+
+  async insertFeeRule(rule: FeeRuleRow): Promise<void> {
+    await this.db.insert(feeRules).values(rule);
+  }
+
+  async findFeeRule(id: string): Promise<FeeRuleRow | undefined> {
+    return (await this.db.select().from(feeRules).where(eq(feeRules.id, id)))[0];
+  }
+
+  async feeRulesOf(channelId: string): Promise<FeeRuleRow[]> {
+    return this.db.select().from(feeRules).where(eq(feeRules.channelId, channelId)).orderBy(asc(feeRules.createdAt), asc(feeRules.id));
+  }
+
+  async cancelFeeRule(id: string, at: string): Promise<boolean> {
+    // Canonical ISO instants (formatInstant) compare as text in both engines.
+    const rows = await this.db
+      .update(feeRules)
+      .set({ cancelledAt: at })
+      .where(and(eq(feeRules.id, id), isNull(feeRules.cancelledAt), gt(feeRules.effectiveFrom, at)))
+      .returning({ id: feeRules.id });
+    return rows.length === 1;
+  }
+
+  // Audit
+
+  async appendAudit(record: AuditRow): Promise<void> {
+    await this.db.insert(auditLog).values(record);
+  }
+
+  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    return this.db
+      .select()
+      .from(auditLog)
+      .where(and(filter.entity === undefined ? undefined : eq(auditLog.entity, filter.entity), filter.since === undefined ? undefined : gte(auditLog.at, filter.since)))
+      .orderBy(desc(auditLog.at), desc(auditLog.id))
+      .limit(filter.limit);
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * Database schema for Postgres (drizzle pg-core): the twin of the SQLite
+ * schema in src/storage/sqlite/schema.ts, with the same table and column names and the
+ * same TypeScript row shapes, so repositories and the in-memory catalogue
+ * treat both engines alike. Migrations in `drizzle/pg/` (drizzle.pg.config.ts).
+ *
+ * Invariants as in schema.ts. Timestamps stay ISO-8601 UTC text (as in
+ * SQLite) so records compare and serialise identically on both engines.
+ * `change_log` is written by triggers (custom migration) that also take a
+ * transaction-scoped advisory lock before taking a sequence number, so
+ * sequence order is commit order, and `pg_notify('gateway_changes')` in the
+ * committing transaction.
+ */
+import { sql } from 'drizzle-orm';
+import { bigserial, boolean, check, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES, feeRuleScopeCheck } from '../sqlite/schema.js';
+
+const now = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+
+export const currencies = pgTable(
+  'currencies',
+  {
+    code: text('code').primaryKey(),
+    minorUnits: integer('minor_units').notNull(),
+  },
+  (t) => [check('currencies_minor_units', sql`${t.minorUnits} between 0 and 4`)],
+);
+
+export const merchants = pgTable(
+  'merchants',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    kycStatus: text('kyc_status', { enum: KYC_STATUSES }).notNull().default('pending'),
+    createdAt: text('created_at').notNull().default(now),
+    category: text('category').notNull().default('regular'),
+  },
+  (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
+);
+
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    mode: text('mode', { enum: KEY_MODES }).notNull(),
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    createdAt: text('created_at').notNull().default(now),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [index('api_keys_merchant_idx').on(t.merchantId), check('api_keys_mode', sql`${t.mode} in ('test', 'live')`)],
+);
+
+export const channels = pgTable(
+  'channels',
+  {
+    id: text('id').primaryKey(),
+    code: text('code').notNull().unique(),
+    name: text('name').notNull(),
+    imagePath: text('image_path').notNull(),
+    status: text('status', { enum: CHANNEL_STATUSES }).notNull().default('active'),
+    currency: text('currency')
+      .notNull()
+      .references(() => currencies.code),
+    feePercentage: text('fee_percentage').notNull().default('0'),
+    feeValue: text('fee_value').notNull().default('0'),
+    additionalFeePercentage: text('additional_fee_percentage').notNull().default('0'),
+    additionalFeeValue: text('additional_fee_value').notNull().default('0'),
+    minAmount: text('min_amount').notNull(),
+    maxAmount: text('max_amount').notNull(),
+    feeChargedToCustomer: boolean('fee_charged_to_customer').notNull(),
+    requiresKyc: boolean('requires_kyc').notNull().default(false),
+    sortOrder: integer('sort_order').notNull().default(0),
+    createdAt: text('created_at').notNull().default(now),
+    updatedAt: text('updated_at').notNull().default(now),
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
+  },
+  (t) => [
+    check('channels_status', sql`${t.status} in ('active', 'offline', 'maintenance')`),
+    check('channels_code_lower', sql`${t.code} = lower(${t.code})`),
+  ],
+);
+
+export const merchantChannels = pgTable(
+  'merchant_channels',
+  {
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    feePercentage: text('fee_percentage'),
+    feeValue: text('fee_value'),
+    additionalFeePercentage: text('additional_fee_percentage'),
+    additionalFeeValue: text('additional_fee_value'),
+    minAmount: text('min_amount'),
+    maxAmount: text('max_amount'),
+    feeChargedToCustomer: boolean('fee_charged_to_customer'),
+    createdAt: text('created_at').notNull().default(now),
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
+);
+
+export const changeLog = pgTable('change_log', {
+  seq: bigserial('seq', { mode: 'number' }).primaryKey(),
+  entity: text('entity', { enum: CHANGE_ENTITIES }).notNull(),
+  entityId: text('entity_id').notNull(),
+  at: text('at').notNull().default(now),
+});
+
+export const feeRules = pgTable(
+  'fee_rules',
+  {
+    id: text('id').primaryKey(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    scope: text('scope', { enum: RULE_SCOPES }).notNull(),
+    merchantId: text('merchant_id').references(() => merchants.id, { onDelete: 'cascade' }),
+    category: text('category'),
+    bands: text('bands').notNull(),
+    effectiveFrom: text('effective_from').notNull(),
+    cancelledAt: text('cancelled_at'),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [
+    index('fee_rules_channel_idx').on(t.channelId),
+    index('fee_rules_merchant_idx').on(t.merchantId),
+    check('fee_rules_scope', feeRuleScopeCheck(t)),
+  ],
+);
+
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    at: text('at').notNull(),
+    actor: text('actor').notNull(),
+    action: text('action').notNull(),
+    entity: text('entity').notNull(),
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('audit_log_entity_idx').on(t.entity, t.at), index('audit_log_at_idx').on(t.at)],
+);

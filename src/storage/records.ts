@@ -1,0 +1,30 @@
+/** Merchant and API key records as the service and the admin CLI see them (either engine). */
+import type { KeyMode, KycStatus } from './sqlite/schema.js';
+
+/** A merchant row. */
+export interface MerchantRecord {
+  id: string;
+  name: string;
+  kycStatus: KycStatus;
+  createdAt: string;
+  /** Pricing category (contract §7), default `regular`. */
+  category: string;
+}
+
+/** What authentication needs about a key: its merchant, KYC and encrypted secret. */
+export interface ActiveKeyRecord {
+  keyId: string;
+  mode: KeyMode;
+  secretCiphertext: string;
+  merchantId: string;
+  merchantKyc: KycStatus;
+}
+
+/** An API key as listed (never with its secret). */
+export interface ApiKeyRecord {
+  id: string;
+  merchantId: string;
+  mode: KeyMode;
+  createdAt: string;
+  revokedAt: string | null;
+}

@@ -1,0 +1,340 @@
+/**
+ * SQL for operator changes (admin CLI, demo seed): merchants, keys, the
+ * channel catalogue, per-merchant enablement. One asynchronous interface,
+ * {@link AdminRepository}, implemented per engine: SQLite here, Postgres in
+ * admin-pg.ts. Every change commits in one transaction (`transaction`), and
+ * the change-log triggers record it in that same transaction.
+ */
+import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
+import type Database from 'better-sqlite3';
+import type { Db } from './database.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants, type ChannelStatusValue, type KeyMode, type KycStatus } from './schema.js';
+import type { FeeRuleRow } from '../../modules/pricing/domain/fee-rules.js';
+import type { ApiKeyRecord, MerchantRecord } from '../records.js';
+
+/** A catalogue channel row. */
+export type CatalogueChannelRecord = typeof channels.$inferSelect;
+
+/** A merchant's enablement row (null = the catalogue value applies). */
+export type MerchantChannelRecord = typeof merchantChannels.$inferSelect;
+
+export interface CurrencyRecord {
+  code: string;
+  minorUnits: number;
+}
+
+/** Columns that may be written to a catalogue channel. */
+export type ChannelWrite = Partial<Omit<CatalogueChannelRecord, 'id' | 'code' | 'createdAt' | 'updatedAt'>>;
+
+/** Override columns of an enablement row. */
+export type OverrideWrite = Partial<
+  Pick<MerchantChannelRecord, 'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'>
+>;
+
+/** A new merchant. */
+export interface MerchantInsert {
+  id: string;
+  name: string;
+  kycStatus: KycStatus;
+  category: string;
+}
+
+/** A stored audit record: `before`/`after` are JSON text (null: nothing before / after). */
+export type AuditRow = typeof auditLog.$inferSelect;
+
+/** Which audit records to list (all optional; newest first). */
+export interface AuditFilter {
+  /** Exact entity: a merchant id, channel code, API key id or currency code. */
+  entity?: string;
+  /** Canonical ISO instant (formatInstant): records at or after it. */
+  since?: string;
+  limit: number;
+}
+
+/** A catalogue channel as listed to operators. */
+export type CatalogueChannelListing = CatalogueChannelRecord & { minorUnits: number; enabledFor: number };
+
+/** A channel insert (defaults as in the schema). */
+export type ChannelInsert = typeof channels.$inferInsert;
+
+/**
+ * Operator reads and writes, the same on every engine. Reads inside
+ * `transaction` see the transaction's own writes; outside it they see the
+ * latest committed state.
+ */
+export interface AdminRepository {
+  /** Run `fn` in one transaction on a repository bound to it: all of it commits, or none (a throw rolls back). */
+  transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T>;
+  findMerchant(id: string): Promise<MerchantRecord | undefined>;
+  listMerchants(): Promise<MerchantRecord[]>;
+  insertMerchant(m: MerchantInsert): Promise<void>;
+  setKyc(id: string, kycStatus: KycStatus): Promise<void>;
+  setCategory(id: string, category: string): Promise<void>;
+  /** True when at least one merchant has this category. */
+  categoryInUse(category: string): Promise<boolean>;
+  /** True when no merchant exists (never seeded). */
+  isEmpty(): Promise<boolean>;
+  insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void>;
+  findKey(id: string): Promise<ApiKeyRecord | undefined>;
+  listKeys(merchantId: string): Promise<ApiKeyRecord[]>;
+  /** Any one stored key, to prove at boot that the master key decrypts secrets. */
+  anyKey(): Promise<{ id: string; secretCiphertext: string } | undefined>;
+  /** Mark a key revoked (keeps the row); false when it was already revoked. */
+  revokeKey(id: string): Promise<boolean>;
+  findCurrency(code: string): Promise<CurrencyRecord | undefined>;
+  listCurrencies(): Promise<CurrencyRecord[]>;
+  upsertCurrency(c: CurrencyRecord): Promise<void>;
+  listChannels(): Promise<CatalogueChannelListing[]>;
+  findChannel(code: string): Promise<CatalogueChannelRecord | undefined>;
+  nextSortOrder(): Promise<number>;
+  insertChannel(c: ChannelInsert): Promise<void>;
+  updateChannel(id: string, changes: ChannelWrite): Promise<void>;
+  /** Every merchant enablement of a channel (to re-validate effective settings after a catalogue change). */
+  enablementsOf(channelId: string): Promise<MerchantChannelRecord[]>;
+  findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined>;
+  /** Insert an enablement, or replace the given overrides of an existing one. */
+  upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): Promise<void>;
+  deleteEnablement(merchantId: string, channelId: string): Promise<boolean>;
+  /** A merchant's enabled channels with the raw override columns (null = catalogue value). */
+  enablementsOfMerchant(merchantId: string): Promise<{ code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[]>;
+  insertFeeRule(rule: FeeRuleRow): Promise<void>;
+  findFeeRule(id: string): Promise<FeeRuleRow | undefined>;
+  /** Every stored rule of a channel, cancelled ones included, oldest first. */
+  feeRulesOf(channelId: string): Promise<FeeRuleRow[]>;
+  /** Cancel a rule that has not started at `at` (canonical ISO) and is not cancelled; false when it had. */
+  cancelFeeRule(id: string, at: string): Promise<boolean>;
+  /** Append one audit record (never edited or deleted afterwards; the database refuses both). */
+  appendAudit(record: AuditRow): Promise<void>;
+  listAudit(filter: AuditFilter): Promise<AuditRow[]>;
+}
+
+const nowSql = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+/**
+ * SQLite implementation. better-sqlite3 is synchronous, so every method
+ * completes before its promise is returned. `transaction` therefore uses
+ * explicit BEGIN IMMEDIATE / COMMIT / ROLLBACK around the awaited callback
+ * (drizzle's synchronous `db.transaction` cannot take an async callback: it
+ * would commit before the callback's work and never roll it back), and a
+ * per-connection queue so two transactions never interleave on one
+ * connection.
+ */
+export class SqliteAdminRepository implements AdminRepository {
+  static readonly #queues = new WeakMap<Database.Database, Promise<unknown>>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly sqlite: Database.Database,
+    private readonly inTransaction = false,
+  ) {}
+
+  async transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T> {
+    // Nested use (a service helper that opens its own transaction) joins the outer one.
+    if (this.inTransaction) return fn(this);
+    const queues = SqliteAdminRepository.#queues;
+    const previous = queues.get(this.sqlite) ?? Promise.resolve();
+    const run = async (): Promise<T> => {
+      this.sqlite.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(new SqliteAdminRepository(this.db, this.sqlite, true));
+        this.sqlite.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (this.sqlite.inTransaction) this.sqlite.exec('ROLLBACK');
+        throw err;
+      }
+    };
+    const current = previous.then(run, run);
+    queues.set(
+      this.sqlite,
+      current.catch(() => undefined),
+    );
+    return current;
+  }
+
+  // Merchants
+
+  async findMerchant(id: string): Promise<MerchantRecord | undefined> {
+    return this.db.select().from(merchants).where(eq(merchants.id, id)).get();
+  }
+
+  async listMerchants(): Promise<MerchantRecord[]> {
+    return this.db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.name)).all();
+  }
+
+  async insertMerchant(m: MerchantInsert): Promise<void> {
+    this.db.insert(merchants).values(m).run();
+  }
+
+  async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
+    this.db.update(merchants).set({ kycStatus }).where(eq(merchants.id, id)).run();
+  }
+
+  async setCategory(id: string, category: string): Promise<void> {
+    this.db.update(merchants).set({ category }).where(eq(merchants.id, id)).run();
+  }
+
+  async categoryInUse(category: string): Promise<boolean> {
+    return this.db.select({ id: merchants.id }).from(merchants).where(eq(merchants.category, category)).limit(1).all().length > 0;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    return this.db.select({ id: merchants.id }).from(merchants).limit(1).all().length === 0;
+  }
+
+  // Keys
+
+  async anyKey(): Promise<{ id: string; secretCiphertext: string } | undefined> {
+    return this.db.select({ id: apiKeys.id, secretCiphertext: apiKeys.secretCiphertext }).from(apiKeys).limit(1).get();
+  }
+
+  async insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void> {
+    this.db.insert(apiKeys).values(key).run();
+  }
+
+  async findKey(id: string): Promise<ApiKeyRecord | undefined> {
+    return this.db
+      .select({ id: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.id, id))
+      .get();
+  }
+
+  async listKeys(merchantId: string): Promise<ApiKeyRecord[]> {
+    return this.db
+      .select({ id: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt })
+      .from(apiKeys)
+      .where(eq(apiKeys.merchantId, merchantId))
+      .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+      .all();
+  }
+
+  /** Mark a key revoked (keeps the row); returns false when it was already revoked. */
+  async revokeKey(id: string): Promise<boolean> {
+    return this.db.update(apiKeys).set({ revokedAt: nowSql }).where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))).run().changes === 1;
+  }
+
+  // Currencies
+
+  async findCurrency(code: string): Promise<CurrencyRecord | undefined> {
+    return this.db.select().from(currencies).where(eq(currencies.code, code)).get();
+  }
+
+  async listCurrencies(): Promise<CurrencyRecord[]> {
+    return this.db.select().from(currencies).orderBy(asc(currencies.code)).all();
+  }
+
+  async upsertCurrency(c: CurrencyRecord): Promise<void> {
+    this.db.insert(currencies).values(c).onConflictDoUpdate({ target: currencies.code, set: { minorUnits: c.minorUnits } }).run();
+  }
+
+  // Catalogue
+
+  async listChannels(): Promise<CatalogueChannelListing[]> {
+    return this.db
+      .select({
+        ...getTableColumns(channels),
+        minorUnits: currencies.minorUnits,
+        enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`,
+      })
+      .from(channels)
+      .innerJoin(currencies, eq(currencies.code, channels.currency))
+      .orderBy(asc(channels.sortOrder), asc(channels.code))
+      .all();
+  }
+
+  async findChannel(code: string): Promise<CatalogueChannelRecord | undefined> {
+    return this.db.select().from(channels).where(eq(channels.code, code)).get();
+  }
+
+  async nextSortOrder(): Promise<number> {
+    const row = this.db.select({ m: max(channels.sortOrder) }).from(channels).get();
+    return (row?.m ?? 0) + 10;
+  }
+
+  async insertChannel(c: ChannelInsert): Promise<void> {
+    this.db.insert(channels).values(c).run();
+  }
+
+  async updateChannel(id: string, changes: ChannelWrite): Promise<void> {
+    this.db.update(channels).set({ ...changes, updatedAt: nowSql }).where(eq(channels.id, id)).run();
+  }
+
+  /** Every merchant enablement of a channel (to re-validate effective settings after a catalogue change). */
+  async enablementsOf(channelId: string): Promise<MerchantChannelRecord[]> {
+    return this.db.select().from(merchantChannels).where(eq(merchantChannels.channelId, channelId)).all();
+  }
+
+  async findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined> {
+    return this.db
+      .select()
+      .from(merchantChannels)
+      .where(and(eq(merchantChannels.merchantId, merchantId), eq(merchantChannels.channelId, channelId)))
+      .get();
+  }
+
+  /** Insert or replace-overrides of an enablement row. */
+  async upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): Promise<void> {
+    const set = Object.keys(overrides).length > 0 ? overrides : { merchantId };
+    this.db
+      .insert(merchantChannels)
+      .values({ merchantId, channelId, ...overrides })
+      .onConflictDoUpdate({ target: [merchantChannels.merchantId, merchantChannels.channelId], set })
+      .run();
+  }
+
+  async deleteEnablement(merchantId: string, channelId: string): Promise<boolean> {
+    return (
+      this.db
+        .delete(merchantChannels)
+        .where(and(eq(merchantChannels.merchantId, merchantId), eq(merchantChannels.channelId, channelId)))
+        .run().changes === 1
+    );
+  }
+
+  /** A merchant's enabled channels with the raw override columns (null = catalogue value). */
+  async enablementsOfMerchant(merchantId: string): Promise<{ code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[]> {
+    return this.db
+      .select({ code: channels.code, status: channels.status, overrides: merchantChannels })
+      .from(merchantChannels)
+      .innerJoin(channels, eq(channels.id, merchantChannels.channelId))
+      .where(eq(merchantChannels.merchantId, merchantId))
+      .orderBy(asc(channels.sortOrder), asc(channels.code))
+      .all();
+  }
+
+  // Fee rules
+
+  async insertFeeRule(rule: FeeRuleRow): Promise<void> {
+    this.db.insert(feeRules).values(rule).run();
+  }
+
+  async findFeeRule(id: string): Promise<FeeRuleRow | undefined> {
+    return this.db.select().from(feeRules).where(eq(feeRules.id, id)).get();
+  }
+
+  async feeRulesOf(channelId: string): Promise<FeeRuleRow[]> {
+    return this.db.select().from(feeRules).where(eq(feeRules.channelId, channelId)).orderBy(asc(feeRules.createdAt), asc(feeRules.id)).all();
+  }
+
+  async cancelFeeRule(id: string, at: string): Promise<boolean> {
+    // Canonical ISO instants (formatInstant) compare as text in both engines.
+    return this.db.update(feeRules).set({ cancelledAt: at }).where(and(eq(feeRules.id, id), isNull(feeRules.cancelledAt), gt(feeRules.effectiveFrom, at))).run().changes === 1;
+  }
+
+  // Audit
+
+  async appendAudit(record: AuditRow): Promise<void> {
+    this.db.insert(auditLog).values(record).run();
+  }
+
+  async listAudit(filter: AuditFilter): Promise<AuditRow[]> {
+    return this.db
+      .select()
+      .from(auditLog)
+      .where(and(filter.entity === undefined ? undefined : eq(auditLog.entity, filter.entity), filter.since === undefined ? undefined : gte(auditLog.at, filter.since)))
+      .orderBy(desc(auditLog.at), desc(auditLog.id))
+      .limit(filter.limit)
+      .all();
+  }
+}

@@ -1,0 +1,388 @@
+/**
+ * Opening the database: one better-sqlite3 connection per process, WAL
+ * journal, foreign keys on, migrations from `drizzle/` applied at start.
+ *
+ * The handle is also the database's health monitor (issue 4 fault
+ * injection). SQLite alone does not notice most operational faults: a
+ * deleted file keeps working on the unlinked inode (writes would vanish), a
+ * file made read-only stays writable through the open descriptor, and a
+ * file overwritten in place may keep being served from the page cache. So
+ * every request calls {@link DatabaseHandle.check}, which compares a cheap
+ * `stat` fingerprint (inode, size, mtime, ctime, mode) with the one taken
+ * when the connection was validated:
+ *
+ * - file missing or without write permission → down (503), the old
+ *   connection is kept but not used (closing it would checkpoint the WAL
+ *   into a file that is gone);
+ * - fingerprint changed (replaced, restored, repaired, written by another
+ *   process) → a NEW connection is opened and validated (`quick_check` and
+ *   a read of every table); only if that succeeds does it replace the old
+ *   one, and the generation counter moves so repositories rebuild their
+ *   prepared statements (see {@link DatabaseHandle.live});
+ * - another process holding the write lock for longer than `lockGraceMs`
+ *   → unavailable until it lets go (see #lockStatus);
+ * - a failed {@link DatabaseHandle.probe} (no busy wait; run by /ready and
+ *   after any 503, e.g. SQLITE_BUSY under another process's exclusive lock)
+ *   marks the handle suspect: requests fail fast with 503 until a later
+ *   probe succeeds.
+ *
+ * While down, a re-validation is attempted at most every `retryIntervalMs`,
+ * so recovery needs no restart and a broken file costs little per request.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { projectPath } from '../../shared/paths.js';
+import * as schema from './schema.js';
+
+/** The typed drizzle handle used by repositories. */
+export type Db = BetterSQLite3Database<typeof schema>;
+
+/** Result of a health check. */
+export interface DatabaseStatus {
+  ok: boolean;
+  /** Why the database is not usable (for logs and /ready), when not ok. */
+  reason?: string;
+}
+
+/** An open, monitored database. `db`/`sqlite` always return the current connection. */
+export interface DatabaseHandle {
+  readonly db: Db;
+  readonly sqlite: Database.Database;
+  readonly file: string;
+  /** Incremented whenever the connection is replaced. */
+  readonly generation: number;
+  /** Cheap per-request health check; reconnects when the file was repaired or replaced. */
+  check(): DatabaseStatus;
+  /** A live query and write-lock probe (no busy wait) on the current connection, for /ready. */
+  probe(): DatabaseStatus;
+  /**
+   * An object built from the current connection and rebuilt after a
+   * reconnect (prepared statements belong to one connection). The returned
+   * proxy forwards every property to the current instance.
+   */
+  live<T extends object>(build: (db: Db) => T): T;
+  close(): void;
+}
+
+/** Absolute path of the committed migrations folder. */
+export const MIGRATIONS_DIR = projectPath('drizzle/sqlite');
+
+const BUSY_TIMEOUT_MS = 2000;
+
+interface Connection {
+  sqlite: Database.Database;
+  db: Db;
+}
+
+function connect(file: string, options: Database.Options = {}): Connection {
+  const sqlite = new Database(file, options);
+  try {
+    sqlite.pragma('journal_mode = WAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    sqlite.pragma('synchronous = NORMAL');
+    return { sqlite, db: drizzle(sqlite, { schema }) };
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+}
+
+type Fingerprint = string;
+
+const HEALTHY: DatabaseStatus = Object.freeze({ ok: true });
+
+function fingerprintOf(st: fs.BigIntStats): Fingerprint {
+  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Database.SqliteError) return `${err.code}: ${err.message}`;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Options of {@link openDatabase}. */
+export interface OpenDatabaseOptions {
+  /** Least time between re-validation attempts while down (ms). */
+  retryIntervalMs?: number;
+  /** Least time between probes of the write lock while it is free (ms). */
+  lockProbeIntervalMs?: number;
+  /** How long another process may hold the write lock before the database counts as unavailable (ms). */
+  lockGraceMs?: number;
+  /** Clock in ms. */
+  now?: () => number;
+}
+
+class MonitoredDatabase implements DatabaseHandle {
+  #conn: Connection;
+  #fingerprint: Fingerprint | null;
+  #generation = 0;
+  #down: string | null = null;
+  #suspect = false;
+  #lastAttempt = Number.NEGATIVE_INFINITY;
+  readonly #lockProbeMs: number;
+  readonly #lockGraceMs: number;
+  #lastLockProbe = Number.NEGATIVE_INFINITY;
+  /** True from a healthy check() until the end of the current event-loop turn. */
+  #healthyThisTurn = false;
+  readonly #endTurn = () => {
+    this.#healthyThisTurn = false;
+  };
+  #lockedSince: number | null = null;
+  /** Inode the current connection has open; null once abandoned. */
+  #inode: bigint | null = null;
+  readonly #retryMs: number;
+  readonly #now: () => number;
+
+  constructor(
+    readonly file: string,
+    conn: Connection,
+    options: OpenDatabaseOptions,
+  ) {
+    this.#conn = conn;
+    this.#retryMs = options.retryIntervalMs ?? 250;
+    this.#lockProbeMs = options.lockProbeIntervalMs ?? 1000;
+    this.#lockGraceMs = options.lockGraceMs ?? 1000;
+    this.#now = options.now ?? Date.now;
+    this.#fingerprint = this.#stat();
+    if (file !== ':memory:') this.#inode = fs.statSync(file, { bigint: true }).ino;
+  }
+
+  get db(): Db {
+    return this.#conn.db;
+  }
+
+  get sqlite(): Database.Database {
+    return this.#conn.sqlite;
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  #stat(): Fingerprint | null {
+    if (this.file === ':memory:') return null;
+    return fingerprintOf(fs.statSync(this.file, { bigint: true }));
+  }
+
+  /** Close the current connection (it belongs to a file no longer at our path). */
+  #abandon(): void {
+    this.#inode = null;
+    try {
+      if (this.#conn.sqlite.open) this.#conn.sqlite.close();
+    } catch {
+      // The file is gone or replaced; the connection is unusable either way and never used again.
+    }
+  }
+
+  /**
+   * In WAL mode another process cannot stop our reads, but it can hold the
+   * write lock (BEGIN EXCLUSIVE, a stuck migration or backup). Probed with
+   * BEGIN IMMEDIATE and no busy wait, at most every `lockProbeIntervalMs`
+   * (every `retryIntervalMs` while held); held for `lockGraceMs` → unavailable,
+   * so ordinary short write transactions of other processes never count.
+   */
+  #lockStatus(now: number): DatabaseStatus {
+    const interval = this.#lockedSince === null ? this.#lockProbeMs : this.#retryMs;
+    if (now - this.#lastLockProbe >= interval) {
+      this.#lastLockProbe = now;
+      if (this.#writeLockBusy()) this.#lockedSince ??= now;
+      else this.#lockedSince = null;
+    }
+    if (this.#lockedSince !== null && now - this.#lockedSince >= this.#lockGraceMs) {
+      return { ok: false, reason: `database ${this.file} is locked by another process` };
+    }
+    return { ok: true };
+  }
+
+  #writeLockBusy(): boolean {
+    const sqlite = this.#conn.sqlite;
+    sqlite.pragma('busy_timeout = 0');
+    try {
+      sqlite.exec('BEGIN IMMEDIATE');
+      sqlite.exec('ROLLBACK');
+      return false;
+    } catch (err) {
+      if (err instanceof Database.SqliteError && /^SQLITE_(BUSY|LOCKED)/.test(err.code)) return true;
+      throw err;
+    } finally {
+      sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
+  }
+
+  #fail(reason: string): DatabaseStatus {
+    this.#down = reason;
+    return { ok: false, reason };
+  }
+
+  check(): DatabaseStatus {
+    // A healthy answer is reused for the rest of the event-loop turn: the check costs two system calls
+    // (stat + access), which were ~7 % of a hot-path request when made for every request. A fault is
+    // therefore seen by every request processed from the next turn on (as a commit by another process is,
+    // src/storage/sqlite/data-version.ts), never later. Unhealthy answers are never reused: each one re-checks.
+    // (A failure noticed meanwhile by a query or probe, or a close, ends the reuse at once.)
+    if (this.#healthyThisTurn && this.#down === null && !this.#suspect && this.#conn.sqlite.open) return HEALTHY;
+    try {
+      const status = this.#check();
+      if (status.ok) {
+        this.#healthyThisTurn = true;
+        setImmediate(this.#endTurn);
+      }
+      return status;
+    } catch (err) {
+      // The health check itself must never take a request down.
+      this.#suspect = true;
+      this.#lastAttempt = this.#now();
+      return { ok: false, reason: `database health check failed: ${describe(err)}` };
+    }
+  }
+
+  #check(): DatabaseStatus {
+    // Closed on purpose (shutdown, or by its owner): never reopened behind the owner's back.
+    if ((this.#inode !== null || this.file === ':memory:') && !this.#conn.sqlite.open) return { ok: false, reason: 'database connection is closed' };
+    if (this.file === ':memory:') return { ok: true };
+    let st: fs.BigIntStats;
+    try {
+      st = fs.statSync(this.file, { bigint: true });
+    } catch (err) {
+      // The connection would keep working on the unlinked inode and anything written would be
+      // lost with it: let it go now (its WAL is checkpointed into that inode, which is still the
+      // right file if it was only moved away), so a file put back later opens without a stale WAL.
+      this.#abandon();
+      return this.#fail(`database file ${this.file} is not accessible: ${describe(err)}`);
+    }
+    if (this.#inode !== null && st.ino !== this.#inode) this.#abandon();
+    // Owner write bit as well as access(): root passes access(W_OK) on a read-only file.
+    let writable = (Number(st.mode) & 0o200) !== 0;
+    if (writable) {
+      try {
+        fs.accessSync(this.file, fs.constants.R_OK | fs.constants.W_OK);
+      } catch {
+        writable = false;
+      }
+    }
+    if (!writable) return this.#fail(`database file ${this.file} is read-only`);
+
+    const fingerprint = fingerprintOf(st);
+    const now = this.#now();
+    if (this.#down === null && !this.#suspect && fingerprint === this.#fingerprint) return this.#lockStatus(now);
+
+    if (now - this.#lastAttempt < this.#retryMs && (this.#down !== null || this.#suspect)) {
+      return { ok: false, reason: this.#down ?? 'database unavailable (recent failure)' };
+    }
+    this.#lastAttempt = now;
+
+    if (fingerprint === this.#fingerprint && this.#down === null && this.#inode !== null) {
+      // Same file, a request failed on it (lock, I/O): probe the current connection.
+      const probed = this.probe();
+      if (probed.ok) this.#suspect = false;
+      return probed;
+    }
+    return this.#reconnect();
+  }
+
+  /** Open and validate a fresh connection; swap it in only when it works. */
+  #reconnect(): DatabaseStatus {
+    let next: Connection;
+    try {
+      next = connect(this.file, { fileMustExist: true });
+    } catch (err) {
+      return this.#fail(`cannot open ${this.file}: ${describe(err)}`);
+    }
+    try {
+      next.sqlite.pragma('busy_timeout = 0');
+      const check = next.sqlite.pragma('quick_check(1)', { simple: true });
+      if (check !== 'ok') throw new Error(`quick_check: ${String(check)}`);
+      for (const table of ['merchants', 'api_keys', 'channels', 'merchant_channels', 'currencies']) {
+        next.sqlite.prepare(`select count(*) from ${table}`).get();
+      }
+      next.sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    } catch (err) {
+      next.sqlite.close();
+      return this.#fail(`database ${this.file} failed validation: ${describe(err)}`);
+    }
+    const previous = this.#conn.sqlite;
+    this.#conn = next;
+    this.#generation += 1;
+    this.#down = null;
+    this.#suspect = false;
+    this.#fingerprint = this.#stat();
+    this.#inode = fs.statSync(this.file, { bigint: true }).ino;
+    // The previous connection is closed only now that a healthy one exists (closing it
+    // earlier could checkpoint its WAL into a file that is missing or damaged).
+    try {
+      if (previous.open) previous.close();
+    } catch {
+      // Closing a connection to a replaced or damaged file may fail; it is never used again either way.
+    }
+    return { ok: true };
+  }
+
+  probe(): DatabaseStatus {
+    if (this.#down !== null) return { ok: false, reason: this.#down };
+    if (!this.#conn.sqlite.open) return { ok: false, reason: 'database connection is closed' };
+    const sqlite = this.#conn.sqlite;
+    try {
+      sqlite.pragma('busy_timeout = 0');
+      try {
+        sqlite.prepare('select count(*) from merchants').get();
+      } finally {
+        sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+      return this.#lockStatus(this.#now());
+    } catch (err) {
+      // Fail fast (no busy waits on the event loop) until a later probe succeeds.
+      this.#suspect = true;
+      this.#lastAttempt = this.#now();
+      return { ok: false, reason: `database query failed: ${describe(err)}` };
+    }
+  }
+
+  live<T extends object>(build: (db: Db) => T): T {
+    let generation = -1;
+    let current: T | undefined;
+    const resolve = (): T => {
+      if (current === undefined || generation !== this.#generation) {
+        current = build(this.#conn.db);
+        generation = this.#generation;
+      }
+      return current;
+    };
+    return new Proxy({} as T, {
+      get(_target, prop) {
+        const target = resolve();
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  close(): void {
+    if (this.#conn.sqlite.open) this.#conn.sqlite.close();
+  }
+}
+
+/** Open (creating if needed) and migrate the database at `file` (`:memory:` allowed). */
+export function openDatabase(file: string, options: OpenDatabaseOptions = {}): DatabaseHandle {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const conn = connect(file);
+  try {
+    migrate(conn.db, { migrationsFolder: MIGRATIONS_DIR });
+  } catch (err) {
+    conn.sqlite.close();
+    throw err;
+  }
+  return new MonitoredDatabase(file, conn, options);
+}
+
+/** better-sqlite3 result codes that mean "the database cannot be used right now", not a bug. */
+const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|CORRUPT|NOTADB|FULL|PROTOCOL)/;
+
+/** True for a database error that should surface as 503 SERVICE_UNAVAILABLE. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  if (err instanceof Database.SqliteError) return UNAVAILABLE_CODES.test(err.code);
+  return err instanceof TypeError && /database connection is not open/.test(err.message);
+}

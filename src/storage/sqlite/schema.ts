@@ -1,0 +1,217 @@
+/**
+ * Database schema (drizzle, SQLite). Migrations in `drizzle/sqlite/` are
+ * generated from this file by `npm run db:generate`; CI fails when they
+ * disagree. The Postgres twin is src/storage/postgres/schema.ts (same tables, columns
+ * and row shapes; `drizzle/pg/`).
+ *
+ * Invariants:
+ * - Money and percentages are TEXT holding canonical decimals (exact; see
+ *   src/shared/money.ts). Amount limits are in the currency's major unit.
+ * - API secrets are never stored in plaintext: `secret_ciphertext` is
+ *   AES-256-GCM under the master key with the key id as associated data.
+ * - A revoked key keeps its row (audit) with `revoked_at` set.
+ * - Every committed change to these tables appends a `change_log` row in the
+ *   same transaction, written by triggers (custom migrations), so any writer
+ *   (admin CLI, another replica, an operator's SQL) reaches every server's
+ *   in-memory catalogue (src/modules/catalogue/catalog.ts).
+ */
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+export const KYC_STATUSES = ['approved', 'pending', 'rejected'] as const;
+export type KycStatus = (typeof KYC_STATUSES)[number];
+
+export const CHANNEL_STATUSES = ['active', 'offline', 'maintenance'] as const;
+export type ChannelStatusValue = (typeof CHANNEL_STATUSES)[number];
+
+export const KEY_MODES = ['test', 'live'] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
+
+const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
+
+/** "Since ever": the fee_set_at of flat fees written before fee rules existed (a constant, so ALTER TABLE can add it). */
+export const EPOCH = '1970-01-01T00:00:00.000Z';
+
+export const RULE_SCOPES = ['CHANNEL', 'CATEGORY', 'MERCHANT'] as const;
+
+export const currencies = sqliteTable(
+  'currencies',
+  {
+    code: text('code').primaryKey(),
+    /** Decimals of the minor unit as this service settles it (IDR 0, USD 2). */
+    minorUnits: integer('minor_units').notNull(),
+  },
+  (t) => [check('currencies_minor_units', sql`${t.minorUnits} between 0 and 4`)],
+);
+
+export const merchants = sqliteTable(
+  'merchants',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    kycStatus: text('kyc_status', { enum: KYC_STATUSES }).notNull().default('pending'),
+    createdAt: text('created_at').notNull().default(now),
+    /** Pricing category (contract §7): lower-case code, see validateCategory in src/modules/pricing/domain/pricing.ts. */
+    category: text('category').notNull().default('regular'),
+  },
+  (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
+);
+
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    /** The public key id sent in `X-SERVICE-API-Key` (`pk_test_…` / `pk_live_…`). */
+    id: text('id').primaryKey(),
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    mode: text('mode', { enum: KEY_MODES }).notNull(),
+    /** base64(nonce ‖ tag ‖ ciphertext) of the secret; see src/modules/auth/secret-box.ts. */
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    createdAt: text('created_at').notNull().default(now),
+    revokedAt: text('revoked_at'),
+  },
+  (t) => [index('api_keys_merchant_idx').on(t.merchantId), check('api_keys_mode', sql`${t.mode} in ('test', 'live')`)],
+);
+
+export const channels = sqliteTable(
+  'channels',
+  {
+    id: text('id').primaryKey(),
+    /** Lower-case method code (`qris`); requests match it case-insensitively. */
+    code: text('code').notNull().unique(),
+    name: text('name').notNull(),
+    /** Relative path served by this service, e.g. `/images/channels/qris.svg`. */
+    imagePath: text('image_path').notNull(),
+    status: text('status', { enum: CHANNEL_STATUSES }).notNull().default('active'),
+    currency: text('currency')
+      .notNull()
+      .references(() => currencies.code),
+    feePercentage: text('fee_percentage').notNull().default('0'),
+    feeValue: text('fee_value').notNull().default('0'),
+    additionalFeePercentage: text('additional_fee_percentage').notNull().default('0'),
+    additionalFeeValue: text('additional_fee_value').notNull().default('0'),
+    minAmount: text('min_amount').notNull(),
+    maxAmount: text('max_amount').notNull(),
+    feeChargedToCustomer: integer('fee_charged_to_customer', { mode: 'boolean' }).notNull(),
+    requiresKyc: integer('requires_kyc', { mode: 'boolean' }).notNull().default(false),
+    /** Display order in channel lists. */
+    sortOrder: integer('sort_order').notNull().default(0),
+    createdAt: text('created_at').notNull().default(now),
+    updatedAt: text('updated_at').notNull().default(now),
+    /**
+     * When fee_percentage/fee_value were last set: the `effectiveFrom` of the
+     * implicit one-band CHANNEL rule they stand for (contract §7; see
+     * src/modules/pricing/domain/fee-rules.ts). The epoch for rows older than fee rules.
+     */
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
+  },
+  (t) => [
+    check('channels_status', sql`${t.status} in ('active', 'offline', 'maintenance')`),
+    check('channels_code_lower', sql`${t.code} = lower(${t.code})`),
+  ],
+);
+
+/**
+ * A channel enabled for a merchant. Absent row = not enabled. Every nullable
+ * column overrides the channel's value when set.
+ */
+export const merchantChannels = sqliteTable(
+  'merchant_channels',
+  {
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    feePercentage: text('fee_percentage'),
+    feeValue: text('fee_value'),
+    additionalFeePercentage: text('additional_fee_percentage'),
+    additionalFeeValue: text('additional_fee_value'),
+    minAmount: text('min_amount'),
+    maxAmount: text('max_amount'),
+    feeChargedToCustomer: integer('fee_charged_to_customer', { mode: 'boolean' }),
+    createdAt: text('created_at').notNull().default(now),
+    /** When the fee override (fee_percentage/fee_value) was last set: `effectiveFrom` of the implicit MERCHANT rule. */
+    feeSetAt: text('fee_set_at').notNull().default(EPOCH),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
+);
+
+/** What a `change_log` row names: the entity whose in-memory state must be reloaded. */
+export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency'] as const;
+export type ChangeEntity = (typeof CHANGE_ENTITIES)[number];
+
+/**
+ * Append-only log of committed changes, written by triggers only (see the
+ * custom migration). `merchant` covers the merchant row, its keys and its
+ * channel enablements; `channel` a catalogue row; `currency` a currency row.
+ * Invariant: `seq` increases in commit order (SQLite has one writer at a time).
+ */
+export const changeLog = sqliteTable('change_log', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  entity: text('entity', { enum: CHANGE_ENTITIES }).notNull(),
+  entityId: text('entity_id').notNull(),
+  at: text('at').notNull().default(now),
+});
+
+/** The scope invariant of `fee_rules` (shared by both dialects' tables): the target column matching the scope, and only it, is set. */
+export function feeRuleScopeCheck(t: { scope: AnyColumn; merchantId: AnyColumn; category: AnyColumn }): SQL {
+  return sql`(${t.scope} = 'CHANNEL' and ${t.merchantId} is null and ${t.category} is null) or (${t.scope} = 'CATEGORY' and ${t.merchantId} is null and ${t.category} is not null) or (${t.scope} = 'MERCHANT' and ${t.merchantId} is not null and ${t.category} is null)`;
+}
+
+/**
+ * Pricing rules (contract §7). Append-mostly: a rule is never edited; a
+ * scheduled one may be cancelled (`cancelled_at`) before it starts. `bands`
+ * is the JSON text of FeeBand[] (src/modules/pricing/domain/pricing.ts), validated by
+ * parseBands before it is written. A write here is logged as a `channel`
+ * change by a trigger (custom migration), so every server reloads the
+ * channel's rules.
+ * Invariant: merchant_id is set exactly for MERCHANT, category exactly for CATEGORY.
+ */
+export const feeRules = sqliteTable(
+  'fee_rules',
+  {
+    id: text('id').primaryKey(),
+    channelId: text('channel_id')
+      .notNull()
+      .references(() => channels.id, { onDelete: 'cascade' }),
+    scope: text('scope', { enum: RULE_SCOPES }).notNull(),
+    merchantId: text('merchant_id').references(() => merchants.id, { onDelete: 'cascade' }),
+    category: text('category'),
+    bands: text('bands').notNull(),
+    effectiveFrom: text('effective_from').notNull(),
+    cancelledAt: text('cancelled_at'),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [
+    index('fee_rules_channel_idx').on(t.channelId),
+    index('fee_rules_merchant_idx').on(t.merchantId),
+    check('fee_rules_scope', feeRuleScopeCheck(t)),
+  ],
+);
+
+/**
+ * The audit trail (contract §7): one row per administrative change, written
+ * by AdminService in the change's own transaction. Append-only: triggers
+ * (custom migration) refuse UPDATE and DELETE. `before`/`after` are JSON
+ * text (null when there was nothing before / after) and never hold a secret
+ * or a ciphertext.
+ */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    /** ISO 8601 UTC instant of the change. */
+    at: text('at').notNull(),
+    actor: text('actor').notNull(),
+    /** e.g. `fee.set`, `key.revoke`, `channel.update`. */
+    action: text('action').notNull(),
+    /** A merchant id, a channel code, an API key id or a currency code. */
+    entity: text('entity').notNull(),
+    before: text('before'),
+    after: text('after'),
+  },
+  (t) => [index('audit_log_entity_idx').on(t.entity, t.at), index('audit_log_at_idx').on(t.at)],
+);

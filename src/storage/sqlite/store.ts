@@ -1,0 +1,118 @@
+/**
+ * The SQLite {@link Store}: the monitored better-sqlite3 connection of
+ * src/storage/sqlite/database.ts, with the catalogue caught up synchronously on demand.
+ *
+ * Freshness: `check()`/`version()` compare the connection's version token
+ * (`PRAGMA data_version` once per event-loop turn + `total_changes()`, see
+ * data-version.ts); when it moved, the new change-log rows are read and the
+ * entities they name reloaded. So a commit by any process (admin CLI,
+ * another cluster worker, an operator's SQL: the triggers log them all) is
+ * served from the next event-loop turn on, and a request never queries the
+ * database when nothing changed. After a reconnect (the file was replaced or
+ * repaired) everything is reloaded.
+ */
+import type { Logger } from 'pino';
+import { SqliteAdminRepository } from './admin.js';
+import { SqliteCatalogReader } from './catalog-reader.js';
+import { Catalog } from '../../modules/catalogue/catalog.js';
+import { isDatabaseUnavailable, openDatabase, type DatabaseHandle, type DatabaseStatus, type OpenDatabaseOptions } from './database.js';
+import { createDataVersion } from './data-version.js';
+import { ChangeListeners, type Store } from '../store.js';
+
+export class SqliteStore implements Store {
+  readonly engine = 'sqlite' as const;
+  readonly catalog = new Catalog();
+  readonly admin: SqliteAdminRepository;
+  readonly #listeners: ChangeListeners;
+  readonly #source: { reader: SqliteCatalogReader; token: () => string; generation: number };
+  #loadedGeneration = -1;
+  #loadedToken = '';
+
+  constructor(
+    readonly sqlite: DatabaseHandle,
+    private readonly logger?: Logger,
+  ) {
+    this.#listeners = new ChangeListeners((err) => logger?.error({ err }, 'catalogue change listener failed'));
+    // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
+    this.catalog.onTransition(() => this.#listeners.emit());
+    // Rebuilt (new prepared statements) after the monitor reconnects; `generation` tells the catalogue to reload.
+    this.#source = sqlite.live((db) => ({
+      reader: new SqliteCatalogReader(db),
+      token: createDataVersion((db as unknown as { $client: Parameters<typeof createDataVersion>[0] }).$client),
+      generation: sqlite.generation,
+    }));
+    this.admin = sqlite.live((db) => new SqliteAdminRepository(db, sqlite.sqlite));
+    // The catalogue loads on first use (check()/version()): one-shot tools such as the admin CLI never need it.
+  }
+
+  get location(): string {
+    return this.sqlite.file;
+  }
+
+  check(): DatabaseStatus {
+    const status = this.sqlite.check();
+    if (!status.ok) return status;
+    try {
+      this.#catchUp();
+      return status;
+    } catch (err) {
+      if (!isDatabaseUnavailable(err)) this.logger?.error({ err }, 'catalogue catch-up failed');
+      const probed = this.sqlite.probe();
+      return probed.ok ? { ok: false, reason: `catalogue catch-up failed: ${(err as Error).message}` } : probed;
+    }
+  }
+
+  probe(): DatabaseStatus {
+    return this.sqlite.probe();
+  }
+
+  version(): string {
+    // A failure here leaves the catalogue as it was; the health check (check()) reports it to the request.
+    if (this.sqlite.check().ok) {
+      try {
+        this.#catchUp();
+      } catch (err) {
+        this.logger?.warn({ err }, 'catalogue catch-up failed; serving the previous state until the database answers');
+      }
+    }
+    return this.catalog.version;
+  }
+
+  onChange(listener: () => void): () => void {
+    return this.#listeners.add(listener);
+  }
+
+  async execute(statement: string): Promise<void> {
+    this.sqlite.sqlite.exec(statement);
+  }
+
+  async close(): Promise<void> {
+    this.catalog.close();
+    this.sqlite.close();
+  }
+
+  #catchUp(): void {
+    const source = this.#source;
+    if (source.generation !== this.#loadedGeneration) {
+      const { rows, lastSeq } = source.reader.loadAll();
+      this.catalog.replaceAll(rows, lastSeq);
+      this.#loadedGeneration = source.generation;
+      this.#loadedToken = source.token();
+      this.#listeners.emit();
+      return;
+    }
+    const token = source.token();
+    if (token === this.#loadedToken) return;
+    const changes = source.reader.changesSince(this.catalog.lastSeq);
+    if (changes.length > 0) {
+      this.catalog.apply(source.reader.loadChanged(changes), changes[changes.length - 1]!.seq);
+      this.#listeners.emit();
+    }
+    this.#loadedToken = token;
+  }
+}
+
+/** Open (creating and migrating if needed) the SQLite database at `file`. */
+export function openSqliteStore(file: string, options: OpenDatabaseOptions & { logger?: Logger } = {}): SqliteStore {
+  return new SqliteStore(openDatabase(file, options), options.logger);
+}
