@@ -7,6 +7,7 @@
  * next request, Postgres replicas within a second (docs/SCALING.md).
  */
 import { randomUUID } from 'node:crypto';
+import { v7 as timeOrderedUuid } from 'uuid';
 import os from 'node:os';
 import type { z } from 'zod';
 import { generateKey } from '../auth/keys.js';
@@ -210,7 +211,9 @@ export class AdminService {
   /** Append the audit record of a change, on the change's own transaction (`repo` is the transaction's). */
   async #audit(repo: AdminRepository, action: string, entity: string, before: unknown, after: unknown): Promise<void> {
     const json = (v: unknown) => (v === null || v === undefined ? null : JSON.stringify(v));
-    await repo.appendAudit({ id: randomUUID(), at: formatInstant(this.#now()), actor: this.actor, action, entity, before: json(before), after: json(after) });
+    // Time-ordered ids (monotonic within this process) break ties between records of the same millisecond,
+    // so `audit list` (newest first: `at`, then `id`) shows one command's changes in the order they were made.
+    await repo.appendAudit({ id: timeOrderedUuid(), at: formatInstant(this.#now()), actor: this.actor, action, entity, before: json(before), after: json(after) });
   }
 
   // Merchants
