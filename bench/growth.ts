@@ -8,8 +8,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { generateKey } from '../src/modules/auth/keys.js';
 import { loadOrCreateMasterKey, SecretBox } from '../src/modules/auth/secret-box.js';
-import { DATABASE_FILE } from '../src/app/boot.js';
-import { openDatabase } from '../src/storage/sqlite/database.js';
+import { DATABASE_FILE } from '../src/storage/index.js';
+import Database from 'better-sqlite3';
 import { DEMO_APPROVED_MERCHANT_ID } from '../src/modules/admin/demo-seed.js';
 
 /** Credentials of a generated merchant (the bench signs with a sample of them). */
@@ -26,9 +26,9 @@ export interface GrowthCreds {
  * merchants' credentials.
  */
 export function seedGrowth(dataDir: string, size: { channels: number; merchants: number }, sample = 200): GrowthCreds[] {
-  const handle = openDatabase(path.join(dataDir, DATABASE_FILE));
+  // Raw SQL on the seeded file, as an operator's bulk load would: the server is not running yet.
+  const db = new Database(path.join(dataDir, DATABASE_FILE));
   const box = new SecretBox(loadOrCreateMasterKey(dataDir, null).key);
-  const db = handle.sqlite;
   const out: GrowthCreds[] = [];
   try {
     db.transaction(() => {
@@ -60,7 +60,7 @@ export function seedGrowth(dataDir: string, size: { channels: number; merchants:
       }
     })();
   } finally {
-    handle.close();
+    db.close();
   }
   return out;
 }

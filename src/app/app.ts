@@ -8,10 +8,11 @@ import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } f
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { SecretBox } from '../modules/auth/secret-box.js';
-import type { Store } from '../storage/store.js';
+import type { Store } from '../storage/index.js';
+import type { Catalog } from '../modules/catalogue/catalog.js';
 import type { GraphQLContext, Services } from '../graphql/context.js';
 import { AppError } from '../shared/errors.js';
-import type { DataVersion } from '../storage/sqlite/data-version.js';
+import type { DataVersion } from '../shared/versioned-cache.js';
 import { createMaskError } from '../pipeline/error-normalizer.js';
 import { createNodeListener, type NodeHandler } from '../pipeline/transport/node-transport.js';
 import { useAnswerCache, type AnswerCacheStats } from '../pipeline/plugins/use-answer-cache.js';
@@ -66,7 +67,7 @@ export const DOCS_PATH = '/docs';
 /** What the app needs from its environment. */
 export interface AppOptions {
   /** The database (either engine) and its in-memory catalogue. */
-  store: Store;
+  store: Store<Catalog>;
   secretBox: SecretBox;
   logger: Logger;
   maxSkewSeconds: number;
@@ -111,7 +112,7 @@ export interface App {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   services: Services;
   /** The database and catalogue the app serves from. */
-  store: Store;
+  store: Store<Catalog>;
   /** The registry GET /metrics serves. */
   metricsRegistry: Registry;
   /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */

@@ -10,13 +10,9 @@ import path from 'node:path';
 import { loadOrCreateMasterKey, MASTER_KEY_FILE, SecretBox, SecretDecryptionError } from '../modules/auth/secret-box.js';
 import type { Config } from '../shared/config.js';
 import type { Logger } from 'pino';
-import type { DatabaseHandle } from '../storage/sqlite/database.js';
-import { openPgStore, redactUrl } from '../storage/postgres/store.js';
 import { seedDemoData, type DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
-import { openSqliteStore, type SqliteStore } from '../storage/sqlite/store.js';
-import type { Store } from '../storage/store.js';
-import { PgAdminRepository } from '../storage/postgres/admin.js';
-import type { AdminRepository } from '../storage/sqlite/admin.js';
+import { Catalog } from '../modules/catalogue/catalog.js';
+import { openStore, StorageOpenError, type AdminRepository, type Store } from '../storage/index.js';
 
 export class BootError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -27,10 +23,8 @@ export class BootError extends Error {
 
 /** Everything the server needs from DATA_DIR. */
 export interface BootedData {
-  /** The database and its in-memory catalogue (either engine). */
-  store: Store;
-  /** The SQLite handle when the engine is SQLite (file-level tools and tests), else undefined. */
-  database: DatabaseHandle | undefined;
+  /** The database and the in-memory catalogue it keeps current (either engine). */
+  store: Store<Catalog>;
   secretBox: SecretBox;
   masterKeySource: string;
   /** Set only on the start that seeded the demo data. */
@@ -38,7 +32,6 @@ export interface BootedData {
   credentialsFile: string;
 }
 
-export const DATABASE_FILE = 'gateway.db';
 export const CREDENTIALS_FILE = 'demo-credentials.json';
 
 function describe(err: unknown): string {
@@ -151,37 +144,18 @@ export async function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 's
   }
   probeWritable(dataDir);
 
-  if (config.databaseUrl) {
-    let opened;
-    try {
-      opened = await openPgStore(config.databaseUrl, {
-        logger: options.logger,
-        watch: options.watch,
-        prepare: (_store, db) => prepareData(new PgAdminRepository(db), config),
-      });
-    } catch (err) {
-      if (err instanceof BootError) throw err;
-      throw new BootError(`cannot open or migrate the Postgres database ${redactUrl(config.databaseUrl)}: ${describe(err)}`, { cause: err });
-    }
-    return { store: opened.store, database: undefined, ...opened.prepared! };
-  }
-
-  let store: SqliteStore;
   try {
-    store = openSqliteStore(path.join(dataDir, DATABASE_FILE), { logger: options.logger });
+    const { store, prepared } = await openStore({
+      dataDir,
+      databaseUrl: config.databaseUrl,
+      catalogue: new Catalog(),
+      logger: options.logger,
+      watch: options.watch,
+      prepare: (admin) => prepareData(admin, config),
+    });
+    return { store, ...prepared! };
   } catch (err) {
-    throw new BootError(`cannot open or migrate the database in ${dataDir}: ${describe(err)}`, { cause: err });
-  }
-  try {
-    const prepared = await prepareData(store.admin, config);
-    // Servers load the catalogue now, so a database they cannot read stops the start instead of the first request.
-    if (options.watch !== false) {
-      const status = store.check();
-      if (!status.ok) throw new BootError(`cannot load the catalogue from ${store.location}: ${status.reason}`);
-    }
-    return { store, database: store.sqlite, ...prepared };
-  } catch (err) {
-    await store.close();
+    if (err instanceof StorageOpenError) throw new BootError(err.message, { cause: err.cause });
     throw err;
   }
 }

@@ -12,7 +12,7 @@
  *   contract code, the request id, and the HTTP status the contract wants.
  */
 import { GraphQLError } from 'graphql';
-import { isDatabaseUnavailable } from '../storage/sqlite/database.js';
+import { isStorageUnavailable } from '../storage/errors.js';
 import { AppError, MASKED_MESSAGE, isErrorCode, type ErrorCode } from '../shared/errors.js';
 
 /** Map a failure to the AppError a client may see, or null when it is unexpected. */
@@ -20,7 +20,7 @@ export function toAppError(err: unknown): AppError | null {
   let current: unknown = err;
   for (let depth = 0; current != null && depth < 8; depth++) {
     if (current instanceof AppError) return current;
-    if (isDatabaseUnavailable(current)) return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry later.');
+    if (isStorageUnavailable(current)) return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable; retry later.');
     current = current instanceof GraphQLError ? current.originalError : current instanceof Error ? current.cause : undefined;
   }
   return null;

@@ -7,7 +7,7 @@
  * `setRequest`, which the REST adapter uses).
  */
 import { randomUUID } from 'node:crypto';
-import type { KycStatus, KeyMode } from '../storage/sqlite/schema.js';
+import type { KycStatus, KeyMode } from '../shared/vocabulary.js';
 
 /** The authenticated caller, established by the signature plugin. */
 export interface Principal {

@@ -1,12 +1,13 @@
 /**
  * A map that empties itself whenever the database's version token changes
- * (see src/storage/sqlite/data-version.ts), so nothing derived from an older state of
+ * (the store's `version()`, src/storage/store.ts), so nothing derived from an older state of
  * the data is ever returned. Bounded by entry count and, optionally, by a
  * total weight (e.g. bytes): past either bound it is cleared rather than
  * grown (entries are cheap to rebuild); a single entry heavier than the
  * whole budget is never kept.
  */
-import type { DataVersion } from '../storage/sqlite/data-version.js';
+/** Returns the current version token of the data; equal tokens mean nothing changed in between. */
+export type DataVersion = () => string;
 
 /** Optional weight budget of a {@link VersionedCache}. */
 export interface CacheWeight<V> {

@@ -1,23 +1,47 @@
 /**
- * The storage engine behind the service, as the rest of the code sees it
- * (contract §6): an in-memory {@link Catalog} kept current with the database,
- * a health verdict, and the operator repository. SQLite (src/storage/sqlite/store.ts)
- * is the zero-set-up default; Postgres (src/storage/postgres/store.ts) is selected by
- * DATABASE_URL. Nothing outside src/db and src/repositories knows which.
+ * The storage door as the rest of the service sees it (contract §6): a database of either engine that keeps
+ * an in-memory catalogue current, a health verdict, and the operator repository. Opened by `openStore`
+ * (src/storage/index.ts), the only code that knows which engine runs: SQLite (src/storage/sqlite/) is the
+ * zero-set-up default, Postgres (src/storage/postgres/) is selected by DATABASE_URL.
+ *
+ * The catalogue itself (what requests read, with the pricing rules applied) is domain code
+ * (src/modules/catalogue/catalog.ts): the store only feeds it rows through {@link CatalogueSink}, so storage
+ * never imports a module.
  */
-import type { AdminRepository } from './sqlite/admin.js';
-import type { Catalog } from '../modules/catalogue/catalog.js';
-import type { DatabaseHandle, DatabaseStatus } from './sqlite/database.js';
+import type { AdminRepository } from './admin-repository.js';
+import type { CatalogRows, ChangedEntities } from './catalogue-rows.js';
 
-export type { DatabaseStatus } from './sqlite/database.js';
+/** Whether the database is usable. */
+export interface DatabaseStatus {
+  ok: boolean;
+  /** Why the database is not usable (for logs and /ready), when not ok. */
+  reason?: string;
+}
 
-/** An open database with its catalogue. */
-export interface Store {
+/**
+ * What a store keeps current. Invariants the store relies on: `lastSeq` is the highest change-log sequence
+ * number applied; `version` changes whenever anything applied changed; a transition listener is called when
+ * something changes without a write (a scheduled rule taking effect), exactly like a committed change.
+ */
+export interface CatalogueSink {
+  readonly lastSeq: number;
+  readonly version: string;
+  /** Replace everything (start, reconnect, after an outage). */
+  replaceAll(rows: CatalogRows, lastSeq: number): void;
+  /** Apply the rows of the entities named by change-log rows up to `lastSeq`. */
+  apply(changed: ChangedEntities, lastSeq: number): void;
+  onTransition(listener: () => void): void;
+  /** Stop timers; nothing is called back afterwards. */
+  close(): void;
+}
+
+/** An open database with the catalogue it keeps current. */
+export interface Store<C extends CatalogueSink = CatalogueSink> {
   readonly engine: 'sqlite' | 'postgres';
   /** Where the data lives, for logs (a file path, or the URL without its password). */
   readonly location: string;
   /** What requests read. Current as of the last {@link check} (SQLite) or the last notification/poll (Postgres). */
-  readonly catalog: Catalog;
+  readonly catalog: C;
   /**
    * Cheap, synchronous, per request: is the database usable, and (SQLite)
    * catch the catalogue up with commits made elsewhere. Never throws.
@@ -27,14 +51,12 @@ export interface Store {
   probe(): DatabaseStatus;
   /** The catalogue's version token after catching up; equal tokens mean nothing changed in between. */
   version(): string;
+  /** Resolves once every change committed before the call (by any process) is in the catalogue. */
+  sync(): Promise<void>;
   /** Operator reads and writes. */
   readonly admin: AdminRepository;
   /** Called after every change applied to the catalogue (any writer, any process). Returns an unsubscribe. */
   onChange(listener: () => void): () => void;
-  /** Run one SQL statement (tests and tools only; the application never builds SQL outside repositories). */
-  execute(statement: string): Promise<void>;
-  /** The SQLite handle when the engine is SQLite (fault tests, file tools), else undefined. */
-  readonly sqlite?: DatabaseHandle;
   close(): Promise<void>;
 }
 

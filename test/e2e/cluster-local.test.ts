@@ -14,7 +14,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
-import { DATABASE_FILE } from '../../src/app/boot.js';
+import { DATABASE_FILE } from '../../src/storage/index.js';
 import { makeTempDir } from '../helpers/app.js';
 import { acceptsConnections, localServicesSkipReason } from '../helpers/local-services.js';
 import { PROJECT_ROOT } from '../helpers/server.js';

@@ -11,8 +11,9 @@ import pino from 'pino';
 import { createApp, type App, type AppOptions } from '../../src/app/app.js';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { bootData, type BootedData } from '../../src/app/boot.js';
-import { PgStore } from '../../src/storage/postgres/store.js';
-import type { Store } from '../../src/storage/store.js';
+import { DATABASE_FILE, openStore, type Store } from '../../src/storage/index.js';
+import { Catalog } from '../../src/modules/catalogue/catalog.js';
+import { openSqlConnection, type SqlConnection, type SqlTarget } from './sql.js';
 import { createTestDatabase, TEST_ENGINE, type TestEngine } from './engine.js';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 
@@ -36,12 +37,16 @@ export interface TestApp {
   /** Request signed per SVC1 with the given (default: approved) merchant's key. */
   signedFetch(target: string, init?: RequestInit & { as?: DemoMerchantCredentials; timestamp?: string }): Promise<Response>;
   /** The app's database (engine per TEST_DB). */
-  store: Store;
-  /** Run one SQL statement on the app's database and wait until the app's catalogue has caught up. */
+  store: Store<Catalog>;
+  /** Where raw SQL reaches the app's database (its file, or its URL with the password). */
+  sqlTarget: SqlTarget;
+  /** A connection of its own on the app's database, as an operator's SQL session (opened on first use). */
+  sql(): SqlConnection;
+  /** Run one SQL statement on the app's database from another connection and wait until the app's catalogue has caught up. */
   execute(statement: string): Promise<void>;
   /** Wait until the catalogue holds every change committed so far. */
   sync(): Promise<void>;
-  /** Make the database unusable (SQLite: its connection closed; Postgres: the database dropped) and wait until the app notices. */
+  /** Make the database unusable (SQLite: its file moved away; Postgres: the database dropped) and wait until the app notices. */
   breakDatabase(): Promise<void>;
   close(): Promise<void>;
 }
@@ -116,11 +121,10 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
     };
   }
 
-  const sync = async (): Promise<void> => {
-    // SQLite catches up on the next read; Postgres in the background, so wait for it here.
-    if (data.store instanceof PgStore) await data.store.sync();
-    else data.store.version();
-  };
+  const sync = (): Promise<void> => data.store.sync();
+  const sqlTarget: SqlTarget = database ? { engine: 'postgres', url: database.url } : owner ? owner.sqlTarget : { engine: 'sqlite', file: path.join(dataDir, DATABASE_FILE) };
+  let connection: SqlConnection | undefined;
+  const sql = (): SqlConnection => (connection ??= openSqlConnection(sqlTarget));
   return {
     app,
     data,
@@ -149,13 +153,17 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       return fetchApp(target, { ...rest, method, headers });
     },
     store: data.store,
+    sqlTarget,
+    sql,
     async execute(statement) {
-      await data.store.execute(statement);
+      await sql().exec(statement);
       await sync();
     },
     sync,
     async breakDatabase() {
-      if (data.database) data.database.sqlite.close();
+      await connection?.close();
+      connection = undefined;
+      if (sqlTarget.engine === 'sqlite') fs.renameSync(sqlTarget.file, `${sqlTarget.file}.away`);
       else await database!.drop();
       for (const deadline = Date.now() + 5000; data.store.check().ok; ) {
         if (Date.now() > deadline) throw new Error('the app did not notice the database loss within 5 s');
@@ -166,12 +174,19 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
       server?.closeAllConnections();
       server?.close();
       await app.close();
+      await connection?.close();
       if (owner) return; // the owner closes the shared database
       await data.store.close();
       await database?.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Another server's store on the same data (SQLite: the same file; Postgres: the same database), as a replica opens it. */
+export async function openReplicaStore(t: TestApp): Promise<Store<Catalog>> {
+  const databaseUrl = t.sqlTarget.engine === 'postgres' ? t.sqlTarget.url : null;
+  return (await openStore({ dataDir: t.dataDir, databaseUrl, catalogue: new Catalog(), watch: true })).store;
 }
 
 /** POST a GraphQL operation, signed. */

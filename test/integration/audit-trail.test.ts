@@ -5,9 +5,8 @@
  * deletions, and `audit list` filters by entity, time and count.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgStore } from '../../src/storage/postgres/store.js';
 import { formatInstant } from '../../src/modules/pricing/domain/pricing.js';
-import type { AdminRepository } from '../../src/storage/sqlite/admin.js';
+import type { AdminRepository } from '../../src/storage/admin-repository.js';
 import { AdminService } from '../../src/modules/admin/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -22,8 +21,7 @@ afterAll(() => t.close());
 
 /** Read rows with raw SQL on either engine (the test inspects what is stored, not what the app shows). */
 async function query<T>(statement: string): Promise<T[]> {
-  if (t.store instanceof PgStore) return (await t.store.db.execute(statement)).rows as T[];
-  return t.store.sqlite!.sqlite.prepare(statement).all() as T[];
+  return t.sql().all<T>(statement);
 }
 
 /**
@@ -111,8 +109,8 @@ describe('audit trail', () => {
   });
 
   it('the database refuses to edit or delete audit records', async () => {
-    await expect(t.store.execute("update audit_log set actor = 'mallory'")).rejects.toThrow(/append-only/);
-    await expect(t.store.execute('delete from audit_log')).rejects.toThrow(/append-only/);
+    await expect(t.sql().exec("update audit_log set actor = 'mallory'")).rejects.toThrow(/append-only/);
+    await expect(t.sql().exec('delete from audit_log')).rejects.toThrow(/append-only/);
     expect((await query<{ actor: string }>('select distinct actor from audit_log')).map((r) => r.actor)).toEqual(['audit-test']);
   });
 

@@ -10,10 +10,7 @@
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/app/app.js';
-import { openPgStore } from '../../src/storage/postgres/store.js';
-import { openSqliteStore } from '../../src/storage/sqlite/store.js';
-import type { Store } from '../../src/storage/store.js';
-import { BASE, createTestApp, gql, type TestApp } from '../helpers/app.js';
+import { BASE, createTestApp, gql, openReplicaStore, type TestApp } from '../helpers/app.js';
 import { CHANNELS_SUBSCRIPTION, eventually, openEventStream, type EventStreamReader, type OpenStreamOptions } from '../helpers/sse.js';
 
 const HEARTBEAT_MS = 100;
@@ -34,7 +31,7 @@ const nexts = (s: EventStreamReader) => s.events.filter((e) => e.event === 'next
 const channelOf = (result: any, code: string) => result.data.paymentChannelsChanged.find((c: { code: string }) => c.code === code);
 
 /** Commit one statement without asking the app to catch up: the stream machinery alone must notice it. */
-const commit = (sql: string) => t.store.execute(sql);
+const commit = (sql: string) => t.sql().exec(sql);
 
 beforeAll(async () => {
   t = await createTestApp({ logLines, app: { liveUpdates: { heartbeatMs: HEARTBEAT_MS, maxStreamsPerKey: STREAMS_PER_KEY } } });
@@ -286,9 +283,7 @@ describe('live updates beyond one stream', () => {
 
   it('a second replica (its own store on the same database) streams a change committed through the first within 1 s', async () => {
     const first = await createTestApp();
-    // Test databases carry no password, so the store's printable location is its connection string (or file).
-    const secondStore: Store =
-      first.store.engine === 'postgres' ? (await openPgStore(first.store.location, { watch: true })).store : openSqliteStore(first.store.location);
+    const secondStore = await openReplicaStore(first);
     const second = createApp({ store: secondStore, secretBox: first.data.secretBox, logger: pino({ level: 'silent' }), maxSkewSeconds: 300, bodyLimitBytes: 100 * 1024 });
     const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as: first.approved, fetch: (target, init) => Promise.resolve(second.yoga.fetch(new URL(`${BASE}${target}`), init)) });
     try {

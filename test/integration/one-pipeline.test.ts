@@ -18,7 +18,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import pino from 'pino';
 import { createApp } from '../../src/app/app.js';
-import { DATABASE_FILE } from '../../src/app/boot.js';
+import { DATABASE_FILE } from '../../src/storage/index.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { createNodeListener } from '../../src/pipeline/transport/node-transport.js';
 import { requestStateOf } from '../../src/pipeline/request-state.js';
@@ -41,7 +41,7 @@ async function other(statement: string): Promise<void> {
 
 beforeAll(async () => {
   t = await createTestApp({ transport: 'node', bodyLimitBytes: 2048 });
-  if (t.data.database) {
+  if (t.sqlTarget.engine === 'sqlite') {
     otherConnection = new Database(path.join(t.dataDir, DATABASE_FILE));
     otherConnection.pragma('busy_timeout = 2000');
   }

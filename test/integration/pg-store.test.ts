@@ -12,7 +12,6 @@ import fs from 'node:fs';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootData, type BootedData } from '../../src/app/boot.js';
-import { PgStore } from '../../src/storage/postgres/store.js';
 import { AdminService } from '../../src/modules/admin/service.js';
 import { makeTempDir } from '../helpers/app.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engine.js';
@@ -102,7 +101,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('Postgres store: replicas on one
     await new Promise((r) => setTimeout(r, 300));
     await slow.query('commit');
     await fast;
-    await (a.store as PgStore).sync();
+    await a.store.sync();
     await within(CONTRACT_PROPAGATION_MS, () => a.store.catalog.findForMerchant(merchant, 'bca_va')?.name === 'Fast');
     expect(a.store.catalog.findForMerchant(merchant, 'ovo')?.name).toBe('Slow');
   });

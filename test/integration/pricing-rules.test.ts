@@ -10,10 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { formatInstant } from '../../src/modules/pricing/domain/pricing.js';
 import { AdminError, AdminService } from '../../src/modules/admin/service.js';
-import { openPgStore } from '../../src/storage/postgres/store.js';
-import { openSqliteStore } from '../../src/storage/sqlite/store.js';
-import type { Store } from '../../src/storage/store.js';
-import { createTestApp, gql, type TestApp } from '../helpers/app.js';
+import { createTestApp, gql, openReplicaStore, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 let admin: AdminService;
@@ -205,8 +202,7 @@ describe('schedules', () => {
 
   it('every replica switches at the instant by itself: a second store on the same database, never written to after the rule', async () => {
     // Another server process on the same data (SQLite: the same file; Postgres: the same database).
-    const replica: Store =
-      t.store.engine === 'postgres' ? (await openPgStore(t.store.location, { pollIntervalMs: 500 })).store : openSqliteStore(t.store.location);
+    const replica = await openReplicaStore(t);
     try {
       let told = 0;
       const off = replica.onChange(() => told++);

@@ -8,9 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SecretBox, SecretDecryptionError } from '../../src/modules/auth/secret-box.js';
-import { bootData, DATABASE_FILE } from '../../src/app/boot.js';
+import { bootData } from '../../src/app/boot.js';
+import { DATABASE_FILE } from '../../src/storage/index.js';
 import { AdminService } from '../../src/modules/admin/service.js';
 import { makeTempDir } from '../helpers/app.js';
+import { openSqlConnection } from '../helpers/sql.js';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
@@ -40,7 +42,6 @@ describe('API secrets at rest', () => {
     const dataDir = makeTempDir('pgw-secrets-');
     dirs.push(dataDir);
     const data = await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true });
-    const sqlite = data.database!;
     const service = new AdminService(data.store.admin, data.secretBox);
     const secrets = data.seeded!.map((m) => m.apiSecret);
     const merchant = await service.createMerchant({ name: 'Scan Shop', kycStatus: 'approved' });
@@ -53,15 +54,18 @@ describe('API secrets at rest', () => {
     expect(leaks(open, secrets)).toEqual([]);
 
     // The scan can find a secret when one is there (guards against a scan that cannot fail).
-    sqlite.sqlite.prepare('create table canary (v text)').run();
-    sqlite.sqlite.prepare('insert into canary values (?)').run(secrets[3]);
+    // From a connection of its own, as an operator's sqlite3 session would.
+    const sqlite = openSqlConnection({ engine: 'sqlite', file: path.join(dataDir, DATABASE_FILE) });
+    await sqlite.exec('create table canary (v text)');
+    await sqlite.exec(`insert into canary values ('${secrets[3]}')`);
     expect(leaks(databaseFiles(dataDir), [secrets[3]!])).not.toEqual([]);
-    sqlite.sqlite.prepare('drop table canary').run();
-    sqlite.sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    sqlite.sqlite.prepare('vacuum').run();
+    await sqlite.exec('drop table canary');
+    await sqlite.exec('pragma wal_checkpoint(TRUNCATE)');
+    await sqlite.exec('vacuum');
 
     // What is stored decrypts to the secret with the master key and the key id as associated data.
-    const rows = sqlite.sqlite.prepare('select id, secret_ciphertext as c from api_keys').all() as { id: string; c: string }[];
+    const rows = await sqlite.all<{ id: string; c: string }>('select id, secret_ciphertext as c from api_keys');
+    await sqlite.close();
     expect(rows).toHaveLength(23); // three demo merchants + 20
     const decrypted = rows.map((r) => data.secretBox.decrypt(r.id, r.c));
     expect(new Set(decrypted)).toEqual(new Set(secrets));

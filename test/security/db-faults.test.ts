@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { generateKey } from '../../src/modules/auth/keys.js';
-import { DATABASE_FILE } from '../../src/app/boot.js';
+import { DATABASE_FILE } from '../../src/storage/index.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 
@@ -111,7 +111,7 @@ describe('database faults while running', () => {
 
   it('file deleted (unlinked), then restored from a backup', async () => {
     const backup = path.join(t.dataDir, 'backup.db');
-    t.data.database!.sqlite.exec(`VACUUM INTO '${backup}'`);
+    await t.sql().exec(`VACUUM INTO '${backup}'`);
     fs.unlinkSync(dbFile);
     await expectUnavailable();
     fs.copyFileSync(backup, dbFile);
@@ -127,7 +127,7 @@ describe('database faults while running', () => {
 
   it('file corrupted in place, then repaired', async () => {
     // Pages still in the WAL are served from it; after a checkpoint the main file holds everything.
-    t.data.database!.sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    await t.sql().exec('pragma wal_checkpoint(TRUNCATE)');
     // Every byte of the main file overwritten in place (same inode and size), then written back.
     const original = fs.readFileSync(dbFile);
     const fd = fs.openSync(dbFile, 'r+');

@@ -18,8 +18,8 @@ afterAll(() => t.close());
 
 describe('secrets at rest', () => {
   // The SQLite files are on disk here; Postgres keeps its files in its own data directory (same ciphertexts).
-  it.skipIf(TEST_ENGINE === 'postgres')('the database files hold no API secret in plaintext', () => {
-    t.data.database!.sqlite.pragma('wal_checkpoint(PASSIVE)');
+  it.skipIf(TEST_ENGINE === 'postgres')('the database files hold no API secret in plaintext', async () => {
+    await t.sql().exec('pragma wal_checkpoint(PASSIVE)');
     const files = fs.readdirSync(t.dataDir).filter((f) => f.startsWith('gateway.db'));
     expect(files.length).toBeGreaterThan(0);
     for (const f of files) {

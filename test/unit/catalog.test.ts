@@ -4,7 +4,8 @@
  * it affects and nothing else.
  */
 import { describe, expect, it } from 'vitest';
-import { Catalog, type CatalogRows, type ChannelRow, type MerchantChannelRow } from '../../src/modules/catalogue/catalog.js';
+import { Catalog } from '../../src/modules/catalogue/catalog.js';
+import type { CatalogRows, ChannelRow, MerchantChannelRow } from '../../src/storage/catalogue-rows.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 

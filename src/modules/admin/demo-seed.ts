@@ -10,9 +10,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../auth/secret-box.js';
 import { generateKey } from '../auth/keys.js';
-import type { AdminRepository } from '../../storage/sqlite/admin.js';
+import type { AdminRepository } from '../../storage/admin-repository.js';
 import { formatInstant, parseBands } from '../pricing/domain/pricing.js';
-import type { ChannelStatusValue, KycStatus } from '../../storage/sqlite/schema.js';
+import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
 
 /** One merchant's credentials as written to demo-credentials.json. */
 export interface DemoMerchantCredentials {

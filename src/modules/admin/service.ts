@@ -12,7 +12,7 @@ import os from 'node:os';
 import type { z } from 'zod';
 import { generateKey } from '../auth/keys.js';
 import type { SecretBox } from '../auth/secret-box.js';
-import type { KeyMode, KycStatus } from '../../storage/sqlite/schema.js';
+import type { KeyMode, KycStatus } from '../../shared/vocabulary.js';
 import {
   applyOverrides,
   channelCodeSchema,
@@ -44,7 +44,7 @@ import {
   type FeeRule,
   type RuleScope,
 } from '../pricing/domain/pricing.js';
-import type { AdminRepository, AuditRow, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/sqlite/admin.js';
+import type { AdminRepository, AuditRow, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/admin-repository.js';
 import type { ApiKeyRecord, MerchantRecord } from '../../storage/records.js';
 
 /** Why an admin change was refused. `kind` decides the CLI exit code. */

@@ -1,6 +1,6 @@
 /** Generation of API key ids and secrets. */
 import { randomBytes } from 'node:crypto';
-import type { KeyMode } from '../../storage/sqlite/schema.js';
+import type { KeyMode } from '../../shared/vocabulary.js';
 
 /** A freshly generated key pair; the secret exists in plaintext only here and in the one-time output. */
 export interface GeneratedKey {

@@ -30,91 +30,15 @@
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
  * - `lastSeq` is the highest change-log sequence number already applied.
  */
-import type { apiKeys, channels, currencies, merchantChannels, merchants } from '../../storage/sqlite/schema.js';
-import type { ChangeEntity, KycStatus } from '../../storage/sqlite/schema.js';
+import type { ChangeEntity, KycStatus } from '../../shared/vocabulary.js';
 import type { ActiveKeyRecord } from '../../storage/records.js';
+import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow } from '../../storage/catalogue-rows.js';
 import type { EffectiveChannelRecord } from './records.js';
 import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
 import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';
 
 /** Node's setTimeout limit (ms); farther transitions are reached by re-arming. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
-
-export type MerchantRow = typeof merchants.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
-export type ChannelRow = typeof channels.$inferSelect;
-export type MerchantChannelRow = typeof merchantChannels.$inferSelect;
-export type CurrencyRow = typeof currencies.$inferSelect;
-
-/** Everything the catalogue holds, as loaded from either engine. */
-export interface CatalogRows {
-  currencies: CurrencyRow[];
-  merchants: MerchantRow[];
-  apiKeys: ApiKeyRow[];
-  channels: ChannelRow[];
-  merchantChannels: MerchantChannelRow[];
-  feeRules: FeeRuleRow[];
-}
-
-/** One `change_log` row. */
-export interface ChangeRow {
-  seq: number;
-  entity: ChangeEntity;
-  entityId: string;
-}
-
-/** A merchant's current rows (merchant absent = deleted). */
-export interface MerchantEntity {
-  merchant: MerchantRow | undefined;
-  keys: ApiKeyRow[];
-  enablements: MerchantChannelRow[];
-}
-
-/** A channel's current rows (row absent = deleted). */
-export interface ChannelEntity {
-  channel: ChannelRow | undefined;
-  /** Every stored fee rule of the channel (cancelled ones included). */
-  feeRules: FeeRuleRow[];
-}
-
-/** The rows named by a batch of changes, loaded in one read. */
-export interface ChangedEntities {
-  merchants: Map<string, MerchantEntity>;
-  channels: Map<string, ChannelEntity>;
-  currencies: Map<string, CurrencyRow | undefined>;
-}
-
-/** The distinct entities a batch of changes names, per kind. */
-export function entitiesOf(changes: readonly ChangeRow[]): Record<ChangeEntity, string[]> {
-  const out: Record<ChangeEntity, Set<string>> = { merchant: new Set(), channel: new Set(), currency: new Set() };
-  for (const c of changes) out[c.entity].add(c.entityId);
-  return { merchant: [...out.merchant], channel: [...out.channel], currency: [...out.currency] };
-}
-
-/** The rows an engine read for a batch of changes (each list may be empty). */
-export interface ChangedRows {
-  merchants: MerchantRow[];
-  apiKeys: ApiKeyRow[];
-  merchantChannels: MerchantChannelRow[];
-  channels: ChannelRow[];
-  feeRules: FeeRuleRow[];
-  currencies: CurrencyRow[];
-}
-
-/** Group the rows read for `ids` by entity; an id without a row is a deletion. */
-export function assembleChanged(ids: Record<ChangeEntity, string[]>, rows: ChangedRows): ChangedEntities {
-  const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
-  for (const id of ids.merchant) {
-    out.merchants.set(id, {
-      merchant: rows.merchants.find((m) => m.id === id),
-      keys: rows.apiKeys.filter((k) => k.merchantId === id),
-      enablements: rows.merchantChannels.filter((e) => e.merchantId === id),
-    });
-  }
-  for (const id of ids.channel) out.channels.set(id, { channel: rows.channels.find((c) => c.id === id), feeRules: rows.feeRules.filter((r) => r.channelId === id) });
-  for (const code of ids.currency) out.currencies.set(code, rows.currencies.find((c) => c.code === code));
-  return out;
-}
 
 function byDisplayOrder(a: ChannelRow, b: ChannelRow): number {
   return a.sortOrder - b.sortOrder || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);

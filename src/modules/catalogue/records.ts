@@ -1,5 +1,5 @@
 /** The request path's view of channels (records and the reader interface). */
-import type { ChannelStatusValue } from '../../storage/sqlite/schema.js';
+import type { ChannelStatusValue } from '../../shared/vocabulary.js';
 import type { FeeRule } from '../pricing/domain/pricing.js';
 
 /** The pricing rules of a channel for one merchant at the instant its list was built (contract §7). */

@@ -5,7 +5,7 @@
  * Order of the reasons is the fee service's check order (contract §5):
  * KYC → status → currency → precision → limits.
  */
-import type { KycStatus } from '../../storage/sqlite/schema.js';
+import type { KycStatus } from '../../shared/vocabulary.js';
 import { Big, scaleOf } from '../../shared/money.js';
 import type { ChannelView } from './service.js';
 

@@ -2,7 +2,7 @@
  * Channel rules (contract §5 "Channels"): which channels a merchant sees and
  * with which effective settings.
  */
-import type { ChannelStatusValue, KycStatus } from '../../storage/sqlite/schema.js';
+import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
 import type { DecimalString } from '../../shared/money.js';
 import type { ChannelPricing } from '../pricing/domain/pricing.js';
 import type { Principal } from '../../pipeline/request-state.js';

@@ -20,7 +20,8 @@
  * ends, and never reports the same merchant version twice in a row.
  */
 import type { Logger } from 'pino';
-import type { Store } from '../../storage/store.js';
+import type { Store } from '../../storage/index.js';
+import type { Catalog } from '../catalogue/catalog.js';
 import type { Principal } from '../../pipeline/request-state.js';
 
 /** What a watcher reports. */
@@ -32,7 +33,7 @@ export type ChangeEvent =
 
 /** Options of {@link ChangeFeed}. */
 export interface ChangeFeedOptions {
-  store: Pick<Store, 'catalog' | 'onChange' | 'version'>;
+  store: Pick<Store<Catalog>, 'catalog' | 'onChange' | 'version'>;
   /** How often the catalogue is caught up while watchers are open (ms, > 0). */
   catchUpIntervalMs: number;
   logger?: Logger;

@@ -30,7 +30,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { isAsyncIterable } from 'graphql-yoga';
 import { VersionedCache } from '../../shared/versioned-cache.js';
-import type { DataVersion } from '../../storage/sqlite/data-version.js';
+import type { DataVersion } from '../../shared/versioned-cache.js';
 import { requestStateOf } from '../request-state.js';
 import { RESPONSE_BYTES, responseHeaders, type ResponseWithBytes } from '../responses.js';
 import { ROUTES } from './use-rest-adapter.js';

@@ -8,14 +8,14 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import type { DatabaseHandle } from '../../storage/sqlite/database.js';
+import type { Store } from '../../storage/index.js';
 import { AppError } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
 import { errorResponseFor } from '../responses.js';
 
 /** Options of {@link useDatabaseHealth}. */
 export interface DatabaseHealthOptions {
-  database: Pick<DatabaseHandle, 'check' | 'probe'>;
+  database: Pick<Store, 'check' | 'probe'>;
   /** Public paths that also read the database (channel images). */
   publicPathNeedsDatabase: (pathname: string) => boolean;
   logger: Logger;

@@ -14,7 +14,7 @@ import { EMPTY_BODY_SHA256, isWellFormedSignature, sha256Hex, signatureMatches, 
 import { shellQuote } from '../../cli/first-call.js';
 import type { SecretBox } from '../../modules/auth/secret-box.js';
 import { VersionedCache } from '../../shared/versioned-cache.js';
-import type { DataVersion } from '../../storage/sqlite/data-version.js';
+import type { DataVersion } from '../../shared/versioned-cache.js';
 import { AppError } from '../../shared/errors.js';
 import { assertDeclaredLengthWithin, readBodyWithin, type HeaderSource } from '../transport/body.js';
 import { toAppError } from '../error-normalizer.js';

@@ -10,8 +10,8 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema.js';
 import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
-import type { FeeRuleRow } from '../../modules/pricing/domain/fee-rules.js';
-import type { ChannelStatusValue, KeyMode, KycStatus } from '../sqlite/schema.js';
+import type { FeeRuleRow } from '../catalogue-rows.js';
+import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
 import type {
   AdminRepository,
   AuditFilter,
@@ -24,7 +24,7 @@ import type {
   MerchantChannelRecord,
   MerchantInsert,
   OverrideWrite,
-} from '../sqlite/admin.js';
+} from '../admin-repository.js';
 import type { ApiKeyRecord, MerchantRecord } from '../records.js';
 
 /** The drizzle handle of the pool, or of one transaction on it. */

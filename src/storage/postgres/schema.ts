@@ -13,7 +13,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, check, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES, feeRuleScopeCheck } from '../sqlite/schema.js';
+import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
+import { feeRuleScopeCheck } from '../schema-checks.js';
 
 const now = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 

@@ -27,10 +27,8 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import { projectPath } from '../../shared/paths.js';
 import { PgAdminRepository } from './admin.js';
 import { PgCatalogReader } from './catalog-reader.js';
-import { Catalog } from '../../modules/catalogue/catalog.js';
-import type { DatabaseStatus } from '../sqlite/database.js';
 import * as schema from './schema.js';
-import { ChangeListeners, type Store } from '../store.js';
+import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../store.js';
 
 /** Absolute path of the committed Postgres migrations. */
 export const PG_MIGRATIONS_DIR = projectPath('drizzle/pg');
@@ -68,9 +66,8 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export class PgStore implements Store {
+export class PgStore<C extends CatalogueSink> implements Store<C> {
   readonly engine = 'postgres' as const;
-  readonly catalog = new Catalog();
   readonly admin: PgAdminRepository;
   readonly db: NodePgDatabase<typeof schema>;
   readonly location: string;
@@ -92,6 +89,7 @@ export class PgStore implements Store {
 
   constructor(
     private readonly url: string,
+    readonly catalog: C,
     options: PgStoreOptions = {},
   ) {
     this.location = redactUrl(url);
@@ -151,11 +149,6 @@ export class PgStore implements Store {
     return this.#listeners.add(listener);
   }
 
-  async execute(statement: string): Promise<void> {
-    await this.#pool.query(statement);
-  }
-
-  /** Wait until every change committed before this call is in the catalogue (tests, tools). */
   async sync(): Promise<void> {
     await this.#requestCatchUp();
   }
@@ -303,15 +296,16 @@ export class PgStore implements Store {
 }
 
 /** Open a Postgres store: migrate (once across replicas, under the boot lock) and, if asked, run `prepare` under it too. */
-export async function openPgStore<T>(
+export async function openPgStore<C extends CatalogueSink, T>(
   url: string,
-  options: PgStoreOptions & { prepare?: (store: PgStore, db: NodePgDatabase<typeof schema>) => Promise<T> } = {},
-): Promise<{ store: PgStore; prepared: T | undefined }> {
-  const store = new PgStore(url, options);
+  catalog: C,
+  options: PgStoreOptions & { prepare?: (admin: PgAdminRepository) => Promise<T> } = {},
+): Promise<{ store: PgStore<C>; prepared: T | undefined }> {
+  const store = new PgStore(url, catalog, options);
   try {
     const prepared = await store.withBootLock(async (db) => {
       await migrate(db, { migrationsFolder: PG_MIGRATIONS_DIR });
-      return options.prepare ? options.prepare(store, db) : undefined;
+      return options.prepare ? options.prepare(new PgAdminRepository(db)) : undefined;
     });
     await store.start();
     return { store, prepared };

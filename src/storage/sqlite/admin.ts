@@ -1,112 +1,30 @@
 /**
- * SQL for operator changes (admin CLI, demo seed): merchants, keys, the
- * channel catalogue, per-merchant enablement. One asynchronous interface,
- * {@link AdminRepository}, implemented per engine: SQLite here, Postgres in
- * admin-pg.ts. Every change commits in one transaction (`transaction`), and
+ * SQL for operator changes (admin CLI, demo seed) on SQLite: merchants, keys,
+ * the channel catalogue, per-merchant enablement. The interface,
+ * {@link AdminRepository}, is src/storage/admin-repository.ts; the Postgres
+ * twin is src/storage/postgres/admin.ts. Every change commits in one transaction (`transaction`), and
  * the change-log triggers record it in that same transaction.
  */
 import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
 import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
-import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants, type ChannelStatusValue, type KeyMode, type KycStatus } from './schema.js';
-import type { FeeRuleRow } from '../../modules/pricing/domain/fee-rules.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
+import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
+import type { FeeRuleRow } from '../catalogue-rows.js';
 import type { ApiKeyRecord, MerchantRecord } from '../records.js';
-
-/** A catalogue channel row. */
-export type CatalogueChannelRecord = typeof channels.$inferSelect;
-
-/** A merchant's enablement row (null = the catalogue value applies). */
-export type MerchantChannelRecord = typeof merchantChannels.$inferSelect;
-
-export interface CurrencyRecord {
-  code: string;
-  minorUnits: number;
-}
-
-/** Columns that may be written to a catalogue channel. */
-export type ChannelWrite = Partial<Omit<CatalogueChannelRecord, 'id' | 'code' | 'createdAt' | 'updatedAt'>>;
-
-/** Override columns of an enablement row. */
-export type OverrideWrite = Partial<
-  Pick<MerchantChannelRecord, 'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'>
->;
-
-/** A new merchant. */
-export interface MerchantInsert {
-  id: string;
-  name: string;
-  kycStatus: KycStatus;
-  category: string;
-}
-
-/** A stored audit record: `before`/`after` are JSON text (null: nothing before / after). */
-export type AuditRow = typeof auditLog.$inferSelect;
-
-/** Which audit records to list (all optional; newest first). */
-export interface AuditFilter {
-  /** Exact entity: a merchant id, channel code, API key id or currency code. */
-  entity?: string;
-  /** Canonical ISO instant (formatInstant): records at or after it. */
-  since?: string;
-  limit: number;
-}
-
-/** A catalogue channel as listed to operators. */
-export type CatalogueChannelListing = CatalogueChannelRecord & { minorUnits: number; enabledFor: number };
-
-/** A channel insert (defaults as in the schema). */
-export type ChannelInsert = typeof channels.$inferInsert;
-
-/**
- * Operator reads and writes, the same on every engine. Reads inside
- * `transaction` see the transaction's own writes; outside it they see the
- * latest committed state.
- */
-export interface AdminRepository {
-  /** Run `fn` in one transaction on a repository bound to it: all of it commits, or none (a throw rolls back). */
-  transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T>;
-  findMerchant(id: string): Promise<MerchantRecord | undefined>;
-  listMerchants(): Promise<MerchantRecord[]>;
-  insertMerchant(m: MerchantInsert): Promise<void>;
-  setKyc(id: string, kycStatus: KycStatus): Promise<void>;
-  setCategory(id: string, category: string): Promise<void>;
-  /** True when at least one merchant has this category. */
-  categoryInUse(category: string): Promise<boolean>;
-  /** True when no merchant exists (never seeded). */
-  isEmpty(): Promise<boolean>;
-  insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void>;
-  findKey(id: string): Promise<ApiKeyRecord | undefined>;
-  listKeys(merchantId: string): Promise<ApiKeyRecord[]>;
-  /** Any one stored key, to prove at boot that the master key decrypts secrets. */
-  anyKey(): Promise<{ id: string; secretCiphertext: string } | undefined>;
-  /** Mark a key revoked (keeps the row); false when it was already revoked. */
-  revokeKey(id: string): Promise<boolean>;
-  findCurrency(code: string): Promise<CurrencyRecord | undefined>;
-  listCurrencies(): Promise<CurrencyRecord[]>;
-  upsertCurrency(c: CurrencyRecord): Promise<void>;
-  listChannels(): Promise<CatalogueChannelListing[]>;
-  findChannel(code: string): Promise<CatalogueChannelRecord | undefined>;
-  nextSortOrder(): Promise<number>;
-  insertChannel(c: ChannelInsert): Promise<void>;
-  updateChannel(id: string, changes: ChannelWrite): Promise<void>;
-  /** Every merchant enablement of a channel (to re-validate effective settings after a catalogue change). */
-  enablementsOf(channelId: string): Promise<MerchantChannelRecord[]>;
-  findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined>;
-  /** Insert an enablement, or replace the given overrides of an existing one. */
-  upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): Promise<void>;
-  deleteEnablement(merchantId: string, channelId: string): Promise<boolean>;
-  /** A merchant's enabled channels with the raw override columns (null = catalogue value). */
-  enablementsOfMerchant(merchantId: string): Promise<{ code: string; status: ChannelStatusValue; overrides: MerchantChannelRecord }[]>;
-  insertFeeRule(rule: FeeRuleRow): Promise<void>;
-  findFeeRule(id: string): Promise<FeeRuleRow | undefined>;
-  /** Every stored rule of a channel, cancelled ones included, oldest first. */
-  feeRulesOf(channelId: string): Promise<FeeRuleRow[]>;
-  /** Cancel a rule that has not started at `at` (canonical ISO) and is not cancelled; false when it had. */
-  cancelFeeRule(id: string, at: string): Promise<boolean>;
-  /** Append one audit record (never edited or deleted afterwards; the database refuses both). */
-  appendAudit(record: AuditRow): Promise<void>;
-  listAudit(filter: AuditFilter): Promise<AuditRow[]>;
-}
+import type {
+  AdminRepository,
+  AuditFilter,
+  AuditRow,
+  CatalogueChannelListing,
+  CatalogueChannelRecord,
+  ChannelInsert,
+  ChannelWrite,
+  CurrencyRecord,
+  MerchantChannelRecord,
+  MerchantInsert,
+  OverrideWrite,
+} from '../admin-repository.js';
 
 const nowSql = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 

@@ -18,21 +18,28 @@
  */
 import type Database from 'better-sqlite3';
 
-/** Returns the current version token; equal tokens mean no commit in between. */
-export type DataVersion = () => string;
+import type { DataVersion } from '../../shared/versioned-cache.js';
 
-export function createDataVersion(sqlite: Database.Database): DataVersion {
+/** A {@link DataVersion} whose once-per-turn `PRAGMA data_version` can be re-read on demand. */
+export interface SqliteDataVersion {
+  current: DataVersion;
+  /** Forget this turn's `data_version`, so the next `current()` sees commits made by others up to now. */
+  invalidate(): void;
+}
+
+export function createDataVersion(sqlite: Database.Database): SqliteDataVersion {
   const external = sqlite.prepare('PRAGMA data_version').pluck();
   const local = sqlite.prepare('select total_changes()').pluck();
   let turnVersion: number | undefined;
   const nextTurn = () => {
     turnVersion = undefined;
   };
-  return () => {
+  const version = () => {
     if (turnVersion === undefined) {
       turnVersion = external.get() as number;
       setImmediate(nextTurn);
     }
     return `${turnVersion}:${local.get() as number}`;
   };
+  return { current: version, invalidate: nextTurn };
 }

@@ -41,11 +41,7 @@ import * as schema from './schema.js';
 export type Db = BetterSQLite3Database<typeof schema>;
 
 /** Result of a health check. */
-export interface DatabaseStatus {
-  ok: boolean;
-  /** Why the database is not usable (for logs and /ready), when not ok. */
-  reason?: string;
-}
+import type { DatabaseStatus } from '../store.js';
 
 /** An open, monitored database. `db`/`sqlite` always return the current connection. */
 export interface DatabaseHandle {
@@ -382,7 +378,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
 const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|CORRUPT|NOTADB|FULL|PROTOCOL)/;
 
 /** True for a database error that should surface as 503 SERVICE_UNAVAILABLE. */
-export function isDatabaseUnavailable(err: unknown): boolean {
+export function isSqliteUnavailable(err: unknown): boolean {
   if (err instanceof Database.SqliteError) return UNAVAILABLE_CODES.test(err.code);
   return err instanceof TypeError && /database connection is not open/.test(err.message);
 }

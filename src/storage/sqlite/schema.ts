@@ -15,24 +15,13 @@
  *   (admin CLI, another replica, an operator's SQL) reaches every server's
  *   in-memory catalogue (src/modules/catalogue/catalog.ts).
  */
-import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-
-export const KYC_STATUSES = ['approved', 'pending', 'rejected'] as const;
-export type KycStatus = (typeof KYC_STATUSES)[number];
-
-export const CHANNEL_STATUSES = ['active', 'offline', 'maintenance'] as const;
-export type ChannelStatusValue = (typeof CHANNEL_STATUSES)[number];
-
-export const KEY_MODES = ['test', 'live'] as const;
-export type KeyMode = (typeof KEY_MODES)[number];
+import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
+import { feeRuleScopeCheck } from '../schema-checks.js';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
-/** "Since ever": the fee_set_at of flat fees written before fee rules existed (a constant, so ALTER TABLE can add it). */
-export const EPOCH = '1970-01-01T00:00:00.000Z';
-
-export const RULE_SCOPES = ['CHANNEL', 'CATEGORY', 'MERCHANT'] as const;
 
 export const currencies = sqliteTable(
   'currencies',
@@ -139,10 +128,6 @@ export const merchantChannels = sqliteTable(
   (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
 );
 
-/** What a `change_log` row names: the entity whose in-memory state must be reloaded. */
-export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency'] as const;
-export type ChangeEntity = (typeof CHANGE_ENTITIES)[number];
-
 /**
  * Append-only log of committed changes, written by triggers only (see the
  * custom migration). `merchant` covers the merchant row, its keys and its
@@ -155,11 +140,6 @@ export const changeLog = sqliteTable('change_log', {
   entityId: text('entity_id').notNull(),
   at: text('at').notNull().default(now),
 });
-
-/** The scope invariant of `fee_rules` (shared by both dialects' tables): the target column matching the scope, and only it, is set. */
-export function feeRuleScopeCheck(t: { scope: AnyColumn; merchantId: AnyColumn; category: AnyColumn }): SQL {
-  return sql`(${t.scope} = 'CHANNEL' and ${t.merchantId} is null and ${t.category} is null) or (${t.scope} = 'CATEGORY' and ${t.merchantId} is null and ${t.category} is not null) or (${t.scope} = 'MERCHANT' and ${t.merchantId} is not null and ${t.category} is null)`;
-}
 
 /**
  * Pricing rules (contract §7). Append-mostly: a rule is never edited; a

@@ -14,22 +14,23 @@
 import type { Logger } from 'pino';
 import { SqliteAdminRepository } from './admin.js';
 import { SqliteCatalogReader } from './catalog-reader.js';
-import { Catalog } from '../../modules/catalogue/catalog.js';
-import { isDatabaseUnavailable, openDatabase, type DatabaseHandle, type DatabaseStatus, type OpenDatabaseOptions } from './database.js';
-import { createDataVersion } from './data-version.js';
-import { ChangeListeners, type Store } from '../store.js';
+import { isSqliteUnavailable, openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
+import { createDataVersion, type SqliteDataVersion } from './data-version.js';
+import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../store.js';
 
-export class SqliteStore implements Store {
+const tokenOf = (v: SqliteDataVersion) => ({ token: v.current, refreshToken: v.invalidate });
+
+export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   readonly engine = 'sqlite' as const;
-  readonly catalog = new Catalog();
   readonly admin: SqliteAdminRepository;
   readonly #listeners: ChangeListeners;
-  readonly #source: { reader: SqliteCatalogReader; token: () => string; generation: number };
+  readonly #source: { reader: SqliteCatalogReader; token: SqliteDataVersion['current']; refreshToken: SqliteDataVersion['invalidate']; generation: number };
   #loadedGeneration = -1;
   #loadedToken = '';
 
   constructor(
-    readonly sqlite: DatabaseHandle,
+    private readonly sqlite: DatabaseHandle,
+    readonly catalog: C,
     private readonly logger?: Logger,
   ) {
     this.#listeners = new ChangeListeners((err) => logger?.error({ err }, 'catalogue change listener failed'));
@@ -38,7 +39,7 @@ export class SqliteStore implements Store {
     // Rebuilt (new prepared statements) after the monitor reconnects; `generation` tells the catalogue to reload.
     this.#source = sqlite.live((db) => ({
       reader: new SqliteCatalogReader(db),
-      token: createDataVersion((db as unknown as { $client: Parameters<typeof createDataVersion>[0] }).$client),
+      ...tokenOf(createDataVersion((db as unknown as { $client: Parameters<typeof createDataVersion>[0] }).$client)),
       generation: sqlite.generation,
     }));
     this.admin = sqlite.live((db) => new SqliteAdminRepository(db, sqlite.sqlite));
@@ -56,7 +57,7 @@ export class SqliteStore implements Store {
       this.#catchUp();
       return status;
     } catch (err) {
-      if (!isDatabaseUnavailable(err)) this.logger?.error({ err }, 'catalogue catch-up failed');
+      if (!isSqliteUnavailable(err)) this.logger?.error({ err }, 'catalogue catch-up failed');
       const probed = this.sqlite.probe();
       return probed.ok ? { ok: false, reason: `catalogue catch-up failed: ${(err as Error).message}` } : probed;
     }
@@ -82,8 +83,11 @@ export class SqliteStore implements Store {
     return this.#listeners.add(listener);
   }
 
-  async execute(statement: string): Promise<void> {
-    this.sqlite.sqlite.exec(statement);
+  sync(): Promise<void> {
+    // Synchronous engine: re-reading data_version now and catching up sees every commit made before this call, by any process.
+    this.#source.refreshToken();
+    this.version();
+    return Promise.resolve();
   }
 
   async close(): Promise<void> {
@@ -112,7 +116,7 @@ export class SqliteStore implements Store {
   }
 }
 
-/** Open (creating and migrating if needed) the SQLite database at `file`. */
-export function openSqliteStore(file: string, options: OpenDatabaseOptions & { logger?: Logger } = {}): SqliteStore {
-  return new SqliteStore(openDatabase(file, options), options.logger);
+/** Open (creating and migrating if needed) the SQLite database at `file`, feeding `catalog`. */
+export function openSqliteStore<C extends CatalogueSink>(file: string, catalog: C, options: OpenDatabaseOptions & { logger?: Logger } = {}): SqliteStore<C> {
+  return new SqliteStore(openDatabase(file, options), catalog, options.logger);
 }

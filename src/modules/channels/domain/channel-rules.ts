@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../../shared/errors.js';
-import { CHANNEL_STATUSES, KEY_MODES, KYC_STATUSES } from '../../../storage/sqlite/schema.js';
+import { CHANNEL_STATUSES, KEY_MODES, KYC_STATUSES } from '../../../shared/vocabulary.js';
 import { Big, parseDecimalText, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
 
 /** Largest number of decimals accepted for a fee percentage (0.0001 %). */

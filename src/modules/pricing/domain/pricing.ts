@@ -31,7 +31,8 @@ import { decimalText, percentageText } from '../../channels/domain/channel-rules
 import { Big, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
 
 /** Who a rule is set for (GraphQL/contract "source"). */
-export type RuleScope = 'CHANNEL' | 'CATEGORY' | 'MERCHANT';
+export type { RuleScope } from '../../../shared/vocabulary.js';
+import type { RuleScope } from '../../../shared/vocabulary.js';
 
 /** Scopes from most to least specific: the first scope with a rule in force wins. */
 export const RULE_PRECEDENCE: readonly RuleScope[] = ['MERCHANT', 'CATEGORY', 'CHANNEL'];

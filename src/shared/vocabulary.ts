@@ -1,0 +1,27 @@
+/**
+ * The closed sets of values every layer speaks: stored in both engines' schemas (as CHECKed text), decided
+ * on by the domain rules, carried on the wire. Declared once here so that storage, the domain modules and
+ * the pipeline agree without importing each other.
+ */
+
+export const KYC_STATUSES = ['approved', 'pending', 'rejected'] as const;
+export type KycStatus = (typeof KYC_STATUSES)[number];
+
+/** Channel status (contract §5): REST lowercase, GraphQL's ChannelStatus enum maps to these. */
+export const CHANNEL_STATUSES = ['active', 'offline', 'maintenance'] as const;
+export type ChannelStatusValue = (typeof CHANNEL_STATUSES)[number];
+
+/** API key mode, visible in the key id prefix (`pk_test_…`, `pk_live_…`). */
+export const KEY_MODES = ['test', 'live'] as const;
+export type KeyMode = (typeof KEY_MODES)[number];
+
+/** Scope of a pricing rule (contract §7), most specific last. */
+export const RULE_SCOPES = ['CHANNEL', 'CATEGORY', 'MERCHANT'] as const;
+export type RuleScope = (typeof RULE_SCOPES)[number];
+
+/** What a `change_log` row names: the entity whose in-memory state must be reloaded. */
+export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency'] as const;
+export type ChangeEntity = (typeof CHANGE_ENTITIES)[number];
+
+/** "Since ever": the fee_set_at of flat fees written before fee rules existed (a constant, so ALTER TABLE can add it). */
+export const EPOCH = '1970-01-01T00:00:00.000Z';

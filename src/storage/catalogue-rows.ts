@@ -1,0 +1,85 @@
+/**
+ * What either engine hands the in-memory catalogue (src/modules/catalogue/catalog.ts): every row at start
+ * and after a reconnect, then the rows of the entities named by new `change_log` rows. The row shapes are
+ * the SQLite schema's; the Postgres schema declares the same columns with the same TypeScript types.
+ */
+import type { apiKeys, channels, currencies, feeRules, merchantChannels, merchants } from './sqlite/schema.js';
+import type { ChangeEntity } from '../shared/vocabulary.js';
+
+export type MerchantRow = typeof merchants.$inferSelect;
+export type ApiKeyRow = typeof apiKeys.$inferSelect;
+export type ChannelRow = typeof channels.$inferSelect;
+export type MerchantChannelRow = typeof merchantChannels.$inferSelect;
+export type CurrencyRow = typeof currencies.$inferSelect;
+/** A `fee_rules` row: `bands` is the JSON text of the rule's bands. */
+export type FeeRuleRow = typeof feeRules.$inferSelect;
+
+/** Everything the catalogue holds, as loaded from either engine. */
+export interface CatalogRows {
+  currencies: CurrencyRow[];
+  merchants: MerchantRow[];
+  apiKeys: ApiKeyRow[];
+  channels: ChannelRow[];
+  merchantChannels: MerchantChannelRow[];
+  feeRules: FeeRuleRow[];
+}
+
+/** One `change_log` row. */
+export interface ChangeRow {
+  seq: number;
+  entity: ChangeEntity;
+  entityId: string;
+}
+
+/** A merchant's current rows (merchant absent = deleted). */
+export interface MerchantEntity {
+  merchant: MerchantRow | undefined;
+  keys: ApiKeyRow[];
+  enablements: MerchantChannelRow[];
+}
+
+/** A channel's current rows (row absent = deleted). */
+export interface ChannelEntity {
+  channel: ChannelRow | undefined;
+  /** Every stored fee rule of the channel (cancelled ones included). */
+  feeRules: FeeRuleRow[];
+}
+
+/** The rows named by a batch of changes, loaded in one read. */
+export interface ChangedEntities {
+  merchants: Map<string, MerchantEntity>;
+  channels: Map<string, ChannelEntity>;
+  currencies: Map<string, CurrencyRow | undefined>;
+}
+
+/** The distinct entities a batch of changes names, per kind. */
+export function entitiesOf(changes: readonly ChangeRow[]): Record<ChangeEntity, string[]> {
+  const out: Record<ChangeEntity, Set<string>> = { merchant: new Set(), channel: new Set(), currency: new Set() };
+  for (const c of changes) out[c.entity].add(c.entityId);
+  return { merchant: [...out.merchant], channel: [...out.channel], currency: [...out.currency] };
+}
+
+/** The rows an engine read for a batch of changes (each list may be empty). */
+export interface ChangedRows {
+  merchants: MerchantRow[];
+  apiKeys: ApiKeyRow[];
+  merchantChannels: MerchantChannelRow[];
+  channels: ChannelRow[];
+  feeRules: FeeRuleRow[];
+  currencies: CurrencyRow[];
+}
+
+/** Group the rows read for `ids` by entity; an id without a row is a deletion. */
+export function assembleChanged(ids: Record<ChangeEntity, string[]>, rows: ChangedRows): ChangedEntities {
+  const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
+  for (const id of ids.merchant) {
+    out.merchants.set(id, {
+      merchant: rows.merchants.find((m) => m.id === id),
+      keys: rows.apiKeys.filter((k) => k.merchantId === id),
+      enablements: rows.merchantChannels.filter((e) => e.merchantId === id),
+    });
+  }
+  for (const id of ids.channel) out.channels.set(id, { channel: rows.channels.find((c) => c.id === id), feeRules: rows.feeRules.filter((r) => r.channelId === id) });
+  for (const code of ids.currency) out.currencies.set(code, rows.currencies.find((c) => c.code === code));
+  return out;
+}

@@ -1,0 +1,20 @@
+/**
+ * Storage failures as the rest of the service needs to tell them apart, whichever engine runs: a database
+ * that cannot be used right now (the pipeline answers 503 SERVICE_UNAVAILABLE and the process stays up)
+ * versus anything else (a bug: masked as 500 and logged).
+ */
+import { isPostgresUnavailable } from './postgres/errors.js';
+import { isSqliteUnavailable } from './sqlite/database.js';
+
+/** True for a failure of the database itself (either engine), not of the code using it. */
+export function isStorageUnavailable(err: unknown): boolean {
+  return isSqliteUnavailable(err) || isPostgresUnavailable(err);
+}
+
+/** Opening, migrating or loading the database failed; the message names the engine and where the data lives. */
+export class StorageOpenError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageOpenError';
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * The storage door: the only code that decides which engine runs. Everything above storage opens the
+ * database through {@link openStore} and sees the engine-neutral {@link Store}, {@link AdminRepository} and
+ * record types; nothing outside src/storage imports src/storage/sqlite or src/storage/postgres
+ * (.dependency-cruiser.cjs enforces it).
+ */
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { AdminRepository } from './admin-repository.js';
+import { StorageOpenError } from './errors.js';
+import { openPgStore, redactUrl } from './postgres/store.js';
+import { openSqliteStore } from './sqlite/store.js';
+import type { CatalogueSink, Store } from './store.js';
+
+export type { AdminRepository } from './admin-repository.js';
+export type { CatalogueSink, DatabaseStatus, Store } from './store.js';
+export { isStorageUnavailable, StorageOpenError } from './errors.js';
+
+/** The SQLite database file inside DATA_DIR. */
+export const DATABASE_FILE = 'gateway.db';
+
+/** Options of {@link openStore}. */
+export interface OpenStoreOptions<C extends CatalogueSink, T> {
+  /** DATA_DIR: the SQLite database lives here when `databaseUrl` is not set. */
+  dataDir: string;
+  /** `postgres://…`: Postgres; null/absent: SQLite in `dataDir`. */
+  databaseUrl?: string | null;
+  /** What the store keeps current (the service's in-memory catalogue). */
+  catalogue: C;
+  logger?: Logger;
+  /** Keep the catalogue current (servers; default). False for one-shot tools such as the admin CLI. */
+  watch?: boolean;
+  /**
+   * Work to do on the migrated database before it serves (prove the master key, seed demo data). On Postgres
+   * it runs under the boot lock, so of several replicas starting together exactly one does it. Its errors
+   * are passed through unchanged.
+   */
+  prepare?: (admin: AdminRepository) => Promise<T>;
+}
+
+/** Why `prepare` failed, carried through the engine's own error handling unchanged. */
+class PrepareFailure {
+  constructor(readonly error: unknown) {}
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Open the database (Postgres when `databaseUrl` is set, else SQLite in DATA_DIR), migrate it, run
+ * `prepare`, and (servers) load the catalogue. Throws {@link StorageOpenError} naming the engine and the
+ * location when the database cannot be opened, migrated or read; whatever `prepare` throws, as it is.
+ */
+export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOptions<C, T>): Promise<{ store: Store<C>; prepared: T | undefined }> {
+  const prepare = options.prepare
+    ? (admin: AdminRepository) => options.prepare!(admin).catch((err: unknown) => Promise.reject(new PrepareFailure(err)))
+    : undefined;
+  if (options.databaseUrl) {
+    try {
+      return await openPgStore(options.databaseUrl, options.catalogue, { logger: options.logger, watch: options.watch, prepare });
+    } catch (err) {
+      if (err instanceof PrepareFailure) throw err.error;
+      throw new StorageOpenError(`cannot open or migrate the Postgres database ${redactUrl(options.databaseUrl)}: ${describe(err)}`, { cause: err });
+    }
+  }
+
+  let store;
+  try {
+    store = openSqliteStore(path.join(options.dataDir, DATABASE_FILE), options.catalogue, { logger: options.logger });
+  } catch (err) {
+    throw new StorageOpenError(`cannot open or migrate the database in ${options.dataDir}: ${describe(err)}`, { cause: err });
+  }
+  try {
+    const prepared = prepare ? await prepare(store.admin) : undefined;
+    // Servers load the catalogue now, so a database they cannot read stops the start instead of the first request.
+    if (options.watch !== false) {
+      const status = store.check();
+      if (!status.ok) throw new StorageOpenError(`cannot load the catalogue from ${store.location}: ${status.reason}`);
+    }
+    return { store, prepared };
+  } catch (err) {
+    await store.close();
+    throw err instanceof PrepareFailure ? err.error : err;
+  }
+}
