@@ -14,8 +14,8 @@ const config: CodegenConfig = {
         useTypeImports: true,
         contextType: './context.js#GraphQLContext',
         mappers: {
-          PaymentChannel: '../modules/channels/service.js#ChannelView',
-          FeeInfo: '../modules/channels/service.js#FeeInfoView',
+          PaymentChannel: '../modules/channels/service.js#ListedChannel',
+          FeeInfo: '../modules/catalogue/records.js#ChannelFeeInfo',
           FeeCalculation: '../modules/pricing/domain/pricing.js#PricedFee',
           FeeRule: '../modules/pricing/domain/pricing.js#FeeRule as FeeRuleModel',
           FeeBand: '../modules/pricing/domain/pricing.js#FeeBand as FeeBandModel',

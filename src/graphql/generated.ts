@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { ChannelView, FeeInfoView } from '../modules/channels/service.js';
+import type { ListedChannel } from '../modules/channels/service.js';
+import type { ChannelFeeInfo } from '../modules/catalogue/records.js';
 import type { PricedFee, FeeRule as FeeRuleModel, FeeBand as FeeBandModel, AppliedPricing as AppliedPricingModel } from '../modules/pricing/domain/pricing.js';
 import type { Availability } from '../modules/channels/eligibility.js';
 import type { GraphQLContext } from './context.js';
@@ -425,13 +426,13 @@ export type ResolversTypes = {
   FeeBearer: FeeBearer;
   FeeBreakdown: ResolverTypeWrapper<Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversTypes['AppliedPricing'] }>;
   FeeCalculation: ResolverTypeWrapper<PricedFee>;
-  FeeInfo: ResolverTypeWrapper<FeeInfoView>;
+  FeeInfo: ResolverTypeWrapper<ChannelFeeInfo>;
   FeePart: ResolverTypeWrapper<FeePart>;
   FeeRule: ResolverTypeWrapper<FeeRuleModel>;
   FeeRuleSource: FeeRuleSource;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  PaymentChannel: ResolverTypeWrapper<ChannelView>;
+  PaymentChannel: ResolverTypeWrapper<ListedChannel>;
   PaymentChannelFilter: PaymentChannelFilter;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RoundingMode: RoundingMode;
@@ -451,12 +452,12 @@ export type ResolversParentTypes = {
   FeeBand: FeeBandModel;
   FeeBreakdown: Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversParentTypes['AppliedPricing'] };
   FeeCalculation: PricedFee;
-  FeeInfo: FeeInfoView;
+  FeeInfo: ChannelFeeInfo;
   FeePart: FeePart;
   FeeRule: FeeRuleModel;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
-  PaymentChannel: ChannelView;
+  PaymentChannel: ListedChannel;
   PaymentChannelFilter: PaymentChannelFilter;
   Query: Record<PropertyKey, never>;
   RoundingRule: RoundingRule;

@@ -105,7 +105,7 @@ describe('audit trail', () => {
     expect((await admin.listFees('bca_va')).map((r) => r.id)).toEqual(['flat:bca_va']);
     expect((await admin.listMerchants()).map((m) => m.name)).not.toContain(`Ghost ${failAt}`);
     await t.sync();
-    expect(t.store.catalog.listForMerchant(t.approved.merchantId).find((c) => c.code === 'bca_va')!.feeValue).toBe('4000');
+    expect(t.store.catalog.listForMerchant(t.approved.merchantId).find((c) => c.code === 'bca_va')!.feeInfo.feeValue).toBe('4000');
   });
 
   it('the database refuses to edit or delete audit records', async () => {

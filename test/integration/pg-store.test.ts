@@ -73,7 +73,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('Postgres store: replicas on one
 
     await admin.updateChannel('ovo', { status: 'maintenance', feePercentage: '1.9' });
     await within(CONTRACT_PROPAGATION_MS, () => b.store.catalog.findForMerchant(approved.merchantId, 'ovo')?.status === 'maintenance');
-    expect(b.store.catalog.findForMerchant(approved.merchantId, 'ovo')?.feePercentage).toBe('1.9');
+    expect(b.store.catalog.findForMerchant(approved.merchantId, 'ovo')?.feeInfo.feePercentage).toBe('1.9');
   });
 
   it('a lost notification (listener connection killed) is caught up by the poll within 1 s', async () => {

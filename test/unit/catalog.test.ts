@@ -83,7 +83,7 @@ describe('catalogue reads', () => {
   it('lists a merchant’s enabled channels in display order with its overrides applied', () => {
     const c = loaded();
     expect(c.listForMerchant('m1').map((r) => r.code)).toEqual(['qris', 'ovo']);
-    expect(c.listForMerchant('m2').map((r) => [r.code, r.feePercentage])).toEqual([
+    expect(c.listForMerchant('m2').map((r) => [r.code, r.feeInfo.feePercentage])).toEqual([
       ['ovo', '1.2'],
       ['bca_va', '0.7'],
     ]);
@@ -144,7 +144,7 @@ describe('targeted invalidation', () => {
     expect(c.listForMerchant('m1')).toEqual([]);
     c.apply({ merchants: new Map(), channels: new Map([['c-ovo', { channel: channel('c-ovo', 'ovo_wallet', 20), feeRules: [] }]]), currencies: new Map() }, 12);
     expect(c.nameByCode('ovo')).toBeUndefined();
-    expect(c.findForMerchant('m2', 'ovo_wallet')?.feePercentage).toBe('1.2');
+    expect(c.findForMerchant('m2', 'ovo_wallet')?.feeInfo.feePercentage).toBe('1.2');
   });
 
   it('a currency change reaches the merchants of its channels', () => {

@@ -44,7 +44,7 @@ import {
   type FeeRule,
   type RuleScope,
 } from '../pricing/domain/pricing.js';
-import type { AdminRepository, AuditRow, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/admin-repository.js';
+import type { AdminRepository, AuditRow, CatalogueChannelListing as CatalogueChannel, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/admin-repository.js';
 import type { ApiKeyRecord, MerchantRecord } from '../../storage/records.js';
 
 /** Why an admin change was refused. `kind` decides the CLI exit code. */
@@ -66,8 +66,8 @@ export interface IssuedKey {
   mode: KeyMode;
 }
 
-/** A catalogue channel as listed to operators. */
-export type CatalogueChannel = CatalogueChannelRecord & { minorUnits: number; enabledFor: number };
+/** A catalogue channel as listed to operators (the storage listing: row, currency decimals, merchants enabled). */
+export type { CatalogueChannelListing as CatalogueChannel } from '../../storage/admin-repository.js';
 
 /** A channel as enabled for one merchant: the raw overrides and the resulting effective settings. */
 export interface MerchantChannelView {

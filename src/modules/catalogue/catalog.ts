@@ -33,7 +33,7 @@
 import type { ChangeEntity, KycStatus } from '../../shared/vocabulary.js';
 import type { ActiveKeyRecord } from '../../storage/records.js';
 import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow } from '../../storage/catalogue-rows.js';
-import type { EffectiveChannelRecord } from './records.js';
+import type { MerchantChannel } from './records.js';
 import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
 import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';
 
@@ -80,7 +80,7 @@ export class Catalog {
   /** merchantId → its enabled channels. */
   #enabled = new Map<string, Enabled[]>();
   /** `channelId NUL category` → the effective record of a merchant without overrides or merchant rules (shared by all such merchants of the category). */
-  #baseRecords = new Map<string, EffectiveChannelRecord>();
+  #baseRecords = new Map<string, MerchantChannel>();
   /** channelId → its stored fee rules. */
   #rules = new Map<string, FeeRule[]>();
   #timer: NodeJS.Timeout | null = null;
@@ -91,7 +91,7 @@ export class Catalog {
   #onTransition: (() => void) | null = null;
   #closed = false;
   /** Derived, per merchant: the effective channel list in display order (built on first use, bounded). */
-  #lists = new Map<string, EffectiveChannelRecord[]>();
+  #lists = new Map<string, MerchantChannel[]>();
   #merchantVersions = new Map<string, number>();
   #epoch = 0;
   #changes = 0;
@@ -222,7 +222,7 @@ export class Catalog {
   }
 
   /** Every channel enabled for the merchant, catalogue values with its overrides applied, in display order. */
-  listForMerchant(merchantId: string): EffectiveChannelRecord[] {
+  listForMerchant(merchantId: string): MerchantChannel[] {
     let list = this.#lists.get(merchantId);
     if (list === undefined) {
       list = this.#buildList(merchantId);
@@ -233,7 +233,7 @@ export class Catalog {
   }
 
   /** The channel with this (lower-case) code if it is enabled for the merchant. */
-  findForMerchant(merchantId: string, code: string): EffectiveChannelRecord | undefined {
+  findForMerchant(merchantId: string, code: string): MerchantChannel | undefined {
     const id = this.#channelIdByCode.get(code);
     if (id === undefined) return undefined;
     const entry = this.#enabled.get(merchantId)?.find((e) => channelIdOf(e) === id);
@@ -402,7 +402,7 @@ export class Catalog {
    * values, the merchant's overrides, and the pricing rule in force for it
    * (undefined: channel or currency missing).
    */
-  #record(channelId: string, subject: RuleSubject, overrides: Overrides | undefined): EffectiveChannelRecord | undefined {
+  #record(channelId: string, subject: RuleSubject, overrides: Overrides | undefined): MerchantChannel | undefined {
     const c = this.#channels.get(channelId);
     const minorUnits = c && this.#currencies.get(c.currency);
     // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
@@ -416,23 +416,25 @@ export class Catalog {
       id: c.id,
       code: c.code,
       name: c.name,
-      imagePath: c.imagePath,
+      imageUrl: c.imagePath,
       status: c.status,
+      isFeeChargedToCustomer: o?.feeChargedToCustomer ?? c.feeChargedToCustomer,
+      feeInfo: {
+        feePercentage: rule.bands[0]!.percentage,
+        feeValue: rule.bands[0]!.fixed,
+        minTransactions: o?.minAmount ?? c.minAmount,
+        maxTransactions: o?.maxAmount ?? c.maxAmount,
+        additionalFeePercentage: o?.additionalFeePercentage ?? c.additionalFeePercentage,
+        additionalFeeValue: o?.additionalFeeValue ?? c.additionalFeeValue,
+      },
+      pricing: { rule, scheduled: scheduledRules(rules, subject, now) },
       currency: c.currency,
       minorUnits,
-      feePercentage: rule.bands[0]!.percentage,
-      feeValue: rule.bands[0]!.fixed,
-      pricing: { rule, scheduled: scheduledRules(rules, subject, now) },
-      additionalFeePercentage: o?.additionalFeePercentage ?? c.additionalFeePercentage,
-      additionalFeeValue: o?.additionalFeeValue ?? c.additionalFeeValue,
-      minAmount: o?.minAmount ?? c.minAmount,
-      maxAmount: o?.maxAmount ?? c.maxAmount,
-      feeChargedToCustomer: o?.feeChargedToCustomer ?? c.feeChargedToCustomer,
       requiresKyc: c.requiresKyc,
     };
   }
 
-  #effective(merchantId: string, entry: Enabled): EffectiveChannelRecord | undefined {
+  #effective(merchantId: string, entry: Enabled): MerchantChannel | undefined {
     const category = this.#merchants.get(merchantId)?.category;
     if (category === undefined) return undefined;
     const channelId = channelIdOf(entry);
@@ -448,8 +450,8 @@ export class Catalog {
     return record;
   }
 
-  #buildList(merchantId: string): EffectiveChannelRecord[] {
-    const out: { channel: ChannelRow; record: EffectiveChannelRecord }[] = [];
+  #buildList(merchantId: string): MerchantChannel[] {
+    const out: { channel: ChannelRow; record: MerchantChannel }[] = [];
     for (const entry of this.#enabled.get(merchantId) ?? []) {
       const record = this.#effective(merchantId, entry);
       if (record) out.push({ channel: this.#channels.get(record.id)!, record });

@@ -1,6 +1,12 @@
-/** The request path's view of channels (records and the reader interface). */
+/**
+ * A channel as one merchant sees it: the one domain shape of a channel on the request path. The catalogue
+ * builds it from the stored rows (catalogue values, the merchant's overrides, the pricing rule in force),
+ * services judge and price it, and GraphQL serves it as `PaymentChannel` with default resolvers (its field
+ * names are the schema's); REST renames the GraphQL result to the seed's snake_case.
+ */
 import type { ChannelStatusValue } from '../../shared/vocabulary.js';
 import type { FeeRule } from '../pricing/domain/pricing.js';
+import type { DecimalString } from '../../shared/money.js';
 
 /** The pricing rules of a channel for one merchant at the instant its list was built (contract §7). */
 export interface ChannelRules {
@@ -10,28 +16,33 @@ export interface ChannelRules {
   scheduled: FeeRule[];
 }
 
-/**
- * A channel as enabled for one merchant: catalogue values with the
- * merchant's overrides already applied (by the catalogue).
- */
-export interface EffectiveChannelRecord {
+/** Fee settings and limits of a channel for one merchant (GraphQL `FeeInfo`, REST `fee_info`); canonical decimals. */
+export interface ChannelFeeInfo {
+  /** First band of the rule in force. */
+  feePercentage: DecimalString;
+  /** First band of the rule in force. */
+  feeValue: DecimalString;
+  minTransactions: DecimalString;
+  maxTransactions: DecimalString;
+  additionalFeePercentage: DecimalString;
+  additionalFeeValue: DecimalString;
+}
+
+/** A channel as enabled for one merchant, overrides applied. Shared between requests: read-only. */
+export interface MerchantChannel {
   id: string;
   code: string;
   name: string;
-  imagePath: string;
+  /** Path of the channel image, served by the gateway. */
+  imageUrl: string;
   status: ChannelStatusValue;
-  currency: string;
-  minorUnits: number;
-  /** First band of the rule in force (the seed's `fee_info.fee_percentage`). */
-  feePercentage: string;
-  /** First band of the rule in force (the seed's `fee_info.fee_value`). */
-  feeValue: string;
+  isFeeChargedToCustomer: boolean;
+  feeInfo: ChannelFeeInfo;
+  /** The rule in force and the scheduled ones for this merchant (contract §7). */
   pricing: ChannelRules;
-  additionalFeePercentage: string;
-  additionalFeeValue: string;
-  minAmount: string;
-  maxAmount: string;
-  feeChargedToCustomer: boolean;
+  currency: string;
+  /** Decimals of the channel currency's minor unit. */
+  minorUnits: number;
   requiresKyc: boolean;
 }
 
@@ -43,7 +54,7 @@ export interface ChannelRepository {
   /** Display name of a catalogue channel (any merchant, any status). */
   nameByCode(code: string): string | undefined;
   /** Every channel enabled for the merchant, in display order. */
-  listForMerchant(merchantId: string): EffectiveChannelRecord[];
+  listForMerchant(merchantId: string): MerchantChannel[];
   /** The channel with this (lower-case) code if it is enabled for the merchant. */
-  findForMerchant(merchantId: string, code: string): EffectiveChannelRecord | undefined;
+  findForMerchant(merchantId: string, code: string): MerchantChannel | undefined;
 }

@@ -7,7 +7,7 @@
  */
 import type { KycStatus } from '../../shared/vocabulary.js';
 import { Big, scaleOf } from '../../shared/money.js';
-import type { ChannelView } from './service.js';
+import type { MerchantChannel } from '../catalogue/records.js';
 
 /** Why a channel cannot be selected (GraphQL enum `UnavailabilityReason`). */
 export type UnavailabilityReason = 'KYC_REQUIRED' | 'OFFLINE' | 'MAINTENANCE' | 'CURRENCY_MISMATCH' | 'AMOUNT_PRECISION' | 'AMOUNT_OUT_OF_RANGE';
@@ -26,7 +26,7 @@ export interface Availability {
 }
 
 /** Every reason the channel cannot take this payment, in check order (empty: selectable). */
-export function unavailabilityReasons(channel: ChannelView, kyc: KycStatus, payment: PaymentContext = {}): UnavailabilityReason[] {
+export function unavailabilityReasons(channel: MerchantChannel, kyc: KycStatus, payment: PaymentContext = {}): UnavailabilityReason[] {
   const reasons: UnavailabilityReason[] = [];
   if (channel.requiresKyc && kyc !== 'approved') reasons.push('KYC_REQUIRED');
   if (channel.status === 'offline') reasons.push('OFFLINE');
@@ -41,7 +41,7 @@ export function unavailabilityReasons(channel: ChannelView, kyc: KycStatus, paym
   return reasons;
 }
 
-export function availabilityOf(channel: ChannelView, kyc: KycStatus, payment: PaymentContext = {}): Availability {
+export function availabilityOf(channel: MerchantChannel, kyc: KycStatus, payment: PaymentContext = {}): Availability {
   const reasons = unavailabilityReasons(channel, kyc, payment);
   return { selectable: reasons.length === 0, reasons };
 }

@@ -3,42 +3,15 @@
  * with which effective settings.
  */
 import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
-import type { DecimalString } from '../../shared/money.js';
 import type { ChannelPricing } from '../pricing/domain/pricing.js';
 import type { Principal } from '../../pipeline/request-state.js';
-import type { ChannelRepository, ChannelRules, EffectiveChannelRecord } from '../catalogue/records.js';
+import type { ChannelRepository, MerchantChannel } from '../catalogue/records.js';
 import { invalidRequest } from '../../shared/errors.js';
 import { parseDecimalText } from '../../shared/money.js';
 import { availabilityOf, type Availability, type PaymentContext } from './eligibility.js';
 
-/** Fee settings and limits of a channel for one merchant (GraphQL `FeeInfo`). */
-export interface FeeInfoView {
-  feePercentage: DecimalString;
-  feeValue: DecimalString;
-  minTransactions: DecimalString;
-  maxTransactions: DecimalString;
-  additionalFeePercentage: DecimalString;
-  additionalFeeValue: DecimalString;
-}
-
-/** A channel as one merchant sees it (GraphQL `PaymentChannel`, REST channel object). */
-export interface ChannelView {
-  id: string;
-  code: string;
-  name: string;
-  imageUrl: string;
-  status: ChannelStatusValue;
-  isFeeChargedToCustomer: boolean;
-  feeInfo: FeeInfoView;
-  /** The rule in force and the scheduled ones for this merchant (contract §7). */
-  pricing: ChannelRules;
-  currency: string;
-  /** Decimals of the channel currency's minor unit. */
-  minorUnits: number;
-  requiresKyc: boolean;
-  /** Set by {@link ChannelService.search}: availability judged against the filter's payment. */
-  availability?: Availability;
-}
+/** A merchant's channel in a list judged against a payment ({@link ChannelService.search}): with its availability. */
+export type ListedChannel = MerchantChannel & { availability?: Availability };
 
 /** GraphQL `PaymentChannelFilter` after scalar coercion. */
 export interface ChannelFilter {
@@ -59,31 +32,8 @@ export function kycAllows(channel: { requiresKyc: boolean }, kyc: KycStatus): bo
   return !channel.requiresKyc || kyc === 'approved';
 }
 
-export function toChannelView(r: EffectiveChannelRecord): ChannelView {
-  return {
-    id: r.id,
-    code: r.code,
-    name: r.name,
-    imageUrl: r.imagePath,
-    status: r.status,
-    isFeeChargedToCustomer: r.feeChargedToCustomer,
-    feeInfo: {
-      feePercentage: r.feePercentage,
-      feeValue: r.feeValue,
-      minTransactions: r.minAmount,
-      maxTransactions: r.maxAmount,
-      additionalFeePercentage: r.additionalFeePercentage,
-      additionalFeeValue: r.additionalFeeValue,
-    },
-    pricing: r.pricing,
-    currency: r.currency,
-    minorUnits: r.minorUnits,
-    requiresKyc: r.requiresKyc,
-  };
-}
-
 /** What the fee calculator needs of a channel besides the rule's band (currency, additional fee, bearer). */
-export function channelPricingOf(c: ChannelView): ChannelPricing {
+export function channelPricingOf(c: MerchantChannel): ChannelPricing {
   return {
     currency: c.currency,
     minorUnits: c.minorUnits,
@@ -100,11 +50,8 @@ export class ChannelService {
    * rule: clients hide non-active ones), KYC-gated ones left out unless
    * the merchant's KYC is approved.
    */
-  listForMerchant(principal: Principal): ChannelView[] {
-    return this.channels
-      .listForMerchant(principal.merchantId)
-      .filter((c) => kycAllows(c, principal.merchantKyc))
-      .map(toChannelView);
+  listForMerchant(principal: Principal): MerchantChannel[] {
+    return this.channels.listForMerchant(principal.merchantId).filter((c) => kycAllows(c, principal.merchantKyc));
   }
 
   /**
@@ -113,7 +60,7 @@ export class ChannelService {
    * adds the KYC-gated channels; amount/currency only change availability,
    * and `selectableOnly`/`status` narrow the list.
    */
-  search(principal: Principal, filter: ChannelFilter | null | undefined): ChannelView[] {
+  search(principal: Principal, filter: ChannelFilter | null | undefined): ListedChannel[] {
     const f = filter ?? {};
     const payment: PaymentContext = {};
     if (f.amount != null) {
@@ -130,15 +77,12 @@ export class ChannelService {
       .listForMerchant(principal.merchantId)
       .filter((c) => f.includeIneligible === true || kycAllows(c, principal.merchantKyc))
       .filter((c) => statuses === null || statuses.has(c.status))
-      .map((r) => {
-        const view = toChannelView(r);
-        return { ...view, availability: availabilityOf(view, principal.merchantKyc, payment) };
-      })
+      .map((c) => ({ ...c, availability: availabilityOf(c, principal.merchantKyc, payment) }))
       .filter((c) => f.selectableOnly !== true || c.availability.selectable);
   }
 
   /** Availability of a channel with no payment in view (status and KYC only). */
-  availabilityFor(principal: Principal, channel: ChannelView): Availability {
+  availabilityFor(principal: Principal, channel: ListedChannel): Availability {
     return channel.availability ?? availabilityOf(channel, principal.merchantKyc);
   }
 
@@ -148,8 +92,7 @@ export class ChannelService {
   }
 
   /** The enabled channel for a method code (case-insensitive), KYC not yet checked. */
-  findForMerchant(principal: Principal, method: string): ChannelView | undefined {
-    const record = this.channels.findForMerchant(principal.merchantId, method.trim().toLowerCase());
-    return record && toChannelView(record);
+  findForMerchant(principal: Principal, method: string): MerchantChannel | undefined {
+    return this.channels.findForMerchant(principal.merchantId, method.trim().toLowerCase());
   }
 }

@@ -8,7 +8,8 @@ import { AppError, invalidRequest } from '../../shared/errors.js';
 import { priceWithRule, type PricedFee } from './domain/pricing.js';
 import { Big, parseDecimalText } from '../../shared/money.js';
 import type { Principal } from '../../pipeline/request-state.js';
-import { channelPricingOf, type ChannelService, type ChannelView } from '../channels/service.js';
+import { channelPricingOf, type ChannelService } from '../channels/service.js';
+import type { MerchantChannel } from '../catalogue/records.js';
 import { unavailabilityReasons } from '../channels/eligibility.js';
 
 /** A fee request, as both surfaces deliver it after type coercion. */
@@ -24,7 +25,7 @@ export interface FeeQuoteInput {
 const CURRENCY = /^[A-Za-z]{3}$/;
 
 /** A channel status in a sentence ("is under maintenance", not "is maintenance"). */
-const STATUS_WORDS: Record<ChannelView['status'], string> = { active: 'active', offline: 'offline', maintenance: 'under maintenance' };
+const STATUS_WORDS: Record<MerchantChannel['status'], string> = { active: 'active', offline: 'offline', maintenance: 'under maintenance' };
 
 /** Most codes a CHANNEL_NOT_FOUND message lists (a merchant may have many channels). */
 const MAX_LISTED_CODES = 20;
@@ -67,14 +68,14 @@ export class FeeService {
    * (GraphQL `PaymentChannel.fee`): the same checks and calculator as
    * {@link quote}, minus the lookup.
    */
-  quoteForChannel(principal: Principal, channel: ChannelView, amountText: string, chargeFeeToCustomer?: boolean | null): PricedFee {
+  quoteForChannel(principal: Principal, channel: MerchantChannel, amountText: string, chargeFeeToCustomer?: boolean | null): PricedFee {
     const amount = parseDecimalText(amountText, 'amount');
     if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
     return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer);
   }
 
   /** Eligibility (first reason → contract error, see eligibility.ts), then the pure calculator. */
-  private price(principal: Principal, channel: ChannelView, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): PricedFee {
+  private price(principal: Principal, channel: MerchantChannel, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): PricedFee {
     const [reason] = unavailabilityReasons(channel, principal.merchantKyc, { amount, currency });
     switch (reason) {
       case 'KYC_REQUIRED':
