@@ -4,7 +4,7 @@
  * versus anything else (a bug: masked as 500 and logged).
  */
 import { isPostgresUnavailable } from './postgres/errors.js';
-import { isSqliteUnavailable } from './sqlite/database.js';
+import { isSqliteUnavailable } from './sqlite/errors.js';
 
 /** True for a failure of the database itself (either engine), not of the code using it. */
 export function isStorageUnavailable(err: unknown): boolean {

@@ -373,12 +373,3 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   }
   return new MonitoredDatabase(file, conn, options);
 }
-
-/** better-sqlite3 result codes that mean "the database cannot be used right now", not a bug. */
-const UNAVAILABLE_CODES = /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR|READONLY|CORRUPT|NOTADB|FULL|PROTOCOL)/;
-
-/** True for a database error that should surface as 503 SERVICE_UNAVAILABLE. */
-export function isSqliteUnavailable(err: unknown): boolean {
-  if (err instanceof Database.SqliteError) return UNAVAILABLE_CODES.test(err.code);
-  return err instanceof TypeError && /database connection is not open/.test(err.message);
-}

@@ -14,7 +14,8 @@
 import type { Logger } from 'pino';
 import { SqliteAdminRepository } from './admin.js';
 import { SqliteCatalogReader } from './catalog-reader.js';
-import { isSqliteUnavailable, openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
+import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
+import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../store.js';
 
