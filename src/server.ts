@@ -6,7 +6,8 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
-import { createApp } from './app.js';
+import { createApp, routeTemplateOf } from './app.js';
+import { observeClientErrors } from './http/client-errors.js';
 import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { firstCallHelp } from './cli/first-call.js';
@@ -72,6 +73,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   // headersTimeout must exceed keepAliveTimeout (Node closes sockets whose next request headers have not
   // arrived within headersTimeout, counted from the start of the idle period).
   server.headersTimeout = config.keepAliveTimeoutMs + 5_000;
+  observeClientErrors(server, { logger, registry: app.metricsRegistry, routeOf: routeTemplateOf }); // 408/400/431 logged and counted
   server.on('error', (err: NodeJS.ErrnoException) => {
     void data.store.close();
     fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);
