@@ -13,6 +13,7 @@ import { ConfigError, loadConfig, type Config } from './config.js';
 import { firstCallHelp } from './cli/first-call.js';
 import { createLogger } from './logger.js';
 import { tuneHeap } from './heap.js';
+import { installHeapProbe } from './heap-probe.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -35,6 +36,7 @@ export interface ServeOptions {
  */
 export async function serve(options: ServeOptions = {}): Promise<void> {
   tuneHeap();
+  installHeapProbe(); // npm run soak only (SOAK_HEAP_PROBE=1 with an IPC channel)
   let config: Config;
   try {
     config = loadConfig();
