@@ -1,5 +1,5 @@
 /**
- * `npm run soak [-- --short] [-- --duration 60 --concurrency 32]`: can the server's memory keep growing?
+ * `npm run soak [-- --short] [-- --duration 60 --concurrency 16]`: can the server's memory keep growing?
  *
  * Starts the real server (`src/main.ts` through tsx, temp DATA_DIR, PORT=0) with `--expose-gc` and an IPC
  * channel that only this script opens (SOAK_HEAP_PROBE=1, src/heap-probe.ts): on request the server runs a
@@ -19,7 +19,7 @@
  *    must be the one the contract demands.
  *
  * Exit code 1 when a kind keeps growing or any status was unexpected. `--short` (CI, .ci/run) is the same
- * with fewer requests per kind and a 5 s mixed run, about a minute in all.
+ * with fewer requests per kind and a 5 s mixed run, about 80 s in all.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
