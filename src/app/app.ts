@@ -242,6 +242,7 @@ export function createApp(options: AppOptions): App {
   const plugins = named.filter(([name]) => !omit.has(name)).map(([, plugin]) => plugin);
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
+    // Parse and validation caches: Yoga's defaults, LRU of 1,024 documents each (docs/OPERATIONS.md, "Memory bounds").
     schema: buildSchema(),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: '/health',

@@ -6,12 +6,14 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
-import { createApp } from './app.js';
+import { createApp, routeTemplateOf } from './app.js';
+import { observeClientErrors } from '../pipeline/transport/client-errors.js';
 import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from '../shared/config.js';
 import { firstCallHelp } from '../cli/first-call.js';
 import { createLogger } from '../shared/logger.js';
 import { tuneHeap } from './heap.js';
+import { installHeapProbe } from './heap-probe.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -34,6 +36,7 @@ export interface ServeOptions {
  */
 export async function serve(options: ServeOptions = {}): Promise<void> {
   tuneHeap();
+  installHeapProbe(); // npm run soak only (SOAK_HEAP_PROBE=1 with an IPC channel)
   let config: Config;
   try {
     config = loadConfig();
@@ -72,6 +75,7 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
   // headersTimeout must exceed keepAliveTimeout (Node closes sockets whose next request headers have not
   // arrived within headersTimeout, counted from the start of the idle period).
   server.headersTimeout = config.keepAliveTimeoutMs + 5_000;
+  observeClientErrors(server, { logger, registry: app.metricsRegistry, routeOf: routeTemplateOf }); // 408/400/431 logged and counted
   server.on('error', (err: NodeJS.ErrnoException) => {
     void data.store.close();
     fail(err.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (set PORT).` : err.message);

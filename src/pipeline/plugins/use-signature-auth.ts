@@ -130,7 +130,7 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
     // The HMAC key is the UTF-8 bytes of the secret (contract §3); decrypted once per key and data version.
     return record ? { record, hmacKey: createSecretKey(Buffer.from(options.secretBox.decrypt(record.keyId, record.secretCiphertext), 'utf8')) } : undefined;
   };
-  // Unknown keys are never cached (undefined), so guessing key ids cannot evict the real ones.
+  // Unknown keys are never cached (undefined), so guessing key ids cannot evict the real ones. At most 10,000 keys.
   const cache = options.dataVersion ? new VersionedCache<string, PreparedKey | undefined>(options.dataVersion, 10_000) : null;
   const findKey = (keyId: string): PreparedKey | undefined => (cache ? cache.get(keyId, () => prepare(keyId)) : prepare(keyId));
 

@@ -1,0 +1,56 @@
+/**
+ * Answers Node gives outside the request pipeline, made visible: a connection whose headers (or body)
+ * arrive too slowly is answered `408` by Node's `headersTimeout`/`requestTimeout`, a request Node cannot
+ * parse `400`, headers over Node's size limit `431`. None of them reaches a `request` listener, so none
+ * would be logged or counted. Listening for the server's 'clientError' takes over writing that answer:
+ * the same bytes Node writes by default, plus one request-log line and one `http_requests_total` count,
+ * like every other answer. (No duration is observed: Node does not say when such a request began.)
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { Counter, Registry } from 'prom-client';
+
+/** Node's code of a client error → the status Node answers and the `errorCode` of the log line. */
+const ANSWERS: Record<string, { status: number; code: string }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'REQUEST_TIMEOUT' },
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'HEADERS_TOO_LARGE' },
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
+};
+const BAD_REQUEST = { status: 400, code: 'INVALID_REQUEST' };
+const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
+
+/** The socket's in-flight response (Node's own field), when the request had reached the listener. */
+type SocketWithMessage = Socket & { _httpMessage?: (ServerResponse & { req?: IncomingMessage }) | null };
+
+export interface ClientErrorOptions {
+  logger: Logger;
+  /** The registry of the app's `useMetrics` (its `http_requests_total` and duration histogram). */
+  registry: Registry;
+  /** Route template of a path, as the metrics label it (`unmatched` when the request line never arrived). */
+  routeOf: (pathname: string) => string;
+}
+
+/** Install the handler on `server`. */
+export function observeClientErrors(server: Server, options: ClientErrorOptions): void {
+  const { logger, registry, routeOf } = options;
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    const inFlight = (socket as SocketWithMessage)._httpMessage ?? null;
+    // A peer that reset or already closed gets no answer, and nothing was answered: nothing to log.
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+      socket.destroy();
+      return;
+    }
+    const answer = (err.code !== undefined && ANSWERS[err.code]) || BAD_REQUEST;
+    socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n\r\n`);
+    socket.destroy();
+    const req = inFlight?.req;
+    const method = req?.method !== undefined && METHODS.has(req.method) ? req.method : 'OTHER';
+    const route = routeOf((req?.url ?? '').split('?')[0] ?? '');
+    const labels = { method, route, status: String(answer.status) };
+    (registry.getSingleMetric('http_requests_total') as Counter | undefined)?.inc(labels);
+    logger.info({ requestId: randomUUID(), method: req?.method, route: req?.url?.split('?')[0], status: answer.status, errorCode: answer.code, clientError: err.code }, 'request');
+  });
+}
