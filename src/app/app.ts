@@ -20,9 +20,10 @@ import { requestStateOf } from '../pipeline/request-state.js';
 import { useDatabaseHealth } from '../pipeline/plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from '../pipeline/plugins/use-abuse-limits.js';
 import { buildOpenApiDocument } from '../modules/docs/openapi-document.js';
-import { FAVICON_PATH, useApiDocs } from '../pipeline/plugins/use-api-docs.js';
+import { useApiDocs } from '../pipeline/plugins/use-api-docs.js';
+import { DOCS_PATH, GRAPHQL_ENDPOINT, HEALTH_PATH, IMAGE_PREFIX, METRICS_PATH, OPENAPI_PATH, PUBLIC_PATHS, READY_PATH, REST_PREFIX, routeTemplateOf } from '../shared/routes.js';
 import { useHttpCaching } from '../pipeline/plugins/use-http-caching.js';
-import { IMAGE_PREFIX, useChannelImages } from '../pipeline/plugins/use-channel-images.js';
+import { useChannelImages } from '../pipeline/plugins/use-channel-images.js';
 import { useMetrics } from '../pipeline/plugins/use-metrics.js';
 import { useRequestContext } from '../pipeline/plugins/use-request-context.js';
 import { useRateLimit, type RateLimitOptions } from '../pipeline/plugins/use-rate-limit.js';
@@ -37,20 +38,6 @@ import { buildSchema } from '../graphql/schema.js';
 import { ChannelService } from '../modules/channels/service.js';
 import { FeeService } from '../modules/pricing/service.js';
 
-export const GRAPHQL_ENDPOINT = '/graphql';
-export const REST_PREFIX = '/v1/payments';
-export const METRICS_PATH = '/metrics';
-
-/** Route templates for metric labels: a fixed set, so raw paths never become label values. (`/docs` and
- * `/v1/openapi.json` are DOCS_PATH and OPENAPI_PATH, spelled out: those constants are declared further down.) */
-const ROUTE_TEMPLATES = new Set([GRAPHQL_ENDPOINT, `${REST_PREFIX}/channel`, `${REST_PREFIX}/calculate`, '/health', '/ready', METRICS_PATH, '/docs', '/v1/openapi.json', FAVICON_PATH]);
-
-/** The route template of a request path (`unmatched` for anything unknown). */
-export function routeTemplateOf(pathname: string): string {
-  if (ROUTE_TEMPLATES.has(pathname)) return pathname;
-  if (pathname.startsWith(IMAGE_PREFIX)) return `${IMAGE_PREFIX}:file`;
-  return 'unmatched';
-}
 
 /** Metrics settings of an app. */
 export interface AppMetricsOptions {
@@ -61,8 +48,6 @@ export interface AppMetricsOptions {
   /** Also collect the default process metrics (`process_*`, `nodejs_*`); on in the server, off by default. */
   collectDefault?: boolean;
 }
-export const OPENAPI_PATH = '/v1/openapi.json';
-export const DOCS_PATH = '/docs';
 
 /** What the app needs from its environment. */
 export interface AppOptions {
@@ -177,11 +162,11 @@ export function createApp(options: AppOptions): App {
   const requestContextPlugin = useRequestContext({
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     restPrefix: REST_PREFIX,
-    publicPaths: ['/health', '/ready', METRICS_PATH, IMAGE_PREFIX, OPENAPI_PATH, DOCS_PATH, FAVICON_PATH],
+    publicPaths: PUBLIC_PATHS,
     logger,
   });
-  const readinessPlugin = onlyOnPath('/ready', useReadinessCheck({
-    endpoint: '/ready',
+  const readinessPlugin = onlyOnPath(READY_PATH, useReadinessCheck({
+    endpoint: READY_PATH,
     check: () => {
       // Draining: tell load balancers to stop sending traffic before the listener closes.
       if (shuttingDown) return false;
@@ -245,7 +230,7 @@ export function createApp(options: AppOptions): App {
     // Parse and validation caches: Yoga's defaults, LRU of 1,024 documents each (docs/OPERATIONS.md, "Memory bounds").
     schema: buildSchema(),
     graphqlEndpoint: GRAPHQL_ENDPOINT,
-    healthCheckEndpoint: '/health',
+    healthCheckEndpoint: HEALTH_PATH,
     landingPage: false,
     // The bundled, signing GraphiQL page (no CDN) is served by useApiDocs (src/modules/docs/graphiql-page.ts): compressed,
     // cached, and counted and logged like every request, which Yoga's own GraphiQL plugin (ahead of all user plugins) is not.

@@ -6,7 +6,8 @@
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
-import { createApp, routeTemplateOf } from './app.js';
+import { createApp } from './app.js';
+import { routeTemplateOf } from '../shared/routes.js';
 import { observeClientErrors } from '../pipeline/transport/client-errors.js';
 import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from '../shared/config.js';

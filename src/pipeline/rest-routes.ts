@@ -3,6 +3,7 @@
  * executed by the same schema, resolvers and plugin pipeline as /graphql,
  * and only the wire shape differs (contract §2).
  */
+import type { RestRouteDef } from '../shared/routes.js';
 
 export const REST_LIST_CHANNELS = /* GraphQL */ `
   query RestListChannels {
@@ -19,6 +20,9 @@ export const REST_CALCULATE_FEE = /* GraphQL */ `
     calculateFee(input: $input) { amount fee additionalFee totalAmount getBalance currency }
   }
 `;
+
+/** The prebuilt operation of each REST route (src/shared/routes.ts names the routes). */
+export const REST_OPERATIONS: Readonly<Record<RestRouteDef['name'], string>> = { listChannels: REST_LIST_CHANNELS, calculateFee: REST_CALCULATE_FEE };
 
 /** A channel as the GraphQL operation returns it. */
 export interface GqlChannel {

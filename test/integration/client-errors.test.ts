@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import net from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routeTemplateOf } from '../../src/app/app.js';
+import { routeTemplateOf } from '../../src/shared/routes.js';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { observeClientErrors } from '../../src/pipeline/transport/client-errors.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';

@@ -73,3 +73,11 @@ export function signatureMatches(presentedHex: string, expected: Uint8Array): bo
   if (presented.length !== expected.length) return false;
   return timingSafeEqual(presented, expected);
 }
+
+/** How to read the two hashes of a SIGNATURE_MISMATCH (test keys), the same words for every request. */
+export const SIGNATURE_MISMATCH_HINT =
+  'Test keys only. Run signCommand (your body bytes in YOUR_BODY_FILE, exactly as sent; the timestamp must be the one you sent) ' +
+  'and compare its two hashes with these. bodySha256 differs → the body bytes sent are not the ones signed (re-serialised JSON, ' +
+  'a trailing newline, another encoding); bodySha256 equal but stringToSignSha256 differs → the method, the target (path plus ' +
+  '?query, exactly as sent), the timestamp or the key line differs; both equal → the secret is wrong (not the secret of this key, ' +
+  'or with extra characters).';

@@ -7,34 +7,26 @@
  * live server by test/integration/openapi.test.ts, so examples here are real
  * responses (ids and request ids aside).
  */
-import { AUTH_ERROR_CODES, ERROR_STATUS, titleOf, type ErrorCode } from '../../shared/errors.js';
-import { SIGNATURE_MISMATCH_HINT } from '../../pipeline/plugins/use-signature-auth.js';
+import { z } from 'zod';
+import { ERROR_STATUS, titleOf, type ErrorCode } from '../../shared/errors.js';
+import { REST_ROUTES, type RestRouteDef } from '../../shared/routes.js';
+import { SIGNATURE_MISMATCH_HINT } from '../auth/svc1.js';
 
-/** Codes any signed /v1 route can return (auth, limits, pipeline). */
-const COMMON_CODES: ErrorCode[] = [
-  ...AUTH_ERROR_CODES,
-  'METHOD_NOT_ALLOWED',
-  'PAYLOAD_TOO_LARGE',
-  'RATE_LIMITED',
-  'SERVICE_UNAVAILABLE',
-  'INTERNAL_ERROR',
-];
+const listRoute = restRoute('listChannels');
+const calculateRoute = restRoute('calculateFee');
 
-/** Error codes per route (contract §4). */
-export const ROUTE_ERROR_CODES: Record<'/v1/payments/channel' | '/v1/payments/calculate', ErrorCode[]> = {
-  '/v1/payments/channel': COMMON_CODES,
-  '/v1/payments/calculate': [
-    ...COMMON_CODES,
-    'INVALID_REQUEST',
-    'UNSUPPORTED_MEDIA_TYPE',
-    'MERCHANT_MISMATCH',
-    'KYC_REQUIRED',
-    'CHANNEL_NOT_FOUND',
-    'CHANNEL_UNAVAILABLE',
-    'UNSUPPORTED_CURRENCY',
-    'AMOUNT_OUT_OF_RANGE',
-  ],
-};
+function restRoute(name: RestRouteDef['name']): RestRouteDef {
+  const route = REST_ROUTES.find((r) => r.name === name);
+  if (!route) throw new Error(`no REST route ${name}`);
+  return route;
+}
+
+/** The JSON Schema of a route's body, generated from the schema the REST adapter validates with. */
+function bodySchema(route: RestRouteDef): Json {
+  if (!route.body) throw new Error(`${route.path} takes no body`);
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(route.body, { io: 'input' });
+  return schema;
+}
 
 const CODE_MEANING: Record<ErrorCode, string> = {
   AUTH_HEADER_MISSING: 'one of the three X-SERVICE-* headers is absent or empty',
@@ -143,9 +135,11 @@ const HEADER_DOC = {
   'X-Request-Id': { description: 'Request id (also in error bodies); send your own to correlate logs.', schema: { type: 'string' } },
 };
 
-function errorResponses(path: keyof typeof ROUTE_ERROR_CODES): Json {
+/** The error responses of a route, grouped by status, from the codes the route table lists for it. */
+function errorResponses(route: RestRouteDef): Json {
+  const path = route.path;
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of ROUTE_ERROR_CODES[path]) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of route.errorCodes) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   const out: Json = {};
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     const examples = ERROR_EXAMPLES[path]?.[status];
@@ -202,9 +196,9 @@ export function buildOpenApiDocument(): Json {
     security: [{ SVC1ApiKey: [], SVC1Timestamp: [], SVC1Signature: [] }],
     tags: [{ name: 'payments', description: 'Payment channels and fee calculation.' }],
     paths: {
-      '/v1/payments/channel': {
+      [listRoute.path]: {
         get: {
-          operationId: 'listChannels',
+          operationId: listRoute.name,
           tags: ['payments'],
           summary: 'List the payment channels of the authenticated merchant',
           description:
@@ -263,13 +257,13 @@ export function buildOpenApiDocument(): Json {
               },
             },
             '304': { description: 'Not modified: `If-None-Match` matched the current ETag.', headers: { ...HEADER_DOC, ETag: { schema: { type: 'string' } } } },
-            ...errorResponses('/v1/payments/channel'),
+            ...errorResponses(listRoute),
           },
         },
       },
-      '/v1/payments/calculate': {
+      [calculateRoute.path]: {
         post: {
-          operationId: 'calculateFee',
+          operationId: calculateRoute.name,
           tags: ['payments'],
           summary: 'Calculate the fee and totals of a payment',
           description:
@@ -312,7 +306,7 @@ export function buildOpenApiDocument(): Json {
                 },
               },
             },
-            ...errorResponses('/v1/payments/calculate'),
+            ...errorResponses(calculateRoute),
           },
         },
       },
@@ -365,17 +359,7 @@ export function buildOpenApiDocument(): Json {
           required: ['status', 'data'],
           properties: { status: { type: 'integer', const: 200 }, data: { type: 'array', items: { $ref: '#/components/schemas/Channel' } } },
         },
-        CalculateRequest: {
-          type: 'object',
-          required: ['amount', 'currency', 'method', 'merchantId'],
-          properties: {
-            amount: { type: 'number', exclusiveMinimum: 0, description: 'Major unit, at most the currency\'s decimals (IDR: integer).' },
-            currency: { type: 'string', pattern: '^[A-Za-z]{3}$', description: 'ISO 4217; must be the channel\'s currency.' },
-            method: { type: 'string', minLength: 1, maxLength: 64, description: 'Channel code, case-insensitive (`QRIS`).' },
-            merchantId: { type: 'string', description: 'Must be the API key\'s merchant.' },
-            chargeFeeToCustomer: { type: ['boolean', 'null'], description: 'Fee bearer; default: the channel\'s `is_fee_charged_to_customer`.' },
-          },
-        },
+        CalculateRequest: bodySchema(calculateRoute),
         FeeCalculation: {
           type: 'object',
           required: ['amount', 'fee', 'additionalFee', 'totalAmount', 'getBalance', 'currency'],

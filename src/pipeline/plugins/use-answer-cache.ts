@@ -33,7 +33,7 @@ import { VersionedCache } from '../../shared/versioned-cache.js';
 import type { DataVersion } from '../../shared/versioned-cache.js';
 import { requestStateOf } from '../request-state.js';
 import { RESPONSE_BYTES, responseHeaders, type ResponseWithBytes } from '../responses.js';
-import { ROUTES } from './use-rest-adapter.js';
+import { REST_ROUTE_BY_PATH } from '../../shared/routes.js';
 import { verifiedBodyOf } from './use-signature-auth.js';
 
 /** Options of {@link useAnswerCache}. */
@@ -126,7 +126,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       if (accept.includes('text/event-stream') || request.headers.get('origin') !== null) return;
       const pathname = url.pathname;
       // The REST routes' own table: a wrong method is the REST adapter's 405 to give, never a kept answer.
-      const route = ROUTES[pathname];
+      const route = REST_ROUTE_BY_PATH.get(pathname);
       if (route !== undefined && request.method !== route.method) return;
       let cache: VersionedCache<string, Kept>;
       let key: string;

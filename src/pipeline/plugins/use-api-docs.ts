@@ -16,9 +16,9 @@ import { requestStateOf } from '../request-state.js';
 import { problemResponse } from '../responses.js';
 import { renderApiReference } from '../../modules/docs/openapi-page.js';
 import { buildGraphiQLPage, FAVICON_DATA_URL, graphiqlPageResponse, isGraphiQLPageRequest, type GraphiQLPage } from '../../modules/docs/graphiql-page.js';
+import { FAVICON_PATH } from '../../shared/routes.js';
 
 /** The site icon's path (public). */
-export const FAVICON_PATH = '/favicon.ico';
 
 /** Options of {@link useApiDocs}. */
 export interface ApiDocsOptions {

@@ -7,8 +7,8 @@ import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
 import { problemResponse } from '../responses.js';
+import { IMAGE_PREFIX } from '../../shared/routes.js';
 
-export const IMAGE_PREFIX = '/images/channels/';
 
 /** Options of {@link useChannelImages}. */
 export interface ChannelImagesOptions {

@@ -20,7 +20,7 @@ export interface RequestContextOptions {
   /** Prefix of the legacy REST routes (`/v1/payments`). */
   restPrefix: string;
   /** Paths (exact, or prefixes ending in "/") served publicly by later plugins. */
-  publicPaths: string[];
+  publicPaths: readonly string[];
   logger: Logger;
 }
 

@@ -9,36 +9,14 @@
  */
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { z } from 'zod';
 import { AppError, isErrorCode, type ErrorDetails } from '../../shared/errors.js';
 import { JSON_MEDIA } from '../transport/body.js';
 import { BufferedRequest, NodeHeaders } from '../transport/node-request.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../request-state.js';
 import { problemResponse, responseHeaders } from '../responses.js';
-import { REST_CALCULATE_FEE, REST_LIST_CHANNELS, toRestChannel, type GqlChannel } from '../rest-routes.js';
+import { REST_OPERATIONS, toRestChannel, type GqlChannel } from '../rest-routes.js';
+import { calculateRequestBody, REST_ROUTE_BY_PATH } from '../../shared/routes.js';
 import { verifiedBodyOf } from './use-signature-auth.js';
-
-/** The seed's calculate request. Types only: values are judged by the fee service. */
-const calculateBody = z.object({
-  amount: z.number(),
-  currency: z.string(),
-  method: z.string(),
-  merchantId: z.string(),
-  chargeFeeToCustomer: z.boolean().nullish(),
-});
-
-/** A REST route and the prebuilt GraphQL operation it runs. */
-export interface RouteDef {
-  method: 'GET' | 'POST';
-  name: RestRoute['name'];
-  query: string;
-}
-
-/** The REST routes by path (also read by the answer cache, src/pipeline/plugins/use-answer-cache.ts). */
-export const ROUTES: Record<string, RouteDef> = {
-  '/v1/payments/channel': { method: 'GET', name: 'listChannels', query: REST_LIST_CHANNELS },
-  '/v1/payments/calculate': { method: 'POST', name: 'calculateFee', query: REST_CALCULATE_FEE },
-};
 
 
 /** Parse and type-check the calculate body into GraphQL variables. */
@@ -57,7 +35,7 @@ export function calculateVariables(request: { headers: { get(name: string): stri
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.', { field: 'body' });
   }
-  const checked = calculateBody.safeParse(parsed);
+  const checked = calculateRequestBody.safeParse(parsed);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const field = issue.path.join('.') || 'body';
@@ -115,7 +93,7 @@ export function useRestAdapter(options: RestAdapterOptions): Plugin {
       if (!state || state.surface !== 'rest') return;
       try {
         if (!state.principal) throw new Error('REST route reached without a verified principal');
-        const route = ROUTES[url.pathname];
+        const route = REST_ROUTE_BY_PATH.get(url.pathname);
         if (!route) throw new AppError('NOT_FOUND', `No route ${url.pathname}.`);
         if (request.method.toUpperCase() !== route.method) {
           throw new AppError('METHOD_NOT_ALLOWED', `${url.pathname} accepts ${route.method} only.`, { allow: route.method }, { Allow: route.method });
@@ -124,7 +102,7 @@ export function useRestAdapter(options: RestAdapterOptions): Plugin {
         state.rest = { name: route.name, variables };
         // The route's prebuilt operation, handed to Yoga as a JSON POST to the GraphQL endpoint; the params are
         // passed already parsed (BufferedRequest.json), so nothing is serialised and parsed again.
-        const params = { query: route.query, variables };
+        const params = { query: REST_OPERATIONS[route.name], variables };
         setRequest(new BufferedRequest(graphqlUrlOf(url), 'POST', GRAPHQL_JSON_HEADERS, null, request, params) as unknown as Request);
       } catch (err) {
         const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'Unexpected error.');

@@ -10,7 +10,7 @@
  */
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { EMPTY_BODY_SHA256, isWellFormedSignature, sha256Hex, signatureMatches, stringToSign } from '../../modules/auth/svc1.js';
+import { EMPTY_BODY_SHA256, isWellFormedSignature, sha256Hex, SIGNATURE_MISMATCH_HINT, signatureMatches, stringToSign } from '../../modules/auth/svc1.js';
 import { shellQuote } from '../../cli/first-call.js';
 import type { SecretBox } from '../../modules/auth/secret-box.js';
 import { VersionedCache } from '../../shared/versioned-cache.js';
@@ -70,14 +70,6 @@ export function verifiedBodyOf(serverContext: object): Uint8Array | undefined {
 }
 
 const DIGITS = /^[0-9]+$/;
-
-/** How to read the two hashes of a SIGNATURE_MISMATCH (test keys), the same words for every request. */
-export const SIGNATURE_MISMATCH_HINT =
-  'Test keys only. Run signCommand (your body bytes in YOUR_BODY_FILE, exactly as sent; the timestamp must be the one you sent) ' +
-  'and compare its two hashes with these. bodySha256 differs → the body bytes sent are not the ones signed (re-serialised JSON, ' +
-  'a trailing newline, another encoding); bodySha256 equal but stringToSignSha256 differs → the method, the target (path plus ' +
-  '?query, exactly as sent), the timestamp or the key line differs; both equal → the secret is wrong (not the secret of this key, ' +
-  'or with extra characters).';
 
 /**
  * Debugging help on SIGNATURE_MISMATCH, for test keys only: the SHA-256 of

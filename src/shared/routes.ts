@@ -1,0 +1,113 @@
+/**
+ * Every public HTTP route of the service, once: its path, surface, methods, metric label and, for the
+ * signed REST routes, the error codes it can answer and the shape of its body. Everything that needs to
+ * know the routes derives from this table: REST routing and the answer cache (src/pipeline), the metric
+ * route labels, the public paths that need no signature, and the OpenAPI document's paths with their
+ * error responses and request schema (src/modules/docs). The REST routes' GraphQL operations and their
+ * wire rendering are the pipeline's (src/pipeline/rest-routes.ts), keyed by the route's `name`.
+ *
+ * A leaf module: the route facts are part of the public API, like the error table beside it.
+ */
+import { z } from 'zod';
+import { AUTH_ERROR_CODES, type ErrorCode } from './errors.js';
+
+/** Which surface a request is served by; decides the error format. */
+export type Surface = 'graphql' | 'rest' | 'public';
+
+export const GRAPHQL_ENDPOINT = '/graphql';
+/** Every path under it is the REST surface: signed first, then routed (an unknown one answers NOT_FOUND). */
+export const REST_PREFIX = '/v1/payments';
+export const METRICS_PATH = '/metrics';
+export const OPENAPI_PATH = '/v1/openapi.json';
+export const DOCS_PATH = '/docs';
+export const FAVICON_PATH = '/favicon.ico';
+/** Channel images live under this prefix (`image_url`); public. */
+export const IMAGE_PREFIX = '/images/channels/';
+export const HEALTH_PATH = '/health';
+export const READY_PATH = '/ready';
+
+/** The seed's calculate request: types only here; values (amount > 0, precision, limits) are judged by the fee service. */
+export const calculateRequestBody = z.object({
+  amount: z.number().meta({ exclusiveMinimum: 0, description: "Major unit, at most the currency's decimals (IDR: integer)." }),
+  currency: z.string().meta({ pattern: '^[A-Za-z]{3}$', description: "ISO 4217; must be the channel's currency." }),
+  method: z.string().meta({ minLength: 1, maxLength: 64, description: 'Channel code, case-insensitive (`QRIS`).' }),
+  merchantId: z.string().meta({ description: "Must be the API key's merchant." }),
+  chargeFeeToCustomer: z.boolean().nullish().meta({ description: "Fee bearer; default: the channel's `is_fee_charged_to_customer`." }),
+});
+export type CalculateRequestBody = z.infer<typeof calculateRequestBody>;
+
+/** Codes any signed /v1 route can answer (auth, limits, pipeline). */
+const COMMON_REST_CODES: readonly ErrorCode[] = [...AUTH_ERROR_CODES, 'METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'];
+
+/** A signed legacy REST route (contract §2): executed as a prebuilt GraphQL operation named `name`. */
+export interface RestRouteDef {
+  path: string;
+  method: 'GET' | 'POST';
+  name: 'listChannels' | 'calculateFee';
+  /** What it can answer besides 200 (contract §4), for the OpenAPI document. */
+  errorCodes: readonly ErrorCode[];
+  /** The JSON body a POST route takes. */
+  body?: typeof calculateRequestBody;
+}
+
+export const REST_ROUTES: readonly RestRouteDef[] = [
+  { path: `${REST_PREFIX}/channel`, method: 'GET', name: 'listChannels', errorCodes: COMMON_REST_CODES },
+  {
+    path: `${REST_PREFIX}/calculate`,
+    method: 'POST',
+    name: 'calculateFee',
+    errorCodes: [
+      ...COMMON_REST_CODES,
+      'INVALID_REQUEST',
+      'UNSUPPORTED_MEDIA_TYPE',
+      'MERCHANT_MISMATCH',
+      'KYC_REQUIRED',
+      'CHANNEL_NOT_FOUND',
+      'CHANNEL_UNAVAILABLE',
+      'UNSUPPORTED_CURRENCY',
+      'AMOUNT_OUT_OF_RANGE',
+    ],
+    body: calculateRequestBody,
+  },
+];
+
+/** The REST route of an exact path, if any. */
+export const REST_ROUTE_BY_PATH: ReadonlyMap<string, RestRouteDef> = new Map(REST_ROUTES.map((r) => [r.path, r]));
+
+/** A route as the pipeline sees it: the path (or path prefix, ending in "/") and the surface it belongs to. */
+export interface Route {
+  path: string;
+  surface: Surface;
+}
+
+/**
+ * Every route. GraphiQL is the GraphQL endpoint asked for HTML (public); every other request to it is a
+ * signed GraphQL operation.
+ */
+export const ROUTES: readonly Route[] = [
+  { path: GRAPHQL_ENDPOINT, surface: 'graphql' },
+  ...REST_ROUTES.map((r): Route => ({ path: r.path, surface: 'rest' })),
+  { path: HEALTH_PATH, surface: 'public' },
+  { path: READY_PATH, surface: 'public' },
+  { path: METRICS_PATH, surface: 'public' },
+  { path: IMAGE_PREFIX, surface: 'public' },
+  { path: OPENAPI_PATH, surface: 'public' },
+  { path: DOCS_PATH, surface: 'public' },
+  { path: FAVICON_PATH, surface: 'public' },
+];
+
+/** Paths (exact, or prefixes ending in "/") that are served without a signature. */
+export const PUBLIC_PATHS: readonly string[] = ROUTES.filter((r) => r.surface === 'public').map((r) => r.path);
+
+const EXACT_LABELS = new Set(ROUTES.filter((r) => !r.path.endsWith('/')).map((r) => r.path));
+const PREFIX_LABELS = ROUTES.filter((r) => r.path.endsWith('/')).map((r) => r.path);
+
+/**
+ * The metric label of a request path: the route's path, a prefix route as `<prefix>:file`, anything else
+ * `unmatched`. A fixed set, so raw paths never become label values.
+ */
+export function routeTemplateOf(pathname: string): string {
+  if (EXACT_LABELS.has(pathname)) return pathname;
+  for (const prefix of PREFIX_LABELS) if (pathname.startsWith(prefix)) return `${prefix}:file`;
+  return 'unmatched';
+}
