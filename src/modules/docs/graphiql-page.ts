@@ -17,7 +17,7 @@ import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import { buildSync } from 'esbuild';
 import type { GraphiQLOptions } from 'graphql-yoga';
-import { ifNoneMatchMatches } from '../../pipeline/plugins/use-http-caching.js';
+import { ifNoneMatchMatches } from '../../shared/http-conditional.js';
 import { projectPath } from '../../shared/paths.js';
 
 /** The example query the page opens with (kept in front: see `query` in {@link GRAPHIQL_OPTIONS}). */

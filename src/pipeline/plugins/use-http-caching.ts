@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { requestStateOf, type RequestState } from '../request-state.js';
 import { RESPONSE_BYTES, type ResponseWithBytes } from '../responses.js';
+import { ifNoneMatchMatches } from '../../shared/http-conditional.js';
 
 export const CACHE_CONTROL = 'private, no-cache';
 
@@ -38,16 +39,6 @@ function isCacheable(state: RequestState): boolean {
 /** Strong ETag of a body for one merchant (a string is hashed as its UTF-8 bytes: same tag either way). */
 export function entityTag(merchantId: string, body: string | Uint8Array): string {
   return `"${createHash('sha256').update(merchantId).update('\n').update(body).digest('base64url').slice(0, 32)}"`;
-}
-
-/** RFC 9110 If-None-Match (weak comparison): does any listed tag, or `*`, match? */
-export function ifNoneMatchMatches(header: string | null, etag: string): boolean {
-  if (!header) return false;
-  const opaque = etag.replace(/^W\//, '');
-  return header.split(',').some((raw) => {
-    const tag = raw.trim();
-    return tag === '*' || tag.replace(/^W\//, '') === opaque;
-  });
 }
 
 /** Give a 200 its ETag, or answer 304 when the client's If-None-Match already names it. */
