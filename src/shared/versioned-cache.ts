@@ -1,6 +1,6 @@
 /**
  * A map that empties itself whenever the database's version token changes
- * (the store's `version()`, src/storage/store.ts), so nothing derived from an older state of
+ * (the store's `version()`, src/storage/model/store.ts), so nothing derived from an older state of
  * the data is ever returned. Bounded by entry count and, optionally, by a
  * total weight (e.g. bytes): past either bound it is cleared rather than
  * grown (entries are cheap to rebuild); a single entry heavier than the

@@ -6,14 +6,14 @@
  */
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { AdminRepository } from './admin-repository.js';
+import type { AdminRepository } from './model/admin-repository.js';
 import { StorageOpenError } from './errors.js';
 import { openPgStore, redactUrl } from './postgres/store.js';
 import { openSqliteStore } from './sqlite/store.js';
-import type { CatalogueSink, Store } from './store.js';
+import type { CatalogueSink, Store } from './model/store.js';
 
-export type { AdminRepository } from './admin-repository.js';
-export type { CatalogueSink, DatabaseStatus, Store } from './store.js';
+export type { AdminRepository } from './model/admin-repository.js';
+export type { CatalogueSink, DatabaseStatus, Store } from './model/store.js';
 export { isStorageUnavailable, StorageOpenError } from './errors.js';
 
 /** The SQLite database file inside DATA_DIR. */

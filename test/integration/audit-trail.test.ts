@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInstant } from '../../src/modules/pricing/domain/pricing.js';
-import type { AdminRepository } from '../../src/storage/admin-repository.js';
+import type { AdminRepository } from '../../src/storage/model/admin-repository.js';
 import { AdminService } from '../../src/modules/admin/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/modules/catalogue/catalog.js';
-import type { CatalogRows, ChannelRow, MerchantChannelRow } from '../../src/storage/catalogue-rows.js';
+import type { CatalogRows, ChannelRow, MerchantChannelRow } from '../../src/storage/model/catalogue-rows.js';
 
 const at = '2026-01-01T00:00:00.000Z';
 

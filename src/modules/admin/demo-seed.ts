@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../auth/secret-box.js';
 import { generateKey } from '../auth/keys.js';
-import type { AdminRepository } from '../../storage/admin-repository.js';
+import type { AdminRepository } from '../../storage/model/admin-repository.js';
 import { formatInstant, parseBands } from '../pricing/domain/pricing.js';
 import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
 

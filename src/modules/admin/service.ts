@@ -44,8 +44,8 @@ import {
   type FeeRule,
   type RuleScope,
 } from '../pricing/domain/pricing.js';
-import type { AdminRepository, AuditRow, CatalogueChannelListing as CatalogueChannel, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/admin-repository.js';
-import type { ApiKeyRecord, MerchantRecord } from '../../storage/records.js';
+import type { AdminRepository, AuditRow, CatalogueChannelListing as CatalogueChannel, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/model/admin-repository.js';
+import type { ApiKeyRecord, MerchantRecord } from '../../storage/model/records.js';
 
 /** Why an admin change was refused. `kind` decides the CLI exit code. */
 export class AdminError extends Error {
@@ -67,7 +67,7 @@ export interface IssuedKey {
 }
 
 /** A catalogue channel as listed to operators (the storage listing: row, currency decimals, merchants enabled). */
-export type { CatalogueChannelListing as CatalogueChannel } from '../../storage/admin-repository.js';
+export type { CatalogueChannelListing as CatalogueChannel } from '../../storage/model/admin-repository.js';
 
 /** A channel as enabled for one merchant: the raw overrides and the resulting effective settings. */
 export interface MerchantChannelView {

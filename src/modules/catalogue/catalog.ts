@@ -31,8 +31,8 @@
  * - `lastSeq` is the highest change-log sequence number already applied.
  */
 import type { ChangeEntity, KycStatus } from '../../shared/vocabulary.js';
-import type { ActiveKeyRecord } from '../../storage/records.js';
-import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow } from '../../storage/catalogue-rows.js';
+import type { ActiveKeyRecord } from '../../storage/model/records.js';
+import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow } from '../../storage/model/catalogue-rows.js';
 import type { MerchantChannel } from './records.js';
 import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
 import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';

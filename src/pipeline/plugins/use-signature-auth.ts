@@ -21,7 +21,7 @@ import { toAppError } from '../error-normalizer.js';
 import { BufferedRequest, hasLimitedBody } from '../transport/node-request.js';
 import { requestStateOf, type Principal } from '../request-state.js';
 import { errorResponseFor } from '../responses.js';
-import type { ActiveKeyRecord } from '../../storage/records.js';
+import type { ActiveKeyRecord } from '../../storage/model/records.js';
 
 /** Options of {@link useSignatureAuth}. */
 export interface SignatureAuthOptions {

@@ -10,7 +10,7 @@ import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema.js';
 import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
-import type { FeeRuleRow } from '../catalogue-rows.js';
+import type { FeeRuleRow } from '../model/catalogue-rows.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
 import type {
   AdminRepository,
@@ -24,8 +24,8 @@ import type {
   MerchantChannelRecord,
   MerchantInsert,
   OverrideWrite,
-} from '../admin-repository.js';
-import type { ApiKeyRecord, MerchantRecord } from '../records.js';
+} from '../model/admin-repository.js';
+import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
 
 /** The drizzle handle of the pool, or of one transaction on it. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -5,7 +5,7 @@
  */
 import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../catalogue-rows.js';
+import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
 import * as schema from './schema.js';
 import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
 

@@ -14,7 +14,8 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, check, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
-import { feeRuleScopeCheck } from '../schema-checks.js';
+import { feeRuleScopeCheck } from '../model/schema-checks.js';
+import type { ApiKeyRow, AuditRow, ChangeLogRow, ChannelInsert, ChannelRow, Conforms, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantRow, RowTypesConform } from '../model/rows.js';
 
 const now = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 
@@ -148,3 +149,22 @@ export const auditLog = pgTable(
   },
   (t) => [index('audit_log_entity_idx').on(t.entity, t.at), index('audit_log_at_idx').on(t.at)],
 );
+
+const TABLES = { currencies, merchants, apiKeys, channels, merchantChannels, changeLog, feeRules, auditLog };
+interface ModelRows {
+  currencies: CurrencyRow;
+  merchants: MerchantRow;
+  apiKeys: ApiKeyRow;
+  channels: ChannelRow;
+  merchantChannels: MerchantChannelRow;
+  changeLog: ChangeLogRow;
+  feeRules: FeeRuleRow;
+  auditLog: AuditRow;
+}
+
+/** Compile-time proof that this engine's tables infer exactly the shared row types (src/storage/model/rows.ts). */
+export const ROW_TYPES_CONFORM: {
+  [K in keyof RowTypesConform]: K extends 'channelInsert'
+    ? Conforms<ChannelInsert extends typeof channels.$inferInsert ? true : false, true>
+    : Conforms<(typeof TABLES)[Exclude<K, 'channelInsert'>]['$inferSelect'], ModelRows[Exclude<K, 'channelInsert'>]>;
+} = { currencies: true, merchants: true, apiKeys: true, channels: true, channelInsert: true, merchantChannels: true, changeLog: true, feeRules: true, auditLog: true };

@@ -28,7 +28,7 @@ import { projectPath } from '../../shared/paths.js';
 import { PgAdminRepository } from './admin.js';
 import { PgCatalogReader } from './catalog-reader.js';
 import * as schema from './schema.js';
-import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../store.js';
+import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 
 /** Absolute path of the committed Postgres migrations. */
 export const PG_MIGRATIONS_DIR = projectPath('drizzle/pg');

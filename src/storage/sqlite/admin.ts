@@ -1,7 +1,7 @@
 /**
  * SQL for operator changes (admin CLI, demo seed) on SQLite: merchants, keys,
  * the channel catalogue, per-merchant enablement. The interface,
- * {@link AdminRepository}, is src/storage/admin-repository.ts; the Postgres
+ * {@link AdminRepository}, is src/storage/model/admin-repository.ts; the Postgres
  * twin is src/storage/postgres/admin.ts. Every change commits in one transaction (`transaction`), and
  * the change-log triggers record it in that same transaction.
  */
@@ -10,8 +10,8 @@ import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
 import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
-import type { FeeRuleRow } from '../catalogue-rows.js';
-import type { ApiKeyRecord, MerchantRecord } from '../records.js';
+import type { FeeRuleRow } from '../model/catalogue-rows.js';
+import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
 import type {
   AdminRepository,
   AuditFilter,
@@ -24,7 +24,7 @@ import type {
   MerchantChannelRecord,
   MerchantInsert,
   OverrideWrite,
-} from '../admin-repository.js';
+} from '../model/admin-repository.js';
 
 const nowSql = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 

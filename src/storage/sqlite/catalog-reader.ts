@@ -5,7 +5,7 @@
  */
 import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { Db } from './database.js';
-import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../catalogue-rows.js';
+import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
 import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
 
 export class SqliteCatalogReader {

@@ -41,7 +41,7 @@ import * as schema from './schema.js';
 export type Db = BetterSQLite3Database<typeof schema>;
 
 /** Result of a health check. */
-import type { DatabaseStatus } from '../store.js';
+import type { DatabaseStatus } from '../model/store.js';
 
 /** An open, monitored database. `db`/`sqlite` always return the current connection. */
 export interface DatabaseHandle {

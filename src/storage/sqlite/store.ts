@@ -17,7 +17,7 @@ import { SqliteCatalogReader } from './catalog-reader.js';
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
-import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../store.js';
+import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 
 const tokenOf = (v: SqliteDataVersion) => ({ token: v.current, refreshToken: v.invalidate });
 

@@ -1,18 +1,12 @@
 /**
  * What either engine hands the in-memory catalogue (src/modules/catalogue/catalog.ts): every row at start
- * and after a reconnect, then the rows of the entities named by new `change_log` rows. The row shapes are
- * the SQLite schema's; the Postgres schema declares the same columns with the same TypeScript types.
+ * and after a reconnect, then the rows of the entities named by new `change_log` rows (row shapes:
+ * rows.ts).
  */
-import type { apiKeys, channels, currencies, feeRules, merchantChannels, merchants } from './sqlite/schema.js';
-import type { ChangeEntity } from '../shared/vocabulary.js';
+import type { ChangeEntity } from '../../shared/vocabulary.js';
+import type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantRow } from './rows.js';
 
-export type MerchantRow = typeof merchants.$inferSelect;
-export type ApiKeyRow = typeof apiKeys.$inferSelect;
-export type ChannelRow = typeof channels.$inferSelect;
-export type MerchantChannelRow = typeof merchantChannels.$inferSelect;
-export type CurrencyRow = typeof currencies.$inferSelect;
-/** A `fee_rules` row: `bands` is the JSON text of the rule's bands. */
-export type FeeRuleRow = typeof feeRules.$inferSelect;
+export type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantRow } from './rows.js';
 
 /** Everything the catalogue holds, as loaded from either engine. */
 export interface CatalogRows {

@@ -1,5 +1,5 @@
 /** Merchant and API key records as the service and the admin CLI see them (either engine). */
-import type { KeyMode, KycStatus } from '../shared/vocabulary.js';
+import type { KeyMode, KycStatus } from '../../shared/vocabulary.js';
 
 /** A merchant row. */
 export interface MerchantRecord {

@@ -4,16 +4,15 @@
  * commits in one transaction (`transaction`), and the change-log triggers record it in that same
  * transaction, so every server's catalogue sees it.
  */
-import type { auditLog, channels, merchantChannels } from './sqlite/schema.js';
-import type { FeeRuleRow } from './catalogue-rows.js';
+import type { AuditRow, ChannelInsert, ChannelRow, FeeRuleRow, MerchantChannelRow } from './rows.js';
 import type { ApiKeyRecord, MerchantRecord } from './records.js';
-import type { ChannelStatusValue, KeyMode, KycStatus } from '../shared/vocabulary.js';
+import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
 
 /** A catalogue channel row. */
-export type CatalogueChannelRecord = typeof channels.$inferSelect;
+export type CatalogueChannelRecord = ChannelRow;
 
 /** A merchant's enablement row (null = the catalogue value applies). */
-export type MerchantChannelRecord = typeof merchantChannels.$inferSelect;
+export type MerchantChannelRecord = MerchantChannelRow;
 
 export interface CurrencyRecord {
   code: string;
@@ -36,8 +35,7 @@ export interface MerchantInsert {
   category: string;
 }
 
-/** A stored audit record: `before`/`after` are JSON text (null: nothing before / after). */
-export type AuditRow = typeof auditLog.$inferSelect;
+export type { AuditRow, ChannelInsert } from './rows.js';
 
 /** Which audit records to list (all optional; newest first). */
 export interface AuditFilter {
@@ -51,8 +49,6 @@ export interface AuditFilter {
 /** A catalogue channel as listed to operators. */
 export type CatalogueChannelListing = CatalogueChannelRecord & { minorUnits: number; enabledFor: number };
 
-/** A channel insert (defaults as in the schema). */
-export type ChannelInsert = typeof channels.$inferInsert;
 
 /**
  * Operator reads and writes, the same on every engine. Reads inside

@@ -1,0 +1,123 @@
+/**
+ * The stored rows, as both engines return them: the one record shape per table that everything above the
+ * engines sees. Each engine's drizzle schema (src/storage/sqlite/schema.ts, src/storage/postgres/schema.ts)
+ * must infer exactly these types; `RowTypesConform` in each schema file fails to compile when a column is
+ * added, removed or re-typed on one side only.
+ *
+ * Invariants: money and percentages are canonical decimal text (exact; src/shared/money.ts); instants are
+ * ISO 8601 UTC text; a null override column means "the catalogue value applies".
+ */
+import type { ChangeEntity, ChannelStatusValue, KeyMode, KycStatus, RuleScope } from '../../shared/vocabulary.js';
+
+export interface CurrencyRow {
+  code: string;
+  /** Decimals of the minor unit as this service settles it (IDR 0, USD 2). */
+  minorUnits: number;
+}
+
+export interface MerchantRow {
+  id: string;
+  name: string;
+  kycStatus: KycStatus;
+  createdAt: string;
+  /** Pricing category (contract §7). */
+  category: string;
+}
+
+export interface ApiKeyRow {
+  id: string;
+  merchantId: string;
+  mode: KeyMode;
+  /** AES-256-GCM under the master key, the key id as associated data; never a plaintext secret. */
+  secretCiphertext: string;
+  createdAt: string;
+  revokedAt: string | null;
+}
+
+export interface ChannelRow {
+  id: string;
+  code: string;
+  name: string;
+  imagePath: string;
+  status: ChannelStatusValue;
+  currency: string;
+  feePercentage: string;
+  feeValue: string;
+  additionalFeePercentage: string;
+  additionalFeeValue: string;
+  minAmount: string;
+  maxAmount: string;
+  feeChargedToCustomer: boolean;
+  requiresKyc: boolean;
+  sortOrder: number;
+  createdAt: string;
+  updatedAt: string;
+  /** When feePercentage/feeValue were last written: the implicit flat rule's effectiveFrom. */
+  feeSetAt: string;
+}
+
+/** A channel insert: what has no database default must be given. */
+export type ChannelInsert = Pick<ChannelRow, 'id' | 'code' | 'name' | 'imagePath' | 'currency' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer'> &
+  Partial<Omit<ChannelRow, 'id' | 'code' | 'name' | 'imagePath' | 'currency' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer'>>;
+
+/** A merchant's enablement of a channel with its overrides (null: the catalogue value applies). */
+export interface MerchantChannelRow {
+  merchantId: string;
+  channelId: string;
+  feePercentage: string | null;
+  feeValue: string | null;
+  additionalFeePercentage: string | null;
+  additionalFeeValue: string | null;
+  minAmount: string | null;
+  maxAmount: string | null;
+  feeChargedToCustomer: boolean | null;
+  createdAt: string;
+  feeSetAt: string;
+}
+
+export interface ChangeLogRow {
+  seq: number;
+  entity: ChangeEntity;
+  entityId: string;
+  at: string;
+}
+
+/** A `fee_rules` row: `bands` is the JSON text of the rule's bands. */
+export interface FeeRuleRow {
+  id: string;
+  channelId: string;
+  scope: RuleScope;
+  merchantId: string | null;
+  category: string | null;
+  bands: string;
+  effectiveFrom: string;
+  cancelledAt: string | null;
+  createdAt: string;
+}
+
+/** A stored audit record: `before`/`after` are JSON text (null: nothing before / after). */
+export interface AuditRow {
+  id: string;
+  at: string;
+  actor: string;
+  action: string;
+  entity: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** True when a schema's inferred row type is exactly the model's. */
+export type Conforms<Inferred, Row> = [Inferred] extends [Row] ? ([Row] extends [Inferred] ? true : false) : false;
+
+/** The check each engine's schema declares (every entry must be `true`). */
+export interface RowTypesConform {
+  currencies: true;
+  merchants: true;
+  apiKeys: true;
+  channels: true;
+  channelInsert: true;
+  merchantChannels: true;
+  changeLog: true;
+  feeRules: true;
+  auditLog: true;
+}
