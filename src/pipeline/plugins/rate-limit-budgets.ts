@@ -34,6 +34,7 @@ import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import { memoryStorageOf, type MemoryStorage } from './rate-limiter-memory-storage.js';
 
 /** A fixed-window budget as rate-limiter-flexible takes it. */
 export interface WindowBudget {
@@ -201,27 +202,6 @@ export interface RateBudgetOptions extends WindowBudget {
 
 /** Key that keys beyond `maxEntries` share in memory. */
 const OVERFLOW_KEY = '\u0000overflow';
-
-/** What RateBudget uses of a RateLimiterMemory's storage component (rate-limiter-flexible's MemoryStorage). */
-interface MemoryStorage {
-  /** Add `points` to `key` in its current window (a new window of `durationSec` if none); the key's state after. */
-  incrby(key: string, points: number, durationSec: number): RateLimiterRes;
-  /** The records: key → record, deleted when the window ends. */
-  _storage: Map<string, unknown>;
-}
-
-/**
- * The storage behind a RateLimiterMemory. Not public API, so checked once at construction: reading it
- * directly makes a memory decision synchronous (RateLimiterMemory.consume wraps the same `incrby` in a
- * Promise), and its size is the memory bound.
- */
-function memoryStorageOf(limiter: RateLimiterMemory): MemoryStorage {
-  const storage = (limiter as unknown as { _memoryStorage?: Partial<MemoryStorage> })._memoryStorage;
-  if (!(storage?._storage instanceof Map) || typeof storage.incrby !== 'function') {
-    throw new Error('rate-limiter-flexible: memory storage layout changed; update memoryStorageOf() in src/pipeline/plugins/rate-limit-budgets.ts');
-  }
-  return storage as MemoryStorage;
-}
 
 /**
  * One budget: `consume(key)` answers 0 (allowed) or the whole seconds until

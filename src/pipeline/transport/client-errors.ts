@@ -22,8 +22,6 @@ const ANSWERS: Record<string, { status: number; code: string }> = {
 const BAD_REQUEST = { status: 400, code: 'INVALID_REQUEST' };
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
-/** The socket's in-flight response (Node's own field), when the request had reached the listener. */
-type SocketWithMessage = Socket & { _httpMessage?: (ServerResponse & { req?: IncomingMessage }) | null };
 
 export interface ClientErrorOptions {
   logger: Logger;
@@ -36,8 +34,16 @@ export interface ClientErrorOptions {
 /** Install the handler on `server`. */
 export function observeClientErrors(server: Server, options: ClientErrorOptions): void {
   const { logger, registry, routeOf } = options;
+  // The request each socket last delivered to the listener, recorded through the public 'request' event
+  // (a WeakMap: a closed socket's entry goes with it). Its response tells whether an answer is under way.
+  const lastRequest = new WeakMap<Socket, { req: IncomingMessage; res: ServerResponse }>();
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    lastRequest.set(req.socket, { req, res });
+  });
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
-    const inFlight = (socket as SocketWithMessage)._httpMessage ?? null;
+    const last = lastRequest.get(socket);
+    // A finished exchange is history: the error belongs to a request that never reached the listener.
+    const inFlight = last && !last.res.writableFinished ? last.res : null;
     // A peer that reset or already closed gets no answer, and nothing was answered: nothing to log.
     if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
@@ -46,7 +52,7 @@ export function observeClientErrors(server: Server, options: ClientErrorOptions)
     const answer = (err.code !== undefined && ANSWERS[err.code]) || BAD_REQUEST;
     socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n\r\n`);
     socket.destroy();
-    const req = inFlight?.req;
+    const req = inFlight ? last?.req : undefined;
     const method = req?.method !== undefined && METHODS.has(req.method) ? req.method : 'OTHER';
     const route = routeOf((req?.url ?? '').split('?')[0] ?? '');
     const labels = { method, route, status: String(answer.status) };

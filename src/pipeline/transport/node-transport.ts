@@ -24,28 +24,12 @@ import type { Logger } from 'pino';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { AppError, problemDetails } from '../../shared/errors.js';
 import { NodeRequest } from './node-request.js';
+import { ponyfillBodyBytes } from './ponyfill-body.js';
 import { RESPONSE_BYTES, type ResponseWithBytes } from '../responses.js';
-
-/** The ponyfill Response's own fields (@whatwg-node/node-fetch), read as @whatwg-node/server itself does. */
-interface PonyfillInternals {
-  bodyType?: string;
-  bodyInit?: unknown;
-  _buffer?: Buffer;
-}
-
-const EMPTY = Buffer.alloc(0);
 
 /** The whole body of a response whose bytes are already in memory, or null for a stream. */
 function bytesOf(response: Response): Buffer | null {
-  const own = (response as ResponseWithBytes)[RESPONSE_BYTES];
-  if (own !== undefined) return own;
-  const p = response as unknown as PonyfillInternals;
-  if (p._buffer !== undefined) return p._buffer;
-  if (!('bodyInit' in p)) return null;
-  if (p.bodyInit == null) return EMPTY;
-  if (p.bodyType === 'String' && typeof p.bodyInit === 'string') return Buffer.from(p.bodyInit, 'utf8');
-  if (Buffer.isBuffer(p.bodyInit)) return p.bodyInit;
-  return null;
+  return (response as ResponseWithBytes)[RESPONSE_BYTES] ?? ponyfillBodyBytes(response);
 }
 
 /**
