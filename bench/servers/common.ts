@@ -12,7 +12,7 @@ import { buildSchema } from '../../src/graphql/schema.js';
 import { ChannelService } from '../../src/modules/channels/service.js';
 import { FeeService } from '../../src/modules/pricing/service.js';
 import type { GraphQLContext, Services } from '../../src/graphql/context.js';
-import type { Principal } from '../../src/pipeline/request-state.js';
+import type { Principal } from '../../src/modules/auth/principal.js';
 
 export interface BaselineSetup {
   schema: ReturnType<typeof buildSchema>;

@@ -11,7 +11,7 @@ import { routeTemplateOf } from '../shared/routes.js';
 import { observeClientErrors } from '../pipeline/transport/client-errors.js';
 import { BootError, bootData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from '../shared/config.js';
-import { firstCallHelp } from '../cli/first-call.js';
+import { firstCallHelp } from './first-call.js';
 import { createLogger } from '../shared/logger.js';
 import { tuneHeap } from './heap.js';
 import { installHeapProbe } from './heap-probe.js';

@@ -17,7 +17,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sha256Hex, sign, stringToSign } from '../modules/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
-import { DEFAULT_BASE_URL, shellQuote } from './first-call.js';
+import { DEFAULT_BASE_URL } from '../app/first-call.js';
+import { shellQuote } from '../shared/shell-quote.js';
 
 const USAGE = [
   'usage: npm run sign -- METHOD TARGET [BODY] [--body-file FILE|-] [--key K --secret S] [--timestamp T] [--base-url URL]',

@@ -1,5 +1,5 @@
 /** The GraphQL execution context. */
-import type { Principal } from '../pipeline/request-state.js';
+import type { Principal } from '../modules/auth/principal.js';
 import type { ChangeFeed } from '../modules/live/change-feed.js';
 import type { ChannelService } from '../modules/channels/service.js';
 import type { FeeService } from '../modules/pricing/service.js';

@@ -7,15 +7,9 @@
  * `setRequest`, which the REST adapter uses).
  */
 import { randomUUID } from 'node:crypto';
-import type { KycStatus, KeyMode } from '../shared/vocabulary.js';
 
-/** The authenticated caller, established by the signature plugin. */
-export interface Principal {
-  apiKeyId: string;
-  mode: KeyMode;
-  merchantId: string;
-  merchantKyc: KycStatus;
-}
+export type { Principal } from '../modules/auth/principal.js';
+import type { Principal } from '../modules/auth/principal.js';
 
 /** Which surface a request is served by; decides the error format. */
 export type Surface = 'graphql' | 'rest' | 'public';

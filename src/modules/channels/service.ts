@@ -4,7 +4,7 @@
  */
 import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
 import type { ChannelPricing } from '../pricing/domain/pricing.js';
-import type { Principal } from '../../pipeline/request-state.js';
+import type { Principal } from '../auth/principal.js';
 import type { ChannelRepository, MerchantChannel } from '../catalogue/records.js';
 import { invalidRequest } from '../../shared/errors.js';
 import { parseDecimalText } from '../../shared/money.js';

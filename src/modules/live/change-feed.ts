@@ -22,7 +22,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../../storage/index.js';
 import type { Catalog } from '../catalogue/catalog.js';
-import type { Principal } from '../../pipeline/request-state.js';
+import type { Principal } from '../auth/principal.js';
 
 /** What a watcher reports. */
 export type ChangeEvent =

@@ -7,7 +7,7 @@
 import { AppError, invalidRequest } from '../../shared/errors.js';
 import { priceWithRule, type PricedFee } from './domain/pricing.js';
 import { Big, parseDecimalText } from '../../shared/money.js';
-import type { Principal } from '../../pipeline/request-state.js';
+import type { Principal } from '../auth/principal.js';
 import { channelPricingOf, type ChannelService } from '../channels/service.js';
 import type { MerchantChannel } from '../catalogue/records.js';
 import { unavailabilityReasons } from '../channels/eligibility.js';

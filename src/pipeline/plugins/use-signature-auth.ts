@@ -11,7 +11,7 @@
 import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { EMPTY_BODY_SHA256, isWellFormedSignature, sha256Hex, SIGNATURE_MISMATCH_HINT, signatureMatches, stringToSign } from '../../modules/auth/svc1.js';
-import { shellQuote } from '../../cli/first-call.js';
+import { shellQuote } from '../../shared/shell-quote.js';
 import type { SecretBox } from '../../modules/auth/secret-box.js';
 import { VersionedCache } from '../../shared/versioned-cache.js';
 import type { DataVersion } from '../../shared/versioned-cache.js';

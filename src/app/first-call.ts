@@ -1,12 +1,9 @@
 /** The start-up banner: where the credentials are and a ready-to-paste signed call. */
 import fs from 'node:fs';
 import { signatureHeaders } from '../modules/auth/svc1.js';
+import { shellQuote } from '../shared/shell-quote.js';
 import type { DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
 
-/** Shell-quote one argument for POSIX shells. */
-export function shellQuote(value: string): string {
-  return /^[A-Za-z0-9_./:=@%+-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
 
 /** Where the tools (npm run sign, SDK examples, docs/examples/*) look for the server without BASE_URL. */
 export const DEFAULT_BASE_URL = 'http://127.0.0.1:4000';
