@@ -111,6 +111,7 @@ try {
       connections: 50,
       requests: [
         {
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- autocannon's Options want the literal union, not the widened string
           method: method as 'GET' | 'POST',
           path: target,
           setupRequest: (q: autocannon.Request) => {

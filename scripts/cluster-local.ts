@@ -118,8 +118,8 @@ function startReplica(index: number, port: number, command: string[], env: NodeJ
       for (const line of lines) stream.write(`${prefix}${line}\n`);
     };
   };
-  child.stdout!.on('data', relay(process.stdout));
-  child.stderr!.on('data', relay(process.stderr));
+  child.stdout.on('data', relay(process.stdout));
+  child.stderr.on('data', relay(process.stderr));
   return { index, port, url: `http://127.0.0.1:${port}`, child };
 }
 

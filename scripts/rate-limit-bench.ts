@@ -52,7 +52,7 @@ async function main(): Promise<void> {
       // As the pipeline does (@whatwg-node/promise-helpers): await only what returns a promise.
       for (const [hook, kind] of hooks) {
         const pending = hook(r[kind]);
-        if (pending) await pending;
+        if (pending instanceof Promise) await pending;
       }
     }
     perRequestNs.push(Number(process.hrtime.bigint() - started) / PER_ROUND);

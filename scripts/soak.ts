@@ -364,7 +364,7 @@ function kinds(approved: DemoMerchantCredentials, keys: SoakKey[]): Kind[] {
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-soak-'));
   const server = await startServer(dataDir);
-  let failed = false;
+  let failed: boolean;
   try {
     const creds = JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { merchants: DemoMerchantCredentials[] };
     const approved = creds.merchants.find((m) => m.kyc === 'approved')!;

@@ -7,6 +7,6 @@ const setup = await baselineSetup();
 const server = new ApolloServer({ schema: setup.schema });
 const { url } = await startStandaloneServer(server, {
   listen: { port: 0, host: '127.0.0.1' },
-  context: async () => setup.context(),
+  context: () => Promise.resolve(setup.context()),
 });
 announce(Number(new URL(url).port));

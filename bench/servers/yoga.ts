@@ -5,5 +5,6 @@ import { announce, baselineSetup } from './common.js';
 
 const setup = await baselineSetup();
 const yoga = createYoga({ schema: setup.schema, context: setup.context, logging: false });
-const server = createServer(yoga);
+// Yoga's instance is itself the Node listener; it handles its own errors, so its promise is not awaited.
+const server = createServer((req, res) => void yoga(req, res));
 server.listen(0, '127.0.0.1', () => announce((server.address() as { port: number }).port));

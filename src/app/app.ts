@@ -31,7 +31,7 @@ import type { SharedRateLimitStore } from '../pipeline/plugins/rate-limit-budget
 import { useRestAdapter } from '../pipeline/plugins/use-rest-adapter.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '../pipeline/plugins/use-live-streams.js';
 import { ChangeFeed } from '../modules/live/change-feed.js';
-import { createSignatureVerifier, useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
+import { useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from '../pipeline/plugins/use-standard-variable-coercion.js';
 import type { ChannelRepository } from '../modules/catalogue/records.js';
 import { buildSchema } from '../graphql/schema.js';
@@ -268,9 +268,10 @@ export function createApp(options: AppOptions): App {
     handler,
     answerCacheStats,
     rateLimitStore: rateLimit.store,
-    close: async () => {
+    close: () => {
       changes.shutdown();
       rateLimit.close();
+      return Promise.resolve();
     },
   };
 }

@@ -196,6 +196,7 @@ function required(values: Record<string, unknown>, flag: string): string {
 
 /** Every missing option of a command in one usage error (all problems at once, like validation). */
 function requiredAll(values: Record<string, unknown>, flags: string[]): void {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- values[f] is re-read, so the typeof narrowing does not carry over for tsc
   const missing = flags.filter((f) => typeof values[f] !== 'string' || (values[f] as string).trim() === '');
   if (missing.length === 1) throw new UsageError(`--${missing[0]} is required`);
   if (missing.length > 1) throw new UsageError(`${missing.map((f) => `--${f}`).join(', ')} are required`);
@@ -205,6 +206,7 @@ function requiredAll(values: Record<string, unknown>, flags: string[]): void {
 function args(argv: string[], options: Options, positionalCount: number) {
   const parsed = parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
   if (parsed.positionals.length > positionalCount) throw new UsageError(`unexpected argument: ${parsed.positionals[positionalCount]}`);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- widens parseArgs' inferred option types to what every command reads
   return parsed as { values: Record<string, unknown>; positionals: string[] };
 }
 
@@ -214,6 +216,7 @@ function actorOf(argv: string[]): string {
   if (i === -1) return osUser();
   const value = argv[i]!.startsWith('--actor=') ? argv[i]!.slice('--actor='.length) : argv[i + 1];
   if (value === undefined || value.trim() === '' || value.startsWith('--')) throw new UsageError('--actor needs a NAME');
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point: the actor is written into the audit trail
   if (value.length > 100 || /[\u0000-\u001f]/.test(value)) throw new UsageError('--actor: at most 100 printable characters');
   return value.trim();
 }
@@ -224,6 +227,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   const run = (options: Options, positionalCount: number) => {
     const parsed = args(rest, CHANGING.has(command) ? { ...options, actor: str } : options, positionalCount);
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the commands read `io` as Io, not as this literal
     return { ...parsed, io: { out, json: parsed.values.json === true } as Io };
   };
 

@@ -75,7 +75,7 @@ export class ResponseHeaders implements Iterable<[string, string]> {
 
 /** Response headers for {@link ResponseHeaders}' constructor, typed as a fetch `HeadersInit`. */
 export function responseHeaders(init?: Readonly<Record<string, string>>): Headers {
-  return new ResponseHeaders(init) as unknown as Headers;
+  return new ResponseHeaders(init);
 }
 
 /** RFC 9457 problem details response (REST and public routes). */

@@ -39,8 +39,10 @@ export interface OpenStoreOptions<C extends CatalogueSink, T> {
 }
 
 /** Why `prepare` failed, carried through the engine's own error handling unchanged. */
-class PrepareFailure {
-  constructor(readonly error: unknown) {}
+class PrepareFailure extends Error {
+  constructor(readonly error: unknown) {
+    super('prepare failed', { cause: error });
+  }
 }
 
 function describe(err: unknown): string {

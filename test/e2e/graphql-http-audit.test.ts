@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
-  t.close();
+  await t.close();
 });
 
 /** fetch that signs every request like a merchant client (method, target as sent, timestamp, key, body hash). */
@@ -55,7 +55,7 @@ describe('graphql-http server audits', () => {
     expect(await Promise.all(errors.map(describeResult))).toEqual([]);
   });
 
-  it('lists its warnings (SHOULD-level differences, documented)', async () => {
+  it('lists its warnings (SHOULD-level differences, documented)', () => {
     const warnings = results.filter((r) => r.status === 'warn').map((r) => `${r.id} ${r.name}: ${r.status === 'warn' ? r.reason : ''}`);
     console.info(`graphql-http audit: ${results.length} audits, ${results.filter((r) => r.status === 'ok').length} ok, ${warnings.length} warnings\n${warnings.join('\n')}`);
     expect(results.filter((r) => r.status === 'ok').length).toBeGreaterThan(20);

@@ -110,11 +110,11 @@ export function startServer(dataDir: string, env: Record<string, string> = {}): 
       }
     }
   };
-  child.stdout!.on('data', (d: Buffer) => {
+  child.stdout.on('data', (d: Buffer) => {
     stdout += d.toString();
     check();
   });
-  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const waitForLog = (predicate: (l: Record<string, unknown>) => boolean) =>
     new Promise<Record<string, unknown>>((resolve, reject) => {

@@ -38,8 +38,8 @@ export async function startServer(dataDir: string, env: Record<string, string> =
     detached: true,
   });
   let out = '';
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
   const baseUrl = await new Promise<string>((resolve, reject) => {
@@ -52,8 +52,8 @@ export async function startServer(dataDir: string, env: Record<string, string> =
         resolve(m[1]!);
       }
     };
-    child.stdout!.on('data', check);
-    child.stderr!.on('data', check);
+    child.stdout.on('data', check);
+    child.stderr.on('data', check);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${out}`));
@@ -102,8 +102,8 @@ export function startExpectingFailure(env: Record<string, string>, timeoutMs = 1
     const database = env.DATA_DIR ? databaseEnv(env.DATA_DIR) : {};
     const child = spawn('npm', ['start', '--silent'], { cwd: PROJECT_ROOT, env: { ...process.env, ...database, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
     const timer = setTimeout(() => {
       if (child.pid) process.kill(-child.pid, 'SIGKILL');
       reject(new Error(`expected start-up to fail, still running after ${timeoutMs} ms:\n${out}`));

@@ -20,9 +20,10 @@ export function openSqlConnection(target: SqlTarget): SqlConnection {
     // The app's own connection may hold the write lock for a moment.
     db.pragma('busy_timeout = 2000');
     return {
-      exec: async (statement) => void db.exec(statement),
-      all: async <T>(statement: string) => db.prepare(statement).all() as T[],
-      close: async () => void db.close(),
+      // better-sqlite3 is synchronous; promises keep one interface for both engines (a throw becomes a rejection).
+      exec: (statement) => new Promise<void>((resolve) => resolve(void db.exec(statement))),
+      all: <T>(statement: string) => new Promise<T[]>((resolve) => resolve(db.prepare(statement).all() as T[])),
+      close: () => new Promise<void>((resolve) => resolve(void db.close())),
     };
   }
   const pool = new pg.Pool({ connectionString: target.url, max: 1 });

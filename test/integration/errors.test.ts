@@ -103,7 +103,7 @@ describe('authentication (401) in the contract check order', () => {
       await fresh.execute(`update api_keys set revoked_at = '2026-01-01T00:00:00Z' where id = '${fresh.approved.apiKey}'`);
       await problem(await fresh.signedFetch('/v1/payments/channel'), 401, 'INVALID_API_KEY');
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 
@@ -215,7 +215,7 @@ describe('channel rules', () => {
       const list = (await (await fresh.signedFetch('/v1/payments/channel')).json()) as { data: { code: string }[] };
       expect(list.data.map((c) => c.code)).not.toContain('ovo');
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 
@@ -318,7 +318,7 @@ describe('failures of the service itself', () => {
       const gqlEntry = logLines.map((l) => JSON.parse(l) as { requestId: string; err?: { message: string } }).find((l) => l.requestId === e.extensions.requestId);
       expect(gqlEntry?.err?.message).toContain('secret detail');
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 
@@ -332,7 +332,7 @@ describe('failures of the service itself', () => {
       expect((await fresh.fetch('/ready')).status).toBe(503);
       expect((await fresh.fetch('/health')).status).toBe(200);
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 });

@@ -391,7 +391,7 @@ function hookProbe(): { plugin: Plugin; calls: Map<string, string[]> } {
     onRequestParse: ({ serverContext, request }) => note(idOf(serverContext, request), 'onRequestParse'),
     onParams: ({ context, request }) => note(idOf(context, request), 'onParams'),
     onExecute: ({ args }) => note((args.contextValue as unknown as GraphQLContext).requestId, 'onExecute'),
-    onResultProcess: ({ serverContext, request }) => note(idOf(serverContext as object, request), 'onResultProcess'),
+    onResultProcess: ({ serverContext, request }) => note(idOf(serverContext, request), 'onResultProcess'),
     onResponse: ({ serverContext, request }) => note(idOf(serverContext, request), 'onResponse'),
   };
   return { plugin, calls };

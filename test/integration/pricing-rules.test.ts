@@ -74,7 +74,7 @@ async function gqlQuote(as: DemoMerchantCredentials, method: string, amount: num
 }
 
 /** Poll (bounded) until `probe` returns true; real time, no assertion on how long it took below `withinMs`. */
-async function eventually(probe: () => Promise<boolean>, withinMs: number): Promise<void> {
+async function eventually(probe: () => boolean | Promise<boolean>, withinMs: number): Promise<void> {
   const deadline = Date.now() + withinMs;
   while (!(await probe())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${withinMs} ms`);
@@ -212,11 +212,11 @@ describe('schedules', () => {
         replica.check(); // what a request does first (SQLite catches up here)
         return replica.catalog.findForMerchant(t.approved.merchantId, 'bri_va')!.pricing;
       };
-      await eventually(async () => price().scheduled.some((r) => r.id === rule.id), 2000);
+      await eventually(() => price().scheduled.some((r) => r.id === rule.id), 2000);
       expect(price().rule.id).toBe('flat:bri_va');
       const before = told;
       await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
-      await eventually(async () => price().rule.id === rule.id, 1000);
+      await eventually(() => price().rule.id === rule.id, 1000);
       expect(told).toBeGreaterThan(before);
       off();
     } finally {

@@ -40,9 +40,9 @@ interface Replicas {
   logs: string[][];
 }
 let current: Replicas | undefined;
-afterEach(() => {
+afterEach(async () => {
   // Replicas first: the first app owns the shared database.
-  for (const app of [...(current?.apps ?? [])].reverse()) app.close();
+  for (const app of [...(current?.apps ?? [])].reverse()) await app.close();
   current = undefined;
 });
 

@@ -90,7 +90,7 @@ describe('the SIGNATURE_MISMATCH hint leads to the differing line', () => {
     const dir = makeTempDir('pgw-hint-');
     const bodyFile = path.join(dir, 'body.json');
     fs.writeFileSync(bodyFile, BODY);
-    const args = command!.replace('npm run --silent sign -- ', '').split(' ').map((a) => (a === 'YOUR_BODY_FILE' ? bodyFile : a === 'YOUR_SECRET' ? secret : a));
+    const args = command.replace('npm run --silent sign -- ', '').split(' ').map((a) => (a === 'YOUR_BODY_FILE' ? bodyFile : a === 'YOUR_SECRET' ? secret : a));
     const out = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(PROJECT_ROOT, 'src/cli/sign.ts'), ...args], { encoding: 'utf8' });
     fs.rmSync(dir, { recursive: true, force: true });
     return {

@@ -21,10 +21,10 @@ beforeAll(async () => {
   // Limits low enough that ordinary, valid operations cross them.
   tight = await createTestApp({ app: { abuseLimits: { maxTokens: 40, maxDepth: 2, maxAliases: 2, maxCost: 8, executionTimeoutMs: 5000 } } });
 });
-afterAll(() => {
-  t.close();
-  tight.close();
-  slow.close();
+afterAll(async () => {
+  await t.close();
+  await tight.close();
+  await slow.close();
 });
 
 async function rejected(res: Response, pattern: RegExp): Promise<GqlBody> {

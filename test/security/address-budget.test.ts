@@ -11,8 +11,8 @@ import { DEFAULT_RATE_LIMIT } from '../../src/app/app.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp | undefined;
-afterEach(() => {
-  t?.close();
+afterEach(async () => {
+  await t?.close();
   t = undefined;
 });
 

@@ -39,9 +39,9 @@ beforeEach(async () => {
   newKey = { ...t.approved, ...key };
   expect((await gql(t, '{ paymentChannels { code } }', undefined, newKey)).status).toBe(200);
 });
-afterEach(() => {
+afterEach(async () => {
   if (fs.existsSync(dbFile)) fs.chmodSync(dbFile, 0o644);
-  t.close();
+  await t.close();
 });
 
 async function expectUnavailable(): Promise<void> {

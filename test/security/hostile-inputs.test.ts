@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await raw.close();
-  t.close();
+  await t.close();
 });
 
 /** The invariants every response must satisfy; `as` is the caller (approved unless given). */
@@ -188,7 +188,7 @@ describe('headers: control characters, unicode, duplicates, oversize', () => {
       ['X-SERVICE-API-Key', 'INVALID_API_KEY'],
     ];
     for (const [name, code] of cases) {
-      const pairs = Object.entries(h) as [string, string][];
+      const pairs = Object.entries(h);
       pairs.push([name, h[name as keyof typeof h]]);
       const res = await raw.send('GET', target, pairs);
       assertSafe(res, `duplicate ${name}`);

@@ -15,8 +15,8 @@ let t: TestApp | undefined;
 beforeEach(() => {
   vi.useFakeTimers({ toFake: ['Date'] });
 });
-afterEach(() => {
-  t?.close();
+afterEach(async () => {
+  await t?.close();
   t = undefined;
   vi.useRealTimers();
 });

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await raw.close();
-  t.close();
+  await t.close();
 });
 
 /** Characters a client may put in a query string (RFC 3986 query, percent-escapes included). */
@@ -43,11 +43,11 @@ interface Req {
 const request = fc
   .record({
     route: fc.constantFrom('/graphql', '/v1/payments/channel', '/v1/payments/calculate'),
-    method: fc.constantFrom('GET', 'POST') as fc.Arbitrary<'GET' | 'POST'>,
+    method: fc.constantFrom<'GET' | 'POST'>('GET', 'POST'),
     query: fc.option(queryString, { nil: undefined }),
     skew: fc.integer({ min: -299, max: 299 }),
     body: fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.json({ maxDepth: 3 })),
-    merchant: fc.constantFrom('approved', 'pending') as fc.Arbitrary<'approved' | 'pending'>,
+    merchant: fc.constantFrom<'approved' | 'pending'>('approved', 'pending'),
   })
   .map(({ route, method, query, skew, body, merchant }): Req => {
     const who = merchant === 'approved' ? t.approved : t.pending;

@@ -105,9 +105,9 @@ describe('bandFor: the first band whose upTo ≥ amount, else the last', () => {
     [usd, '10.5', 0],
     [usd, '10.51', 1], // a cent above the bound, not a whole unit
   ])('%#: amount %s → band %i', (r, amount, index) => {
-    const chosen = bandFor(r as FeeRule, new Big(amount as string));
+    const chosen = bandFor(r, new Big(amount));
     expect(chosen.index).toBe(index);
-    expect(chosen.band).toBe((r as FeeRule).bands[index as number]);
+    expect(chosen.band).toBe((r).bands[index]);
   });
 
   it('a one-band rule prices every amount with that band', () => {

@@ -3,7 +3,7 @@
  * paths, REST routing and the OpenAPI paths derive from it; and the calculate body, declared once as the
  * zod schema the REST adapter validates with, cannot drift from the GraphQL input it becomes.
  */
-import { GraphQLInputObjectType, GraphQLNonNull, getNamedType, type GraphQLInputType } from 'graphql';
+import { GraphQLInputObjectType, GraphQLNonNull, getNamedType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildSchema } from '../../src/graphql/schema.js';
@@ -54,7 +54,7 @@ describe('the calculate body, declared once', () => {
   it('has the fields, types and required-ness of GraphQL CalculateFeeInput (merchantId: required in REST only, contract §5)', () => {
     const input = buildSchema().getType('CalculateFeeInput') as GraphQLInputObjectType;
     const sdl = Object.fromEntries(
-      Object.values(input.getFields()).map((f) => [f.name, { type: JSON_OF_GRAPHQL[getNamedType(f.type as GraphQLInputType).name], required: f.type instanceof GraphQLNonNull }]),
+      Object.values(input.getFields()).map((f) => [f.name, { type: JSON_OF_GRAPHQL[getNamedType(f.type).name], required: f.type instanceof GraphQLNonNull }]),
     );
     const rest = Object.fromEntries(Object.entries(calculateRequestBody.shape).map(([name, field]) => [name, zodKind(field)]));
     expect(Object.keys(rest).sort()).toEqual(Object.keys(sdl).sort());

@@ -30,7 +30,7 @@
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
  * - `lastSeq` is the highest change-log sequence number already applied.
  */
-import type { ChangeEntity, KycStatus } from '../../shared/vocabulary.js';
+import type { KycStatus } from '../../shared/vocabulary.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow } from '../../storage/model/catalogue-rows.js';
 import type { MerchantChannel } from './records.js';

@@ -97,9 +97,9 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
     return { done: true, value: undefined };
   }
 
-  async return(): Promise<IteratorResult<ChangeEvent>> {
+  return(): Promise<IteratorResult<ChangeEvent>> {
     this.#finish();
-    return { done: true, value: undefined };
+    return Promise.resolve({ done: true, value: undefined });
   }
 
   [Symbol.asyncIterator](): this {

@@ -316,7 +316,7 @@ export function addressKey(address: string | undefined): string {
   const [head = '', tail = ''] = address.split('%')[0]!.toLowerCase().split('::');
   const headParts = head ? head.split(':') : [];
   const tailParts = address.includes('::') ? (tail ? tail.split(':') : []) : [];
-  const groups = address.includes('::') ? [...headParts, ...Array(Math.max(0, 8 - headParts.length - tailParts.length)).fill('0'), ...tailParts] : headParts;
+  const groups = address.includes('::') ? [...headParts, ...Array<string>(Math.max(0, 8 - headParts.length - tailParts.length)).fill('0'), ...tailParts] : headParts;
   return `${groups
     .slice(0, 4)
     .map((g) => g.replace(/^0+(?=.)/, ''))

@@ -62,7 +62,8 @@ function useExecutionTimeout(ms: number): Plugin {
   return {
     onExecute({ executeFn, setExecuteFn }) {
       setExecuteFn((execArgs) => {
-        const result = executeFn(execArgs);
+        // envelop declares execute as returning `any`; it is graphql-js's result, or a promise of one.
+        const result = executeFn(execArgs) as ExecutionResult | Promise<ExecutionResult>;
         // A synchronous result is already complete: nothing to time out. This is the common case (graphql-jit
         // over synchronous resolvers), and arming nothing keeps the hot path free of per-request timers,
         // AbortControllers and `request.signal` (an AbortController per request on the Node transport, src/pipeline/transport/node-request.ts).
@@ -73,7 +74,7 @@ function useExecutionTimeout(ms: number): Plugin {
         });
         // The answer is sent at the deadline; the executor (graphql-jit honours no abort signal) finishes in the
         // background and its late result is dropped. Operations are read-only, so nothing is left half-done.
-        return Promise.race([result, timedOut]).finally(() => clearTimeout(timer)) as ReturnType<typeof executeFn>;
+        return Promise.race([result, timedOut]).finally(() => clearTimeout(timer));
       });
     },
   };
@@ -113,11 +114,11 @@ export function useAbuseLimits(limits: AbuseLimitOptions = DEFAULT_ABUSE_LIMITS)
   // armor prefixes every rejection with "Syntax Error: "; the documents are syntactically fine.
   const onReject = [(_ctx: unknown, error: GraphQLError) => void (error.message = error.message.replace(/^Syntax Error: /, ''))];
   const plugins: Plugin[] = [
-    maxTokensPlugin({ n: limits.maxTokens, onReject }) as Plugin,
-    maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: true, onReject }) as Plugin,
-    maxAliasesPlugin({ n: limits.maxAliases, onReject }) as Plugin,
-    costLimitPlugin({ maxCost: limits.maxCost, ignoreIntrospection: true, onReject }) as Plugin,
-    blockFieldSuggestionsPlugin({ mask: '' }) as Plugin,
+    maxTokensPlugin({ n: limits.maxTokens, onReject }),
+    maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: true, onReject }),
+    maxAliasesPlugin({ n: limits.maxAliases, onReject }),
+    costLimitPlugin({ maxCost: limits.maxCost, ignoreIntrospection: true, onReject }),
+    blockFieldSuggestionsPlugin({ mask: '' }),
     useHiddenSuggestions(),
     useExecutionTimeout(limits.executionTimeoutMs),
   ];

@@ -181,7 +181,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       return response.arrayBuffer().then((body) => {
         const bytes = Buffer.from(body);
         pending.cache.put(pending.key, { bytes, headers }, pending.token); // ignored if the data changed meanwhile
-        const replacement = new fetchAPI.Response(bytes as unknown as BodyInit, { status: 200, headers: responseHeaders(headers) }) as ResponseWithBytes;
+        const replacement = new fetchAPI.Response(bytes, { status: 200, headers: responseHeaders(headers) }) as ResponseWithBytes;
         replacement[RESPONSE_BYTES] = bytes;
         setResponse(replacement);
       });

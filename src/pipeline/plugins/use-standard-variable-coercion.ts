@@ -19,19 +19,21 @@
  * input fields, a scalar's parseValue throwing), so nothing graphql-js would
  * refuse is executed; test/integration/errors.test.ts pins the messages.
  */
-import { getOperationAST, getVariableValues, type ExecutionResult } from 'graphql';
+import { getOperationAST, getVariableValues, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 export function useStandardVariableCoercion(): Plugin {
   return {
-    onExecute({ args }) {
+    onExecute({ args: untyped }) {
+      // envelop types the arguments loosely; graphql-js's own ExecutionArgs is what they are.
+      const args = untyped as ExecutionArgs;
       return {
         onExecuteDone({ result, setResult }) {
           // A success pays nothing here: the operation is looked up only for a result without data.
           if (isAsyncIterable(result) || !result.errors?.length || result.data != null) return;
           const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions;
           if (!definitions?.length) return;
-          const coerced = getVariableValues(args.schema, definitions, (args.variableValues ?? {}) as Record<string, unknown>, { maxErrors: 10 });
+          const coerced = getVariableValues(args.schema, definitions, args.variableValues ?? {}, { maxErrors: 10 });
           if (coerced.errors) setResult({ errors: coerced.errors } as ExecutionResult);
         },
       };

@@ -151,8 +151,8 @@ abstract class BytesRequest {
   async blob(): Promise<Blob> {
     return new Blob([await this.readBytes()]);
   }
-  async formData(): Promise<FormData> {
-    throw new TypeError('formData() is not supported on this service');
+  formData(): Promise<FormData> {
+    return Promise.reject(new TypeError('formData() is not supported on this service'));
   }
 }
 
@@ -190,7 +190,7 @@ export class NodeRequest extends BytesRequest {
   /** The whole body, read once; more than `limit` bytes is PAYLOAD_TOO_LARGE (the first call's limit holds). */
   readBytes(limit = Number.POSITIVE_INFINITY): Promise<Uint8Array<ArrayBuffer>> {
     if (this.#body === undefined) {
-      this.#body = this.method === 'GET' || this.method === 'HEAD' ? Promise.resolve(EMPTY as Uint8Array<ArrayBuffer>) : readNodeBody(this.req, limit);
+      this.#body = this.method === 'GET' || this.method === 'HEAD' ? Promise.resolve(EMPTY) : readNodeBody(this.req, limit);
     }
     return this.#body;
   }
@@ -231,7 +231,7 @@ export class BufferedRequest extends BytesRequest {
     private readonly parsed?: unknown,
   ) {
     super();
-    this.#body = body !== null ? Promise.resolve(body) : Promise.resolve(new TextEncoder().encode(JSON.stringify(parsed)) as Uint8Array<ArrayBuffer>);
+    this.#body = body !== null ? Promise.resolve(body) : Promise.resolve(new TextEncoder().encode(JSON.stringify(parsed)));
   }
   get parsedUrl(): URL {
     return sharedUrl(this.url);
@@ -249,8 +249,8 @@ export class BufferedRequest extends BytesRequest {
       return b;
     });
   }
-  override async json(): Promise<unknown> {
-    return this.parsed !== undefined ? shallowCopy(this.parsed) : super.json();
+  override json(): Promise<unknown> {
+    return this.parsed !== undefined ? Promise.resolve(shallowCopy(this.parsed)) : super.json();
   }
   readonly bodyUsed = false;
   get body(): ReadableStream<Uint8Array> | null {

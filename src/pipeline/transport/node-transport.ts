@@ -119,8 +119,8 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     const send = (response: Response) => {
       if (writeWhole(req, res, response)) return;
       if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
-      const sent = sendNodeResponse(response, res as never, req as never, true);
-      if (sent && typeof (sent as Promise<void>).then === 'function') (sent as Promise<void>).catch((err: unknown) => fail(res, err));
+      const sent = sendNodeResponse(response, res, req, true);
+      if (sent && typeof (sent).then === 'function') (sent).catch((err: unknown) => fail(res, err));
     };
     if (pending instanceof Promise) pending.then(send, (err: unknown) => fail(res, err));
     else send(pending);

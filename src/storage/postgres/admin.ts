@@ -5,8 +5,8 @@
  * one pooled connection and a throw rolls everything back; the change-log
  * triggers write and NOTIFY in the same transaction.
  */
-import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
-import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql, type ExtractTablesWithRelations } from 'drizzle-orm';
+import type { NodePgDatabase, NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema.js';
 import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
@@ -28,8 +28,7 @@ import type {
 import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
 
 /** The drizzle handle of the pool, or of one transaction on it. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type PgDb = NodePgDatabase<typeof schema> | PgTransaction<any, typeof schema, any>;
+export type PgDb = NodePgDatabase<typeof schema> | PgTransaction<NodePgQueryResultHKT, typeof schema, ExtractTablesWithRelations<typeof schema>>;
 
 const nowSql = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
 const keyColumns = { id: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt };

@@ -197,7 +197,16 @@ export const auditLog = sqliteTable(
   (t) => [index('audit_log_entity_idx').on(t.entity, t.at), index('audit_log_at_idx').on(t.at)],
 );
 
-const TABLES = { currencies, merchants, apiKeys, channels, merchantChannels, changeLog, feeRules, auditLog };
+interface Tables {
+  currencies: typeof currencies;
+  merchants: typeof merchants;
+  apiKeys: typeof apiKeys;
+  channels: typeof channels;
+  merchantChannels: typeof merchantChannels;
+  changeLog: typeof changeLog;
+  feeRules: typeof feeRules;
+  auditLog: typeof auditLog;
+}
 interface ModelRows {
   currencies: CurrencyRow;
   merchants: MerchantRow;
@@ -213,5 +222,5 @@ interface ModelRows {
 export const ROW_TYPES_CONFORM: {
   [K in keyof RowTypesConform]: K extends 'channelInsert'
     ? Conforms<ChannelInsert extends typeof channels.$inferInsert ? true : false, true>
-    : Conforms<(typeof TABLES)[Exclude<K, 'channelInsert'>]['$inferSelect'], ModelRows[Exclude<K, 'channelInsert'>]>;
+    : Conforms<Tables[Exclude<K, 'channelInsert'>]['$inferSelect'], ModelRows[Exclude<K, 'channelInsert'>]>;
 } = { currencies: true, merchants: true, apiKeys: true, channels: true, channelInsert: true, merchantChannels: true, changeLog: true, feeRules: true, auditLog: true };

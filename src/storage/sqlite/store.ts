@@ -91,9 +91,10 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     return Promise.resolve();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.catalog.close();
     this.sqlite.close();
+    return Promise.resolve();
   }
 
   #catchUp(): void {

@@ -193,7 +193,7 @@ function withRangeCheck<T extends z.ZodType<RangeFields>>(schema: T): T {
         }
       },
       { when: (payload) => !failed(payload, 'minAmount') && !failed(payload, 'maxAmount') },
-    ) as unknown as T;
+    );
 }
 
 /** Problems of a channel's effective settings in a currency with `minorUnits` decimals (empty = valid). */
