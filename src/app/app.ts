@@ -33,6 +33,7 @@ import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '.
 import { ChangeFeed } from '../modules/live/change-feed.js';
 import { useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from '../pipeline/plugins/use-standard-variable-coercion.js';
+import { assertPluginOrder } from './pipeline-order.js';
 import type { ChannelRepository } from '../modules/catalogue/records.js';
 import { buildSchema } from '../graphql/schema.js';
 import { ChannelService } from '../modules/channels/service.js';
@@ -100,6 +101,8 @@ export interface App {
   store: Store<Catalog>;
   /** The registry GET /metrics serves. */
   metricsRegistry: Registry;
+  /** The pipeline's plugins in the order they run (logged at start; checked against src/app/pipeline-order.ts). */
+  pluginNames: readonly string[];
   /** First step of a graceful shutdown: from now on /ready answers 503 (the process still serves). */
   beginShutdown(): void;
   /** The Node `request` listener to serve: every request through `yoga`'s one pipeline (src/pipeline/transport/node-transport.ts). */
@@ -188,12 +191,10 @@ export function createApp(options: AppOptions): App {
   const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
+  // The order is constrained where plugins meet: src/app/pipeline-order.ts states each constraint with its reason.
   const named: [string, Plugin][] = [
-    // First of all: its onResponse keeps a fresh success before any other hook (ETag, request id) sees it.
     ['answerCacheStore', answerCache.store],
-    // First: its onResponse turns a 401 past the address budget into 429 before any other hook sees the status.
     ['addressGate', rateLimit.addressGate],
-    // Early so that its onResponse (ETag / 304) runs before the request log and X-Request-Id of useRequestContext.
     ['httpCaching', useHttpCaching()],
     ['requestContext', requestContextPlugin],
     ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf })],
@@ -203,19 +204,24 @@ export function createApp(options: AppOptions): App {
     ['apiDocs', useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() })],
     ['signature', signaturePlugin],
     ['keyLimit', rateLimit.keyLimit],
-    // After auth and the key's rate budget: a kept answer is only given to a verified caller who spent a token.
     ['answerCacheLookup', answerCache.lookup],
-    // After auth and the key's rate budget: a stream open is a verified request that spent a token.
     ['liveStreams', liveStreamsPlugin],
     ['restAdapter', restPlugin],
     // Variable errors worded by graphql-js whatever executes (a refused variable is re-checked by graphql-js).
     ['variableCoercion', useStandardVariableCoercion()],
-    // Compiled execution per (cached) document. Before the abuse limits: their execution timeout wraps
-    // whatever execute function is current when their hook runs, so it must wrap the JIT's.
+    // Compiled execution per (cached) document.
     ['jit', queriesOnly(useGraphQlJit())],
     ['abuseLimits', useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS)],
     ...(options.plugins ?? []).map((p, i): [string, Plugin] => [`extra${i}`, p]),
   ];
+  try {
+    assertPluginOrder(named.map(([name]) => name));
+  } catch (err) {
+    // Nothing may outlive a refused app: stop the change feed and the limiter started above.
+    changes.shutdown();
+    rateLimit.close();
+    throw err;
+  }
   const omit = new Set(options.omitPlugins ?? []);
   for (const name of omit) {
     if (named.some(([n]) => n === name)) continue;
@@ -224,7 +230,8 @@ export function createApp(options: AppOptions): App {
     rateLimit.close();
     throw new Error(`omitPlugins: no plugin named ${name}`);
   }
-  const plugins = named.filter(([name]) => !omit.has(name)).map(([, plugin]) => plugin);
+  const kept = named.filter(([name]) => !omit.has(name));
+  const plugins = kept.map(([, plugin]) => plugin);
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     // Parse and validation caches: Yoga's defaults, LRU of 1,024 documents each (docs/OPERATIONS.md, "Memory bounds").
@@ -260,6 +267,7 @@ export function createApp(options: AppOptions): App {
     services,
     store,
     metricsRegistry,
+    pluginNames: kept.map(([name]) => name),
     beginShutdown: () => {
       shuttingDown = true;
       // Open event streams would hold the process until the shutdown timeout: end them now (clients reconnect).

@@ -12,6 +12,10 @@ type ResponseCtor = typeof Response;
  * them under this key, so onResponse hooks can read them without copying and the Node transport writes
  * them as they are; the same Buffer object is sent for every hit of a kept answer and is never modified
  * (hooks may memoise per Buffer, as useHttpCaching does for ETags).
+ *
+ * A mark on the Response, not a field of the request state: it describes that Response object and must
+ * follow it when a hook replaces the response (setResponse with a 304 or a 429 drops it, which is right),
+ * and the transport, which knows only the Response, reads it.
  */
 export const RESPONSE_BYTES = Symbol('responseBytes');
 

@@ -31,10 +31,9 @@ import type { Plugin } from 'graphql-yoga';
 import { isAsyncIterable } from 'graphql-yoga';
 import { VersionedCache } from '../../shared/versioned-cache.js';
 import type { DataVersion } from '../../shared/versioned-cache.js';
-import { requestStateOf } from '../request-state.js';
+import { requestStateOf, type KeptAnswer } from '../request-state.js';
 import { RESPONSE_BYTES, responseHeaders, type ResponseWithBytes } from '../responses.js';
 import { REST_ROUTE_BY_PATH } from '../../shared/routes.js';
-import { verifiedBodyOf } from './use-signature-auth.js';
 
 /** Options of {@link useAnswerCache}. */
 export interface AnswerCacheOptions {
@@ -57,22 +56,6 @@ export interface AnswerCacheStats {
 /** Larger request bodies are executed every time (their answers are not kept). */
 const MAX_BODY = 4096;
 
-interface Kept {
-  bytes: Buffer;
-  /** Lower-case names; copied per answer (hooks add headers to the response they get). */
-  headers: Record<string, string>;
-}
-
-/** What `lookup` decided for a cacheable miss, for `store`. */
-interface Pending {
-  cache: VersionedCache<string, Kept>;
-  key: string;
-  token: string;
-  /** False once the result is known to carry errors (or is a stream). */
-  ok: boolean;
-}
-const PENDING = Symbol('answerCachePending');
-type PendingCarrier = { [PENDING]?: Pending };
 
 /** 32-bit FNV-1a of a string's UTF-16 code units: the doorkeeper's fingerprint of a key (collisions only admit early). */
 function fingerprint(key: string): number {
@@ -111,9 +94,9 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
   if (!Number.isInteger(options.entries) || options.entries < 0) throw new Error('useAnswerCache: entries must be a non-negative integer');
   const { stats, graphqlEndpoint } = options;
   // At most 1,000 merchants' lists and 64 MiB in total (a 10,000-channel list is ~3 MB).
-  const restLists = new VersionedCache<string, Kept>(options.dataVersion, 1_000, { weigh: (k) => k.bytes.length, max: 64 * 2 ** 20 });
+  const restLists = new VersionedCache<string, KeptAnswer>(options.dataVersion, 1_000, { weigh: (k) => k.bytes.length, max: 64 * 2 ** 20 });
   // At most `entries` answers and 32 MiB (each weighed with its key's maximum size).
-  const results = new VersionedCache<string, Kept>(options.dataVersion, Math.max(1, options.entries), { weigh: (k) => k.bytes.length + MAX_BODY, max: 32 * 2 ** 20 });
+  const results = new VersionedCache<string, KeptAnswer>(options.dataVersion, Math.max(1, options.entries), { weigh: (k) => k.bytes.length + MAX_BODY, max: 32 * 2 ** 20 });
   const doorkeeper = new Doorkeeper(Math.max(1024, 2 * options.entries));
 
   const lookup: Plugin = {
@@ -128,7 +111,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       // The REST routes' own table: a wrong method is the REST adapter's 405 to give, never a kept answer.
       const route = REST_ROUTE_BY_PATH.get(pathname);
       if (route !== undefined && request.method !== route.method) return;
-      let cache: VersionedCache<string, Kept>;
+      let cache: VersionedCache<string, KeptAnswer>;
       let key: string;
       const isList = route?.name === 'listChannels';
       if (isList) {
@@ -137,7 +120,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
         state.rest = { name: 'listChannels' };
       } else {
         if (options.entries === 0 || request.method !== 'POST') return;
-        const body = verifiedBodyOf(serverContext);
+        const body = state.verifiedBody;
         if (!body || body.byteLength > MAX_BODY) return;
         const kind = route?.name ?? (pathname === graphqlEndpoint && url.search === '' ? 'graphql' : null);
         if (kind === null) return;
@@ -147,7 +130,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       const { value, token } = cache.peek(key);
       if (value === undefined) {
         // Channel lists are few (one per merchant and KYC state) and always asked again: kept at once.
-        if (isList || doorkeeper.admit(key)) (serverContext as PendingCarrier)[PENDING] = { cache, key, token, ok: true };
+        if (isList || doorkeeper.admit(key)) state.pendingAnswer = { cache, key, token, ok: true };
         return;
       }
       if (stats) {
@@ -161,7 +144,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       endResponse(response);
     },
     onResultProcess({ result, serverContext }) {
-      const pending = (serverContext as PendingCarrier)[PENDING];
+      const pending = requestStateOf(serverContext)?.pendingAnswer;
       if (!pending) return;
       if (Array.isArray(result) || isAsyncIterable(result) || (result as { errors?: unknown[] }).errors?.length) pending.ok = false;
     },
@@ -171,7 +154,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
     // Synchronous when there is nothing to keep (every hit, every uncached answer): an async hook would make
     // the rest of each request's hooks wait on a promise.
     onResponse({ response, serverContext, setResponse, fetchAPI }) {
-      const pending = (serverContext as PendingCarrier)[PENDING];
+      const pending = requestStateOf(serverContext)?.pendingAnswer;
       if (!pending?.ok || response.status !== 200 || (response as ResponseWithBytes)[RESPONSE_BYTES] !== undefined) return;
       if (response.headers.get('content-type')?.startsWith('text/event-stream')) return;
       const headers: Record<string, string> = {};

@@ -17,18 +17,12 @@
  */
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { requestStateOf, type RequestState } from '../request-state.js';
+import { requestStateFor, requestStateOf, type RequestState } from '../request-state.js';
 import { RESPONSE_BYTES, type ResponseWithBytes } from '../responses.js';
 import { ifNoneMatchMatches } from '../../shared/http-conditional.js';
 
 export const CACHE_CONTROL = 'private, no-cache';
 
-/**
- * The request's If-None-Match, on its server context. Per-request data is never kept in a WeakMap keyed
- * by the request: V8's young-generation GC cannot drop WeakMap entries (see VERIFIED_BODY in use-signature-auth.ts).
- */
-const CONDITIONAL = Symbol('ifNoneMatch');
-type ConditionalCarrier = { [CONDITIONAL]?: string };
 
 /** True when this request's response is a cacheable channel list. */
 function isCacheable(state: RequestState): boolean {
@@ -42,8 +36,8 @@ export function entityTag(merchantId: string, body: string | Uint8Array): string
 }
 
 /** Give a 200 its ETag, or answer 304 when the client's If-None-Match already names it. */
-function tag(response: Response, etag: string, serverContext: object, setResponse: (r: Response) => void, fetchAPI: { Headers: typeof Headers; Response: typeof Response }): void {
-  if (ifNoneMatchMatches((serverContext as ConditionalCarrier)[CONDITIONAL] ?? null, etag)) {
+function tag(response: Response, etag: string, state: RequestState, setResponse: (r: Response) => void, fetchAPI: { Headers: typeof Headers; Response: typeof Response }): void {
+  if (ifNoneMatchMatches(state.ifNoneMatch ?? null, etag)) {
     const headers = new fetchAPI.Headers(response.headers);
     headers.delete('content-type');
     headers.delete('content-length');
@@ -57,15 +51,15 @@ function tag(response: Response, etag: string, serverContext: object, setRespons
 }
 
 export function useHttpCaching(): Plugin {
-  // The REST adapter replaces the request (setRequest); the client's header from the original is kept on
-  // the server context (a property, not a WeakMap: see CONDITIONAL).
+  // The REST adapter replaces the request (setRequest); the client's header from the original is kept in the
+  // request state. This hook runs ahead of the request context plugin, so it may be the one to create it.
   // ETags of the answer cache's kept bodies: the same (never modified) Buffer is sent for every hit, so its
   // tag is computed once per body and merchant instead of hashing the list on every request.
   const tagOfBytes = new WeakMap<Buffer, { merchantId: string; etag: string }>();
   return {
     onRequest({ request, serverContext }) {
       const header = request.headers.get('if-none-match');
-      if (header) (serverContext as ConditionalCarrier)[CONDITIONAL] = header;
+      if (header) requestStateFor(serverContext).ifNoneMatch = header;
     },
     // Synchronous for the answer cache's kept bytes (every cached answer): only a body that must be read to
     // be hashed makes the hook, and so the rest of the pipeline, wait on a promise.
@@ -82,7 +76,7 @@ export function useHttpCaching(): Plugin {
           memo = { merchantId, etag: entityTag(merchantId, bytes) };
           tagOfBytes.set(bytes, memo);
         }
-        tag(response, memo.etag, serverContext, setResponse, fetchAPI);
+        tag(response, memo.etag, state, setResponse, fetchAPI);
         return;
       }
       return response
@@ -91,7 +85,7 @@ export function useHttpCaching(): Plugin {
         .then((body) => {
           // A GraphQL response with errors is not a representation worth caching.
           if (state.surface === 'graphql' && /"errors"\s*:/.test(body)) return;
-          tag(response, entityTag(merchantId, body), serverContext, setResponse, fetchAPI);
+          tag(response, entityTag(merchantId, body), state, setResponse, fetchAPI);
         });
     },
   };

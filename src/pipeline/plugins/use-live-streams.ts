@@ -31,7 +31,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
-import { requestStateOf } from '../request-state.js';
+import { requestStateOf, type LiveStreamSlot } from '../request-state.js';
 import { errorResponseFor } from '../responses.js';
 import { eventStreamResponse } from './event-stream.js';
 
@@ -60,17 +60,6 @@ export function acceptsEventStream(request: { headers: { get(name: string): stri
   return EVENT_STREAM.test(request.headers.get('accept') ?? '');
 }
 
-/** One request's claim on its key's stream budget. */
-interface Slot {
-  keyId: string;
-  /** The event stream took over releasing it. */
-  streaming: boolean;
-  released: boolean;
-}
-
-/** The request's slot, on its server context (a property, not a WeakMap: see VERIFIED_BODY in use-signature-auth.ts). */
-const SLOT = Symbol('liveStreamSlot');
-type SlotCarrier = { [SLOT]?: Slot };
 
 /** The result with every coded error carrying its contract HTTP status (the highest one is sent). */
 function withContractStatus(result: ExecutionResult): ExecutionResult {
@@ -94,7 +83,7 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
   const open = new Map<string, number>();
   const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
 
-  const release = (slot: Slot): void => {
+  const release = (slot: LiveStreamSlot): void => {
     if (slot.released) return;
     slot.released = true;
     const left = (open.get(slot.keyId) ?? 1) - 1;
@@ -121,11 +110,11 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
       }
       open.set(keyId, held + 1);
       gauge.inc();
-      (serverContext as SlotCarrier)[SLOT] = { keyId, streaming: false, released: false };
+      state.liveStreamSlot = { keyId, streaming: false, released: false };
     },
     onResultProcess({ request, result, serverContext, setResult, setResultProcessor }) {
-      const slot = (serverContext as SlotCarrier)[SLOT];
       const state = requestStateOf(serverContext);
+      const slot = state?.liveStreamSlot;
       if (!slot || !state) return;
       if (!isAsyncIterable(result)) {
         // No stream started (a refused filter, an invalid document): one ordinary JSON answer with the
@@ -156,7 +145,7 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
       );
     },
     onResponse({ serverContext }) {
-      const slot = (serverContext as SlotCarrier)[SLOT];
+      const slot = requestStateOf(serverContext)?.liveStreamSlot;
       if (slot && !slot.streaming) release(slot);
     },
   };

@@ -16,7 +16,6 @@ import { requestStateOf, type RequestState, type RestRoute } from '../request-st
 import { problemResponse, responseHeaders } from '../responses.js';
 import { REST_OPERATIONS, toRestChannel, type GqlChannel } from '../rest-routes.js';
 import { calculateRequestBody, REST_ROUTE_BY_PATH } from '../../shared/routes.js';
-import { verifiedBodyOf } from './use-signature-auth.js';
 
 
 /** Parse and type-check the calculate body into GraphQL variables. */
@@ -98,7 +97,7 @@ export function useRestAdapter(options: RestAdapterOptions): Plugin {
         if (request.method.toUpperCase() !== route.method) {
           throw new AppError('METHOD_NOT_ALLOWED', `${url.pathname} accepts ${route.method} only.`, { allow: route.method }, { Allow: route.method });
         }
-        const variables = route.method === 'POST' ? calculateVariables(request, verifiedBodyOf(serverContext)) : undefined;
+        const variables = route.method === 'POST' ? calculateVariables(request, state.verifiedBody) : undefined;
         state.rest = { name: route.name, variables };
         // The route's prebuilt operation, handed to Yoga as a JSON POST to the GraphQL endpoint; the params are
         // passed already parsed (BufferedRequest.json), so nothing is serialised and parsed again.
