@@ -29,7 +29,7 @@ const envSchema = z.object({
   SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
   /** After the listener closed: how long in-flight requests may take before connections are cut. */
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(9000).default(8000),
-  /** Per API key token bucket: sustained requests/s and burst (issue 4; README "Abuse limits"). */
+  /** Per API key rate budget: sustained requests/s and burst (README "Limits, rate limiting and failure behaviour"). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
   /** Failed authentications per minute per client address before 429. */

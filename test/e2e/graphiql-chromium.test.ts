@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRealServer, type RealServer } from '../helpers/real-server.js';
 
 const ARTIFACT = path.resolve(import.meta.dirname, '../../artifacts/graphiql.png');
+const README = path.resolve(import.meta.dirname, '../../README.md');
 
 describe('Chromium is available where it must be', () => {
   it('in CI, /usr/bin/chromium exists (.ci/run installs it)', () => {
@@ -133,6 +134,26 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     await page.locator('.graphiql-execute-button').click();
     await expect.poll(async () => (await response.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toContain('"code": "qris"');
 
+    // The README's query ("Exploring in GraphiQL"), typed in and run: its answer is what the screenshot shows.
+    const readmeQuery = /### Exploring in GraphiQL[\s\S]*?```graphql\n([\s\S]*?)```/.exec(fs.readFileSync(README, 'utf8'))![1]!.trim();
+    await page.locator('.graphiql-query-editor .view-lines').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Delete');
+    // One line: the editor's auto-indentation would otherwise re-indent the pasted lines.
+    await page.keyboard.insertText(readmeQuery.replace(/\s*\n\s*/g, ' '));
+    // GraphiQL's own Prettify lays it out again as the README shows it.
+    await page.getByRole('button', { name: /prettify/i }).click();
+    // Cursor (and view) back to the start of the document, so the picture shows the query from its first line.
+    await page.locator('.graphiql-query-editor .view-lines').click();
+    await page.keyboard.press('ControlOrMeta+Home');
+    await page.locator('.graphiql-execute-button').click();
+    await expect.poll(async () => (await response.innerText()).replace(/\s+/g, ' '), { timeout: 30_000 }).toContain('"totalAmount"');
+    text = (await response.innerText()).replace(/\s+/g, ' ');
+    expect(text).toContain('"feeBearer"');
+    expect(text).toContain('"reasons"');
+    fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
+    await page.screenshot({ path: ARTIFACT });
+
     // Nothing so far has logged an error in the console.
     expect(consoleErrors).toEqual([]);
 
@@ -148,8 +169,6 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     expect(consoleErrors.map((e) => e.replace(/\d{3} \(.*\)/, 'STATUS'))).toEqual(['Failed to load resource: the server responded with a status of STATUS']);
     expect(consoleErrors[0]).toContain('400');
     expect(foreign).toEqual([]);
-    fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
-    await page.screenshot({ path: ARTIFACT });
     await context.close();
   }, 120_000);
 

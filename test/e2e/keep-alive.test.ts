@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import net, { type Socket } from 'node:net';
+import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
 import { startServer, type RunningServer } from '../helpers/server.js';
@@ -12,6 +13,7 @@ import { startServer, type RunningServer } from '../helpers/server.js';
 let server: RunningServer | undefined;
 afterEach(async () => {
   await server?.stop();
+  if (server) fs.rmSync(server.dataDir, { recursive: true, force: true });
   server = undefined;
 });
 

@@ -63,8 +63,13 @@ export const UNREACHABLE_RATE_LIMIT = { keyRatePerSecond: 1e9, keyBurst: 1e9, au
 export type Transport = 'in-process' | 'node';
 const DEFAULT_TRANSPORT: Transport = process.env.TEST_TRANSPORT === 'node' ? 'node' : 'in-process';
 
+/**
+ * A new temporary directory for a test, inside this run's own directory (PGW_TEST_TMP, made by
+ * test/helpers/global-setup.ts), whose teardown fails the run when a test left anything behind there.
+ * The test that makes one removes it.
+ */
 export function makeTempDir(prefix = 'pgw-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return fs.mkdtempSync(path.join(process.env.PGW_TEST_TMP ?? os.tmpdir(), prefix));
 }
 
 export interface TestAppOptions {

@@ -8,11 +8,20 @@
  * is. Without the package: skipped with the reason printed, but with
  * CI=true or TEST_DB=postgres it fails instead (CI must run these tests).
  */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { missingLocalServices, startPostgres, type LocalService } from '../../scripts/lib/local-services.js';
 
 let server: LocalService | undefined;
+/** This run's temporary directories live here (test/helpers/app.ts makeTempDir); it must be empty at the end. */
+let runDir: string | undefined;
 
 export async function setup(): Promise<void> {
+  if (!process.env.PGW_TEST_TMP) {
+    runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-run-'));
+    process.env.PGW_TEST_TMP = runDir;
+  }
   if (process.env.TEST_DATABASE_URL) return;
   const missing = missingLocalServices(['postgres']);
   if (missing.length > 0) {
@@ -27,4 +36,12 @@ export async function setup(): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await server?.stop();
+  if (!runDir) return;
+  const left = fs.readdirSync(runDir);
+  fs.rmSync(runDir, { recursive: true, force: true });
+  if (left.length > 0) {
+    // A failure here is printed but does not change vitest's exit status on its own.
+    process.exitCode = 1;
+    throw new Error(`tests left temporary directories behind (each test removes what it creates): ${left.join(', ')}`);
+  }
 }

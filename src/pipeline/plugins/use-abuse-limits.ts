@@ -1,5 +1,5 @@
 /**
- * GraphQL abuse limits (issue 4): bounded documents and bounded execution.
+ * GraphQL abuse limits: bounded documents and bounded execution.
  *
  * - token, depth, alias and cost limits from graphql-armor: a document over a
  *   limit is rejected before execution (parse / validation error, which the

@@ -97,8 +97,8 @@ interface PreparedKey {
 }
 
 /**
- * THE signature check (contract §3, order of §4), shared by the Yoga plugin
- * below and the Node fast path (src/http/fast-path.ts): one implementation.
+ * THE signature check (contract §3, order of §4): one implementation, used by
+ * the Yoga plugin below for every request.
  */
 export function createSignatureVerifier(options: SignatureAuthOptions): SignatureVerifier {
   if (!Number.isInteger(options.maxSkewSeconds) || options.maxSkewSeconds <= 0) throw new Error('useSignatureAuth: maxSkewSeconds must be a positive integer');

@@ -2,8 +2,7 @@
  * Opening the database: one better-sqlite3 connection per process, WAL
  * journal, foreign keys on, migrations from `drizzle/` applied at start.
  *
- * The handle is also the database's health monitor (issue 4 fault
- * injection). SQLite alone does not notice most operational faults: a
+ * The handle is also the database's health monitor. SQLite alone does not notice most operational faults: a
  * deleted file keeps working on the unlinked inode (writes would vanish), a
  * file made read-only stays writable through the open descriptor, and a
  * file overwritten in place may keep being served from the page cache. So
