@@ -1,12 +1,12 @@
 /**
  * `npm run bench:pipeline`: the CPU cost of the one request pipeline itself, in process, without sockets and
- * without a profiler (issue 12 item 3). Each scenario drives `app.handler` (the Node listener `npm start`
+ * without a profiler. Each scenario drives `app.handler` (the Node listener `npm start`
  * serves) with in-memory request/response objects shaped like Node's, one request at a time, and reports
  * µs per request of wall time (= CPU time here: nothing waits). The sampling profiler (bench:profile)
  * inflates short native calls several times over; these figures are what a request really costs the
  * process above the HTTP parser and the socket write, which raw node:http pays too.
  *
- * `--without <plugin,…>` removes plugins by name from the pipeline (AppOptions.omitPlugins) for an ablation:
+ * `--without <plugin,…>` assembles the app around its pipeline without the named plugins, for an ablation:
  * the difference is what that plugin costs per request. Never a configuration for serving.
  */
 import { EventEmitter } from 'node:events';
@@ -14,7 +14,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { createApp } from '../src/app/app.js';
+import { assembleApp, createAppParts } from '../src/app/app.js';
+import { withoutPlugins } from './servers/ablation.js';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { bootData } from '../src/app/boot.js';
 import { TurnBatchedDestination } from '../src/shared/logger.js';
@@ -33,7 +34,7 @@ const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true 
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
 // As in production (src/shared/logger.ts): JSON lines written once per event-loop turn, here to /dev/null.
 const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, new TurnBatchedDestination(fs.openSync('/dev/null', 'w')));
-const app = createApp({
+const parts = createAppParts({
   store: data.store,
   secretBox: data.secretBox,
   logger,
@@ -41,8 +42,8 @@ const app = createApp({
   bodyLimitBytes: 100 * 1024,
   metrics: { token: null, collectDefault: true },
   rateLimit: { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 },
-  omitPlugins: without,
 });
+const app = assembleApp(parts, withoutPlugins(parts.pipeline, without));
 
 /** A Node IncomingMessage as far as the pipeline reads it. */
 class FakeReq extends EventEmitter {

@@ -11,6 +11,7 @@ import { bootData } from '../../src/app/boot.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { ChannelService } from '../../src/modules/channels/service.js';
 import { FeeService } from '../../src/modules/pricing/service.js';
+import { ChangeFeed } from '../../src/modules/live/change-feed.js';
 import type { GraphQLContext, Services } from '../../src/graphql/context.js';
 import type { Principal } from '../../src/modules/auth/principal.js';
 
@@ -32,7 +33,8 @@ export async function baselineSetup(): Promise<BaselineSetup> {
   const approved = creds.merchants.find((m) => m.kyc === 'approved')!;
   // The same in-memory catalogue the project serves from: every peer reads data held in memory.
   const channels = new ChannelService(data.store.catalog);
-  const services: Services = { channels, fees: new FeeService(channels) };
+  // A change feed like the app's: it costs nothing until a subscription opens (the peers serve none).
+  const services: Services = { channels, fees: new FeeService(channels), changes: new ChangeFeed({ store: data.store, catchUpIntervalMs: 200 }) };
   const principal: Principal = { apiKeyId: approved.apiKey, mode: 'test', merchantId: approved.merchantId, merchantKyc: 'approved' };
   return { schema: buildSchema(), services, principal, context: () => ({ principal, services, requestId: 'bench' }), dataDir };
 }

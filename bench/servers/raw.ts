@@ -20,6 +20,7 @@ const body = Buffer.from(
           minTransactions: Number(v.feeInfo.minTransactions),
           maxTransactions: Number(v.feeInfo.maxTransactions),
         },
+        feeRule: { bands: v.pricing.rule.bands.map((b) => ({ upTo: b.upTo === null ? null : Number(b.upTo), percentage: Number(b.percentage), fixed: Number(b.fixed) })) },
       }),
     ),
   }),

@@ -33,7 +33,7 @@ import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '.
 import { ChangeFeed } from '../modules/live/change-feed.js';
 import { useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from '../pipeline/plugins/use-standard-variable-coercion.js';
-import { assertPluginOrder } from './pipeline-order.js';
+import { assertPluginOrder, ORDER_CONSTRAINTS } from './pipeline-order.js';
 import type { ChannelRepository } from '../modules/catalogue/records.js';
 import { buildSchema } from '../graphql/schema.js';
 import { ChannelService } from '../modules/channels/service.js';
@@ -72,12 +72,27 @@ export interface AppOptions {
   liveUpdates?: LiveUpdateOptions;
   /** Further Yoga plugins, after all of the service's own: they run for every request on every transport. */
   plugins?: Plugin[];
-  /**
-   * Names of pipeline plugins to leave out (the keys of the list in createApp). For the per-plugin cost
-   * ablations of `npm run bench:pipeline` and `npm run bench:ab -- --without` only: never set when serving
-   * (`npm start` passes none, and no configuration can). Unknown names throw.
-   */
-  omitPlugins?: readonly string[];
+}
+
+/** One plugin of the pipeline, by the name src/app/pipeline-order.ts speaks of. */
+export interface PipelineEntry {
+  name: string;
+  plugin: Plugin;
+}
+
+/**
+ * Everything of an app but Yoga itself: the services and what they hold, and the pipeline, in order. createApp
+ * assembles Yoga around the whole pipeline; the benchmark's ablations assemble it around a part of it.
+ */
+export interface AppParts {
+  options: AppOptions;
+  services: Services;
+  metricsRegistry: Registry;
+  answerCacheStats: AnswerCacheStats;
+  rateLimit: { store: SharedRateLimitStore | null; close(): void };
+  /** Read by the readiness check: set once a graceful shutdown began. */
+  lifecycle: { shuttingDown: boolean };
+  pipeline: PipelineEntry[];
 }
 
 /** Settings of the live channel updates (contract §8). */
@@ -135,7 +150,8 @@ function queriesOnly(plugin: ReturnType<typeof useGraphQlJit>): Plugin {
   return { onExecute: plugin.onExecute };
 }
 
-export function createApp(options: AppOptions): App {
+/** The services, the limiters and the pipeline of an app (no network I/O). */
+export function createAppParts(options: AppOptions): AppParts {
   const { store, logger } = options;
   // Requests read the in-memory catalogue (src/modules/catalogue/catalog.ts), never the database, on either engine. Every
   // cache keyed by `dataVersion` (key material, REST bodies, answers) is dropped when the catalogue changes.
@@ -148,7 +164,7 @@ export function createApp(options: AppOptions): App {
   const services: Services = { channels: channelService, fees: new FeeService(channelService), changes };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
-  let shuttingDown = false;
+  const lifecycle = { shuttingDown: false };
 
   const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry });
 
@@ -172,7 +188,7 @@ export function createApp(options: AppOptions): App {
     endpoint: READY_PATH,
     check: () => {
       // Draining: tell load balancers to stop sending traffic before the listener closes.
-      if (shuttingDown) return false;
+      if (lifecycle.shuttingDown) return false;
       const checked = store.check();
       const status = checked.ok ? store.probe() : checked;
       if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
@@ -214,24 +230,37 @@ export function createApp(options: AppOptions): App {
     ['abuseLimits', useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS)],
     ...(options.plugins ?? []).map((p, i): [string, Plugin] => [`extra${i}`, p]),
   ];
+  return {
+    options,
+    services,
+    metricsRegistry,
+    answerCacheStats,
+    rateLimit,
+    lifecycle,
+    pipeline: named.map(([name, plugin]) => ({ name, plugin })),
+  };
+}
+
+/**
+ * Yoga around `pipeline` (default: the whole pipeline of `parts`), and the Node listener. The whole pipeline
+ * must satisfy every order constraint; a part of it, those between the plugins it keeps. Throws, releasing
+ * what `parts` holds, when the order is wrong.
+ */
+export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] = parts.pipeline): App {
+  const { options, services, metricsRegistry, answerCacheStats, rateLimit, lifecycle } = parts;
+  const { store, logger } = options;
+  const changes = services.changes;
+  const names = pipeline.map((e) => e.name);
+  const kept = new Set(names);
   try {
-    assertPluginOrder(named.map(([name]) => name));
+    assertPluginOrder(names, pipeline === parts.pipeline ? ORDER_CONSTRAINTS : ORDER_CONSTRAINTS.filter((c) => kept.has(c.before) && kept.has(c.after)));
   } catch (err) {
-    // Nothing may outlive a refused app: stop the change feed and the limiter started above.
+    // Nothing may outlive a refused app: stop the change feed and the limiter.
     changes.shutdown();
     rateLimit.close();
     throw err;
   }
-  const omit = new Set(options.omitPlugins ?? []);
-  for (const name of omit) {
-    if (named.some(([n]) => n === name)) continue;
-    // Nothing may outlive a refused app: stop the change feed and the limiter started above.
-    changes.shutdown();
-    rateLimit.close();
-    throw new Error(`omitPlugins: no plugin named ${name}`);
-  }
-  const kept = named.filter(([name]) => !omit.has(name));
-  const plugins = kept.map(([, plugin]) => plugin);
+  const plugins = pipeline.map((e) => e.plugin);
 
   const yoga = createYoga<Record<string, unknown>, GraphQLContext>({
     // Parse and validation caches: Yoga's defaults, LRU of 1,024 documents each (docs/OPERATIONS.md, "Memory bounds").
@@ -267,9 +296,9 @@ export function createApp(options: AppOptions): App {
     services,
     store,
     metricsRegistry,
-    pluginNames: kept.map(([name]) => name),
+    pluginNames: names,
     beginShutdown: () => {
-      shuttingDown = true;
+      lifecycle.shuttingDown = true;
       // Open event streams would hold the process until the shutdown timeout: end them now (clients reconnect).
       changes.shutdown();
     },
@@ -282,4 +311,9 @@ export function createApp(options: AppOptions): App {
       return Promise.resolve();
     },
   };
+}
+
+/** The service: its parts, assembled around the whole pipeline. */
+export function createApp(options: AppOptions): App {
+  return assembleApp(createAppParts(options));
 }

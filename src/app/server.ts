@@ -1,15 +1,16 @@
 /**
  * The HTTP server process behind `npm start` (src/main.ts): configuration, data, the app's one pipeline on
- * node:http, graceful shutdown. Separate from the entry point so that a benchmark harness can start exactly
- * this server with a plugin left out (bench/servers/project-ablation.ts) without a second copy of it.
+ * node:http, graceful shutdown. In three steps (prepareServer, appOptionsOf, listen), so that a harness
+ * composes the same server around another app (bench/servers/project-ablation.ts) without a second copy.
  */
 import cluster from 'node:cluster';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
-import { createApp } from './app.js';
+import type { Logger } from 'pino';
+import { createApp, type App, type AppOptions } from './app.js';
 import { routeTemplateOf } from '../shared/routes.js';
 import { observeClientErrors } from '../pipeline/transport/client-errors.js';
-import { BootError, bootData } from './boot.js';
+import { BootError, bootData, type BootedData } from './boot.js';
 import { ConfigError, loadConfig, type Config } from '../shared/config.js';
 import { firstCallHelp } from './first-call.js';
 import { createLogger } from '../shared/logger.js';
@@ -21,21 +22,24 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** What a caller of {@link serve} may change; `npm start` changes nothing. */
-export interface ServeOptions {
-  /**
-   * Pipeline plugins left out by name (AppOptions.omitPlugins), for the under-load ablation of
-   * `npm run bench:ab -- --without …` (bench/servers/project-ablation.ts) only. Never read from configuration:
-   * no environment variable of a running service can switch a plugin (the signature check among them) off.
-   */
-  omitPlugins?: string[];
+/** A server process once its configuration is valid and DATA_DIR (or DATABASE_URL) is ready. */
+export interface ServerStart {
+  config: Config;
+  logger: Logger;
+  data: BootedData;
 }
 
 /**
  * Validate configuration, prepare DATA_DIR and serve HTTP until SIGTERM/SIGINT (one process, or one cluster
  * worker). Exits non-zero with every problem printed when it cannot start.
  */
-export async function serve(options: ServeOptions = {}): Promise<void> {
+export async function serve(): Promise<void> {
+  const start = await prepareServer();
+  listen(start, createApp(appOptionsOf(start)));
+}
+
+/** Configuration, logger and data of a server process; exits non-zero with every problem printed. */
+export async function prepareServer(): Promise<ServerStart> {
   tuneHeap();
   installHeapProbe(); // npm run soak only (SOAK_HEAP_PROBE=1 with an IPC channel)
   let config: Config;
@@ -55,7 +59,12 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     throw err;
   }
 
-  const app = createApp({
+  return { config, logger, data };
+}
+
+/** The options a server's app runs with: all of them from the validated configuration. */
+export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions {
+  return {
     store: data.store,
     secretBox: data.secretBox,
     logger,
@@ -66,8 +75,11 @@ export async function serve(options: ServeOptions = {}): Promise<void> {
     answerCacheEntries: config.answerCacheEntries,
     liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, redisUrl: config.redisUrl },
-    omitPlugins: options.omitPlugins,
-  });
+  };
+}
+
+/** Serve `app` on the configured address until SIGTERM/SIGINT, then drain (below) and exit. */
+export function listen({ config, logger, data }: ServerStart, app: App): void {
   // Every request through Yoga's one pipeline (src/pipeline/transport/node-transport.ts).
   const server = createServer(app.handler);
   // Behind a load balancer the server must outlive the balancer's idle timeout on a kept-alive socket,

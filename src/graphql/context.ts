@@ -8,11 +8,8 @@ import type { FeeService } from '../modules/pricing/service.js';
 export interface Services {
   channels: ChannelService;
   fees: FeeService;
-  /**
-   * Change notifications per API key, for subscriptions (contract §8). Always set by createApp; optional so
-   * that schema-only hosts (the benchmark peers) need not build one: a subscription there fails unexpectedly.
-   */
-  changes?: ChangeFeed;
+  /** Change notifications per API key, for subscriptions (contract §8). */
+  changes: ChangeFeed;
 }
 
 /**

@@ -34,8 +34,8 @@ export interface GqlChannel {
   isFeeChargedToCustomer: boolean;
   currency: string;
   feeInfo: { feePercentage: number; feeValue: number; minTransactions: number; maxTransactions: number };
-  /** The rule in force; optional so callers rendering a selection without it (bench baselines) get the seed's flat shape. */
-  feeRule?: { bands: { upTo: number | null; percentage: number; fixed: number }[] };
+  /** The rule in force (its bands decide whether the channel object carries `fee_tiers`). */
+  feeRule: { bands: { upTo: number | null; percentage: number; fixed: number }[] };
 }
 
 /** One band of a banded rule on the REST wire (contract §7 `fee_tiers`). */
@@ -51,7 +51,7 @@ export interface RestFeeTier {
  * has more than one band (contract §7: a flat rule keeps the seed's shape).
  */
 export function toRestChannel(c: GqlChannel) {
-  const bands = c.feeRule?.bands ?? [];
+  const bands = c.feeRule.bands;
   const tiers: { fee_tiers?: RestFeeTier[] } =
     bands.length > 1 ? { fee_tiers: bands.map((b) => ({ up_to: b.upTo, fee_percentage: b.percentage, fee_value: b.fixed })) } : {};
   return {

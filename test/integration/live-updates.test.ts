@@ -39,7 +39,7 @@ beforeAll(async () => {
 afterEach(async () => {
   await Promise.all(streams.splice(0).map((s) => s.close()));
   // Every slot of the suite's streams is free again before the next test (they run in one app).
-  await eventually(() => t.app.services.changes!.size === 0, 2000, 'all watchers detached');
+  await eventually(() => t.app.services.changes.size === 0, 2000, 'all watchers detached');
 });
 afterAll(async () => {
   await t?.close();
@@ -144,7 +144,7 @@ describe('paymentChannelsChanged over SSE', () => {
     expect(stream.headers.get('content-type')).toMatch(/^application\/json/);
     await stream.ended;
     expect(stream.events).toEqual([]);
-    expect(t.app.services.changes!.size).toBe(0);
+    expect(t.app.services.changes.size).toBe(0);
     // The same answer read as JSON: the contract code and field.
     const res = await t.signedFetch('/graphql', { method: 'POST', body: JSON.stringify({ query: 'subscription { paymentChannelsChanged(filter: { amount: -1 }) { code } }' }), headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(400);

@@ -17,7 +17,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import pino from 'pino';
-import { createApp } from '../../src/app/app.js';
+import { assembleApp, createAppParts } from '../../src/app/app.js';
 import { DATABASE_FILE } from '../../src/storage/index.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 import { createNodeListener } from '../../src/pipeline/transport/node-transport.js';
@@ -456,19 +456,24 @@ describe('one pipeline: the same hooks run for the same request on both transpor
   });
 });
 
-describe('omitPlugins (the per-plugin ablation of npm run bench:pipeline, never set when serving)', () => {
-  it('leaves out exactly the named plugin, and refuses a name that is not in the pipeline', async () => {
-    const without = await createTestApp({ transport: 'in-process', app: { omitPlugins: ['metrics'] } });
+describe('assembling an app around part of its pipeline (the benchmark ablations compose their apps this way)', () => {
+  it('an app without the metrics plugin has no /metrics route and serves the rest; a part breaking the order is refused', async () => {
+    const options = { store: t.store, secretBox: t.data.secretBox, logger: pino({ level: 'silent' }), maxSkewSeconds: 300, bodyLimitBytes: 1024 };
+    const parts = createAppParts(options);
+    const without = assembleApp(parts, parts.pipeline.filter((e) => e.name !== 'metrics'));
     try {
-      // /metrics is answered by the metrics plugin only; without it the path is no route at all.
-      expect((await without.fetch('/metrics')).status).toBe(404);
-      expect((await without.signedFetch('/v1/payments/channel')).status).toBe(200);
+      expect(without.pluginNames).not.toContain('metrics');
+      expect((await without.yoga.fetch(new URL('http://gateway.test/metrics'))).status).toBe(404);
+      expect((await without.yoga.fetch(new URL('http://gateway.test/health'))).status).toBe(200);
     } finally {
       await without.close();
     }
     expect((await t.fetch('/metrics')).status).toBe(200);
-    expect(() =>
-      createApp({ store: t.store, secretBox: t.data.secretBox, logger: pino({ level: 'silent' }), maxSkewSeconds: 300, bodyLimitBytes: 1024, omitPlugins: ['no-such-plugin'] }),
-    ).toThrow('omitPlugins: no plugin named no-such-plugin');
+    const swapped = createAppParts(options);
+    const names = swapped.pipeline.map((e) => e.name);
+    const reordered = swapped.pipeline.slice();
+    const [i, j] = [names.indexOf('httpCaching'), names.indexOf('requestContext')];
+    [reordered[i], reordered[j]] = [reordered[j]!, reordered[i]!];
+    expect(() => assembleApp(swapped, reordered)).toThrow(/httpCaching must come before requestContext/);
   });
 });
