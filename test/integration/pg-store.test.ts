@@ -30,11 +30,10 @@ async function database(): Promise<TestDatabase> {
 
 async function replica(url: string, masterKey: Buffer): Promise<BootedData> {
   const dataDir = makeTempDir('pgw-pg-');
+  // Removed even when the start is refused (the wrong-master-key case).
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const data = await bootData({ dataDir, masterKey, seedDemoData: true, databaseUrl: url });
-  cleanups.push(async () => {
-    await data.store.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  });
+  cleanups.push(() => data.store.close());
   return data;
 }
 
