@@ -49,7 +49,8 @@ currencies
   currency set CODE --minor-units N
 pricing rules
   fee set CODE [--merchant MERCHANT_ID | --category CATEGORY] --bands "UPTO:PCT:FIXED,..."
-              [--effective-from ISO_INSTANT] [--allow-unused-category]   prints the rule id
+              [--effective-from ISO_INSTANT] [--allow-unused-category]
+              [--min-fee N] [--max-fee N] [--tax PCT] [--customer-share PCT]   prints the rule id
       UPTO: inclusive upper bound of the band, "*" for the last band; e.g. --bands "500000:0:0,*:0.3:0"
   fee list CODE [--merchant MERCHANT_ID]             rules in force and scheduled
   fee cancel RULE_ID                                 only before the rule starts
@@ -131,8 +132,8 @@ function emit(io: Io, value: unknown, human: () => string): void {
 
 function feeTable(list: FeeRuleView[]): string {
   return table(
-    ['RULE ID', 'STATE', 'SCOPE', 'FOR', 'BANDS', 'EFFECTIVE FROM', 'CREATED'],
-    list.map((r) => [r.id, r.state, r.scope, r.merchantId ?? r.category ?? '(channel default)', r.bandsText, r.effectiveFrom, r.createdAt]),
+    ['RULE ID', 'STATE', 'SCOPE', 'FOR', 'BANDS', 'MIN FEE', 'MAX FEE', 'TAX %', 'CUSTOMER %', 'EFFECTIVE FROM', 'CREATED'],
+    list.map((r) => [r.id, r.state, r.scope, r.merchantId ?? r.category ?? '(channel default)', r.bandsText, r.minFee ?? '-', r.maxFee ?? '-', r.taxPercentage ?? '-', r.customerShare ?? '-', r.effectiveFrom, r.createdAt]),
   );
 }
 
@@ -246,7 +247,10 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       return;
     }
     case 'fee set': {
-      const { values, positionals, io } = run({ merchant: str, category: str, bands: str, 'effective-from': str, 'allow-unused-category': { type: 'boolean' } }, 1);
+      const { values, positionals, io } = run(
+        { merchant: str, category: str, bands: str, 'effective-from': str, 'allow-unused-category': { type: 'boolean' }, 'min-fee': str, 'max-fee': str, tax: str, 'customer-share': str },
+        1,
+      );
       if (values.merchant !== undefined && values.category !== undefined) throw new UsageError('give --merchant or --category, not both');
       const r = await service.setFee({
         channel: positional(positionals, 0, 'CODE'),
@@ -255,6 +259,10 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
         bands: required(values, 'bands'),
         effectiveFrom: values['effective-from'] as string | undefined,
         allowUnusedCategory: values['allow-unused-category'] === true,
+        minFee: values['min-fee'] as string | undefined,
+        maxFee: values['max-fee'] as string | undefined,
+        taxPercentage: values.tax as string | undefined,
+        customerShare: values['customer-share'] as string | undefined,
       });
       // The rule id alone on stdout, so scripts can capture it (RULE=$(admin fee set ...)).
       emit(io, r, () => `${r.id}\n`);

@@ -70,6 +70,12 @@ export interface FeeCalculation {
   totalAmount: number;
   getBalance: number;
   currency: string;
+  /** Tax on fee + additionalFee (contract §10; 0 without a tax). */
+  feeTax: number;
+  /** The customer's part of fee + additionalFee + feeTax (in totalAmount). */
+  customerFee: number;
+  /** The merchant's part of the same charges (deducted in getBalance). */
+  merchantFee: number;
 }
 
 /** RFC 9457 problem details as the service sends them. */

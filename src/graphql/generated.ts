@@ -92,13 +92,19 @@ export type FeeBearer =
   /** The customer pays them on top: totalAmount = amount + fees, getBalance = amount. */
   | 'CUSTOMER'
   /** The merchant absorbs them: totalAmount = amount, getBalance = amount - fees. */
-  | 'MERCHANT';
+  | 'MERCHANT'
+  /** Each pays a part of the charges (contract §10 customerShare between 0 and 100). */
+  | 'SPLIT';
 
 /** The parts of a fee calculation (published so a checkout can explain the total). */
 export type FeeBreakdown = {
   __typename?: 'FeeBreakdown';
   /** The additional fee (`additionalFee`), zero parts when the channel has none. */
   additionalFee: FeePart;
+  /** The cap that decided the fee (its band price was below minFee or above maxFee), or null. */
+  cap: Maybe<FeeCap>;
+  /** Percent (0-100) of the charges the customer pays, after the request's chargeFeeToCustomer. */
+  customerShare: Scalars['Decimal']['output'];
   /** The channel fee (`fee`). */
   fee: FeePart;
   /** Who pays fee + additionalFee after applying `chargeFeeToCustomer`. */
@@ -107,6 +113,8 @@ export type FeeBreakdown = {
   pricing: AppliedPricing;
   /** How the percentage parts were rounded. */
   rounding: RoundingRule;
+  /** Tax rate on the fees, percent (0 without a tax). */
+  taxPercentage: Scalars['Decimal']['output'];
 };
 
 /**
@@ -124,13 +132,26 @@ export type FeeCalculation = {
   breakdown: FeeBreakdown;
   /** ISO 4217 currency code of every amount above. */
   currency: Scalars['String']['output'];
+  /** The customer's part of fee + additionalFee + feeTax (included in totalAmount). */
+  customerFee: Scalars['Decimal']['output'];
   /** round_half_up(amount x feePercentage / 100) + feeValue. */
   fee: Scalars['Decimal']['output'];
+  /** Tax on fee + additionalFee (contract §10); 0 when the rule sets no tax. */
+  feeTax: Scalars['Decimal']['output'];
   /** What the merchant receives. */
   getBalance: Scalars['Decimal']['output'];
+  /** The merchant's part of the same charges (deducted in getBalance); customerFee + merchantFee = fee + additionalFee + feeTax. */
+  merchantFee: Scalars['Decimal']['output'];
   /** What the customer pays. */
   totalAmount: Scalars['Decimal']['output'];
 };
+
+/** Which bound of the fee rule decided the fee (contract §10). */
+export type FeeCap =
+  /** The band's fee was above the rule's maxFee and was lowered to it. */
+  | 'MAXIMUM'
+  /** The band's fee was below the rule's minFee and was raised to it. */
+  | 'MINIMUM';
 
 /** Fee settings and amount limits of a channel, in the channel's currency major unit. */
 export type FeeInfo = {
@@ -169,12 +190,20 @@ export type FeeRule = {
   bands: Array<FeeBand>;
   /** The category the rule is set for when `source` is CATEGORY, else null. */
   category: Maybe<Scalars['String']['output']>;
+  /** Percent (0-100) of all charges the customer pays when the request does not say; null: the channel's fee bearer decides. */
+  customerShare: Maybe<Scalars['Decimal']['output']>;
   /** ISO 8601 UTC instant from which the rule applies. */
   effectiveFrom: Scalars['String']['output'];
   /** Rule id (UUID; `flat:`-prefixed for the implicit rule of a flat fee setting). */
   id: Scalars['ID']['output'];
+  /** Upper bound of the fee of any band (major unit), null when not set. */
+  maxFee: Maybe<Scalars['Decimal']['output']>;
+  /** Lower bound of the fee of any band (major unit), null when not set (contract §10). */
+  minFee: Maybe<Scalars['Decimal']['output']>;
   /** Who the rule is set for. */
   source: FeeRuleSource;
+  /** Tax on fee + additional fee, percent (11 = 11 %), null when not set. */
+  taxPercentage: Maybe<Scalars['Decimal']['output']>;
 };
 
 /** Who a pricing rule is set for; the most specific one in force applies (MERCHANT, then CATEGORY, then CHANNEL). */
@@ -426,6 +455,7 @@ export type ResolversTypes = {
   FeeBearer: FeeBearer;
   FeeBreakdown: ResolverTypeWrapper<Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversTypes['AppliedPricing'] }>;
   FeeCalculation: ResolverTypeWrapper<PricedFee>;
+  FeeCap: FeeCap;
   FeeInfo: ResolverTypeWrapper<ChannelFeeInfo>;
   FeePart: ResolverTypeWrapper<FeePart>;
   FeeRule: ResolverTypeWrapper<FeeRuleModel>;
@@ -492,10 +522,13 @@ export type FeeBandResolvers<ContextType = GraphQLContext, ParentType extends Re
 
 export type FeeBreakdownResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeBreakdown'] = ResolversParentTypes['FeeBreakdown']> = {
   additionalFee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
+  cap?: Resolver<Maybe<ResolversTypes['FeeCap']>, ParentType, ContextType>;
+  customerShare?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   fee?: Resolver<ResolversTypes['FeePart'], ParentType, ContextType>;
   feeBearer?: Resolver<ResolversTypes['FeeBearer'], ParentType, ContextType>;
   pricing?: Resolver<ResolversTypes['AppliedPricing'], ParentType, ContextType>;
   rounding?: Resolver<ResolversTypes['RoundingRule'], ParentType, ContextType>;
+  taxPercentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
 export type FeeCalculationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeCalculation'] = ResolversParentTypes['FeeCalculation']> = {
@@ -503,8 +536,11 @@ export type FeeCalculationResolvers<ContextType = GraphQLContext, ParentType ext
   amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   breakdown?: Resolver<ResolversTypes['FeeBreakdown'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   fee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  feeTax?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   getBalance?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  merchantFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   totalAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
@@ -527,9 +563,13 @@ export type FeePartResolvers<ContextType = GraphQLContext, ParentType extends Re
 export type FeeRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeRule'] = ResolversParentTypes['FeeRule']> = {
   bands?: Resolver<Array<ResolversTypes['FeeBand']>, ParentType, ContextType>;
   category?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  customerShare?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   effectiveFrom?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  maxFee?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
+  minFee?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
   source?: Resolver<ResolversTypes['FeeRuleSource'], ParentType, ContextType>;
+  taxPercentage?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
 };
 
 export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentChannel'] = ResolversParentTypes['PaymentChannel']> = {

@@ -22,7 +22,10 @@ const FeeCalculation: FeeCalculationResolvers = {
   breakdown: (result) => ({
     fee: result.breakdown.fee,
     additionalFee: result.breakdown.additionalFee,
-    feeBearer: result.feeChargedToCustomer ? 'CUSTOMER' : 'MERCHANT',
+    feeBearer: result.feeChargedToCustomer ? 'CUSTOMER' : result.customerShare === '0' ? 'MERCHANT' : 'SPLIT',
+    customerShare: result.customerShare,
+    cap: result.breakdown.cap,
+    taxPercentage: result.breakdown.taxPercentage,
     rounding: { mode: result.breakdown.rounding, decimals: result.breakdown.minorUnits },
     pricing: result.breakdown.pricing,
   }),
@@ -31,6 +34,10 @@ const FeeCalculation: FeeCalculationResolvers = {
 const FeeRule: FeeRuleResolvers = {
   source: (rule) => rule.scope,
   category: (rule) => rule.category ?? null,
+  minFee: (rule) => rule.settings?.minFee ?? null,
+  maxFee: (rule) => rule.settings?.maxFee ?? null,
+  taxPercentage: (rule) => rule.settings?.taxPercentage ?? null,
+  customerShare: (rule) => rule.settings?.customerShare ?? null,
 };
 
 export const resolvers: Resolvers = {

@@ -10,14 +10,14 @@ export const REST_LIST_CHANNELS = /* GraphQL */ `
     paymentChannels {
       id name code imageUrl status isFeeChargedToCustomer currency
       feeInfo { feePercentage feeValue minTransactions maxTransactions }
-      feeRule { bands { upTo percentage fixed } }
+      feeRule { bands { upTo percentage fixed } minFee maxFee taxPercentage customerShare }
     }
   }
 `;
 
 export const REST_CALCULATE_FEE = /* GraphQL */ `
   query RestCalculateFee($input: CalculateFeeInput!) {
-    calculateFee(input: $input) { amount fee additionalFee totalAmount getBalance currency }
+    calculateFee(input: $input) { amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee }
   }
 `;
 
@@ -34,8 +34,14 @@ export interface GqlChannel {
   isFeeChargedToCustomer: boolean;
   currency: string;
   feeInfo: { feePercentage: number; feeValue: number; minTransactions: number; maxTransactions: number };
-  /** The rule in force (its bands decide whether the channel object carries `fee_tiers`). */
-  feeRule: { bands: { upTo: number | null; percentage: number; fixed: number }[] };
+  /** The rule in force (its bands decide whether the channel object carries `fee_tiers`; its §10 settings go to `fee_info`). */
+  feeRule: {
+    bands: { upTo: number | null; percentage: number; fixed: number }[];
+    minFee: number | null;
+    maxFee: number | null;
+    taxPercentage: number | null;
+    customerShare: number | null;
+  };
 }
 
 /** One band of a banded rule on the REST wire (contract §7 `fee_tiers`). */
@@ -66,6 +72,12 @@ export function toRestChannel(c: GqlChannel) {
       fee_value: c.feeInfo.feeValue,
       min_transactions: c.feeInfo.minTransactions,
       max_transactions: c.feeInfo.maxTransactions,
+      // Contract §10, additive: the rule's caps (null when unset), its tax (0 when unset), and the customer's share
+      // of the charges (the rule's, else the fee bearer's 100 or 0).
+      minimum_fee: c.feeRule.minFee,
+      maximum_fee: c.feeRule.maxFee,
+      tax_percentage: c.feeRule.taxPercentage ?? 0,
+      customer_share: c.feeRule.customerShare ?? (c.isFeeChargedToCustomer ? 100 : 0),
     },
     currency: c.currency,
     ...tiers,

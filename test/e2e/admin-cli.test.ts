@@ -221,7 +221,21 @@ describe('admin CLI', () => {
       [ruleId, 'scheduled'],
     ]);
     const table = await admin(dataDir, ['fee', 'list', 'qris']);
-    expect(table.stdout).toMatch(/^RULE ID\s+STATE\s+SCOPE\s+FOR\s+BANDS\s+EFFECTIVE FROM\s+CREATED\n-+/);
+    expect(table.stdout).toMatch(/^RULE ID\s+STATE\s+SCOPE\s+FOR\s+BANDS\s+MIN FEE\s+MAX FEE\s+TAX %\s+CUSTOMER %\s+EFFECTIVE FROM\s+CREATED\n-+/);
+
+    // Contract §10: caps, tax and the customer's share, shown by fee list; every problem at once, exit 1.
+    const split = await adminJson<{ id: string; minFee: string; maxFee: string; taxPercentage: string; customerShare: string }>(dataDir, [
+      'fee', 'set', 'qris', '--merchant', shop.id, '--bands', '*:0.7:0', '--min-fee', '500', '--max-fee', '5000', '--tax', '11', '--customer-share', '50', '--actor', 'carol',
+    ]);
+    expect(split).toMatchObject({ minFee: '500', maxFee: '5000', taxPercentage: '11', customerShare: '50' });
+    expect((await admin(dataDir, ['fee', 'list', 'qris', '--merchant', shop.id])).stdout).toMatch(new RegExp(`${split.id}\\s+in-force\\s+MERCHANT\\s+${shop.id}\\s+\\*:0\\.7:0\\s+500\\s+5000\\s+11\\s+50\\s`));
+    const badSettings = await admin(dataDir, ['fee', 'set', 'qris', '--bands', '*:0.7:0', '--min-fee=-1', '--max-fee', '0.5', '--tax', '200', '--customer-share', '101']);
+    expect(badSettings.code).toBe(1);
+    expect(badSettings.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(4);
+    expect(badSettings.stderr).toContain('maxFee: 0.5 has more decimals than the currency allows (0)');
+    const crossed = await admin(dataDir, ['fee', 'set', 'qris', '--bands', '*:0.7:0', '--min-fee', '6000', '--max-fee', '5000']);
+    expect(crossed.code).toBe(1);
+    expect(crossed.stderr).toContain('minFee 6000 is above maxFee 5000');
 
     const refused = await admin(dataDir, ['fee', 'set', 'qris', '--category', 'Nano', '--bands', '*:101:0.5', '--effective-from', 'tomorrow']);
     expect(refused.code).toBe(1);

@@ -39,7 +39,7 @@ describe('bash + openssl example', () => {
     expect(list.data.map((c) => c.code)).toContain('qris');
     const body = JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: server.approved.merchantId, chargeFeeToCustomer: true });
     expect(JSON.parse(run(SH, ['POST', '/v1/payments/calculate', body], env))).toEqual({
-      amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR',
+      amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0,
     });
   });
 });
@@ -54,7 +54,7 @@ describe.skipIf(!python && process.env.CI !== 'true')('Python example', () => {
     const body = JSON.stringify({ amount: 250000, currency: 'IDR', method: 'credit_card', merchantId: server.approved.merchantId, chargeFeeToCustomer: false });
     const out = run(python!, [PY, 'POST', '/v1/payments/calculate', body], env);
     expect(out.startsWith('200 ')).toBe(true);
-    expect(JSON.parse(out.slice(4))).toEqual({ amount: 250000, fee: 9250, additionalFee: 1000, totalAmount: 250000, getBalance: 239750, currency: 'IDR' });
+    expect(JSON.parse(out.slice(4))).toEqual({ amount: 250000, fee: 9250, additionalFee: 1000, totalAmount: 250000, getBalance: 239750, currency: 'IDR', feeTax: 0, customerFee: 0, merchantFee: 10250 });
   });
 });
 

@@ -59,7 +59,7 @@ describe('quick start on a fresh DATA_DIR', () => {
       body: '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13","chargeFeeToCustomer":true}',
     });
     expect(calc.status).toBe(200);
-    expect(await calc.json()).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR' });
+    expect(await calc.json()).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 });
     const graph = await server.signedFetch('/graphql', { method: 'POST', body: '{"query":"{ paymentChannels { code status } }"}' });
     expect(graph.status).toBe(200);
     const data = (await graph.json()) as { data: { paymentChannels: { code: string; status: string }[] } };

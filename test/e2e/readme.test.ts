@@ -31,7 +31,7 @@ function block(marker: string): string {
 describe('README examples work when pasted', () => {
   it('the openssl signing snippet returns the contract sample result', () => {
     const out = execFileSync('bash', ['-euo', 'pipefail', '-c', block('sign-shell')], { cwd: workDir, env: { ...process.env, BASE_URL: server.baseUrl }, encoding: 'utf8' });
-    expect(JSON.parse(out)).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR' });
+    expect(JSON.parse(out)).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 });
   });
 
   it.each(

@@ -20,7 +20,7 @@ describe('SDK over a real server', () => {
 
   it('calculates the seed sample (REST)', async () => {
     const fee = await client.calculateFee({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: server.approved.merchantId, chargeFeeToCustomer: true });
-    expect(fee).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR' });
+    expect(fee).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 });
   });
 
   it('runs GraphQL with typed data, equal to REST', async () => {

@@ -14,8 +14,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const LIST = '{ paymentChannels { id name code imageUrl status isFeeChargedToCustomer feeInfo { feePercentage feeValue minTransactions maxTransactions } } }';
-const CALC = 'query($i: CalculateFeeInput!) { calculateFee(input: $i) { amount fee additionalFee totalAmount getBalance currency } }';
+const LIST = '{ paymentChannels { id name code imageUrl status isFeeChargedToCustomer feeInfo { feePercentage feeValue minTransactions maxTransactions } feeRule { minFee maxFee taxPercentage customerShare } } }';
+const CALC = 'query($i: CalculateFeeInput!) { calculateFee(input: $i) { amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee } }';
 
 describe('channel list parity', () => {
   it.each(['approved', 'pending'] as const)('REST and GraphQL list the same channels for the %s merchant', async (who) => {
@@ -35,6 +35,10 @@ describe('channel list parity', () => {
         fee_value: c.feeInfo.feeValue,
         min_transactions: c.feeInfo.minTransactions,
         max_transactions: c.feeInfo.maxTransactions,
+        minimum_fee: c.feeRule.minFee,
+        maximum_fee: c.feeRule.maxFee,
+        tax_percentage: c.feeRule.taxPercentage ?? 0,
+        customer_share: c.feeRule.customerShare ?? (c.isFeeChargedToCustomer ? 100 : 0),
       },
     }));
     expect(rest.data.map(({ currency: _c, ...seedFields }) => seedFields)).toEqual(fromGraph);

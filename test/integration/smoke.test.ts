@@ -12,7 +12,7 @@ describe('core flows in-process', () => {
     const body = JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: t.approved.merchantId, chargeFeeToCustomer: true });
     const res = await t.signedFetch('/v1/payments/calculate', { method: 'POST', body });
     expect(res.status).toBe(200);
-    expect(await res.json()).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR' });
+    expect(await res.json()).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 });
   });
 
   it('GraphQL lists channels', async () => {

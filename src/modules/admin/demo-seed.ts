@@ -12,6 +12,7 @@ import type { SecretBox } from '../auth/secret-box.js';
 import { generateKey } from '../auth/keys.js';
 import type { AdminRepository } from '../../storage/model/admin-repository.js';
 import { formatInstant, parseBands } from '../pricing/domain/pricing.js';
+import { NO_FEE_SETTINGS, type FeeSettings } from '../pricing/domain/fee.js';
 import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
 
 /** One merchant's credentials as written to demo-credentials.json. */
@@ -42,8 +43,12 @@ interface DemoChannel {
   requiresKyc?: boolean;
 }
 
-/** The demo micro-merchant category rule on QRIS (contract §7 example). */
+/** The demo micro-merchant category rule on QRIS (contract §7 example), with a cap (contract §10): at most 5,000. */
 export const DEMO_MICRO_QRIS_BANDS = '500000:0:0,*:0.3:0';
+export const DEMO_MICRO_QRIS_MAX_FEE = '5000';
+
+/** The demo micro merchant's own OVO rule (contract §10): the channel's 1.5 %, 11 % tax on it, the customer pays half. */
+export const DEMO_MICRO_OVO = { channel: 'ovo', bands: '*:1.5:0', taxPercentage: '11', customerShare: '50' } as const;
 
 /** The demo scheduled change: ShopeePay's default rate from {@link demoScheduledInstant}. */
 export const DEMO_SCHEDULED = { channel: 'shopeepay', bands: '*:1.6:0' } as const;
@@ -128,19 +133,25 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
       }
       credentials.push({ name: m.name, merchantId: m.id, apiKey: key.apiKey, apiSecret: key.apiSecret, kyc: m.kyc, category: m.category });
     }
-    const rule = (channel: string, bands: string, from: number, category: string | null) => ({
+    const rule = (channel: string, bands: string, from: number, target: { category?: string; merchantId?: string }, settings: Partial<FeeSettings> = {}) => ({
       id: randomUUID(),
       channelId: channelIds.get(channel)!,
-      scope: category === null ? ('CHANNEL' as const) : ('CATEGORY' as const),
-      merchantId: null,
-      category,
+      scope: target.merchantId !== undefined ? ('MERCHANT' as const) : target.category !== undefined ? ('CATEGORY' as const) : ('CHANNEL' as const),
+      merchantId: target.merchantId ?? null,
+      category: target.category ?? null,
       bands: demoBands(bands),
       effectiveFrom: formatInstant(from),
       cancelledAt: null,
       createdAt: formatInstant(now),
+      ...NO_FEE_SETTINGS,
+      ...settings,
     });
-    await tx.insertFeeRule(rule('qris', DEMO_MICRO_QRIS_BANDS, now, 'micro'));
-    await tx.insertFeeRule(rule(DEMO_SCHEDULED.channel, DEMO_SCHEDULED.bands, demoScheduledInstant(now), null));
+    const micro = demoMerchants.find((m) => m.category === 'micro')!;
+    await tx.insertFeeRule(rule('qris', DEMO_MICRO_QRIS_BANDS, now, { category: 'micro' }, { maxFee: DEMO_MICRO_QRIS_MAX_FEE }));
+    await tx.insertFeeRule(
+      rule(DEMO_MICRO_OVO.channel, DEMO_MICRO_OVO.bands, now, { merchantId: micro.id }, { taxPercentage: DEMO_MICRO_OVO.taxPercentage, customerShare: DEMO_MICRO_OVO.customerShare }),
+    );
+    await tx.insertFeeRule(rule(DEMO_SCHEDULED.channel, DEMO_SCHEDULED.bands, demoScheduledInstant(now), {}));
     return credentials;
   });
 }

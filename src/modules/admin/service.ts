@@ -35,6 +35,7 @@ import {
   formatBands,
   formatInstant,
   parseBands,
+  parseFeeSettings,
   parseInstant,
   ruleInForce,
   scheduledRules,
@@ -95,6 +96,11 @@ export interface FeeRuleView {
   state: 'in-force' | 'scheduled' | 'cancelled' | 'superseded';
   /** True for the implicit rule of a flat setting (channel fee or merchant override); such a rule cannot be cancelled. */
   implicit: boolean;
+  /** Contract §10: caps (major unit), tax on fees and customer share (percent); null when not set. */
+  minFee: string | null;
+  maxFee: string | null;
+  taxPercentage: string | null;
+  customerShare: string | null;
 }
 
 /** What `fee set` asks for (raw CLI values; validated by the service). */
@@ -107,6 +113,11 @@ export interface FeeSetInput {
   effectiveFrom?: string;
   /** Allow a category no merchant has yet (other than `regular`); otherwise refused as a likely typo. */
   allowUnusedCategory?: boolean;
+  /** Contract §10: caps of the fee (major unit), tax on fees and the customer's share (percent). */
+  minFee?: string;
+  maxFee?: string;
+  taxPercentage?: string;
+  customerShare?: string;
 }
 
 /** An audit record as listed (`before`/`after` parsed). */
@@ -423,6 +434,8 @@ export class AdminService {
       const minorUnits = channel ? (await currencyOf(repo, channel.currency)).minorUnits : 4;
       const bands = parseBands(input.bands, minorUnits);
       if (!bands.ok) problems.push(...bands.problems);
+      const settings = parseFeeSettings(input, minorUnits);
+      if (!settings.ok) problems.push(...settings.problems);
       if (input.merchantId !== undefined && input.category !== undefined) problems.push('give --merchant or --category, not both');
       if (input.merchantId !== undefined && !(await repo.findMerchant(input.merchantId))) {
         problems.push(`no merchant ${input.merchantId}`);
@@ -445,7 +458,7 @@ export class AdminService {
         else if (at < now) problems.push(`effective-from: ${formatInstant(at)} is in the past (now ${formatInstant(now)}); omit it for "now"`);
         else effectiveFrom = at;
       }
-      if (problems.length > 0 || !channel || !bands.ok) throw new AdminError(notFound && problems.length === 1 ? 'not_found' : 'invalid', problems);
+      if (problems.length > 0 || !channel || !bands.ok || !settings.ok) throw new AdminError(notFound && problems.length === 1 ? 'not_found' : 'invalid', problems);
 
       const scope: RuleScope = input.merchantId !== undefined ? 'MERCHANT' : category !== undefined ? 'CATEGORY' : 'CHANNEL';
       const row: FeeRuleRow = {
@@ -458,6 +471,7 @@ export class AdminService {
         effectiveFrom: formatInstant(effectiveFrom),
         cancelledAt: null,
         createdAt: formatInstant(now),
+        ...settings.value,
       };
       await repo.insertFeeRule(row);
       const view = ruleView(ruleFromRow(row, channel.code), effectiveFrom > now ? 'scheduled' : 'in-force');
@@ -559,6 +573,10 @@ function ruleView(r: FeeRule, state: FeeRuleView['state']): FeeRuleView {
     cancelledAt: r.cancelledAt ?? null,
     state: r.cancelledAt != null ? 'cancelled' : state,
     implicit: r.id.startsWith(FLAT_RULE_PREFIX),
+    minFee: r.settings?.minFee ?? null,
+    maxFee: r.settings?.maxFee ?? null,
+    taxPercentage: r.settings?.taxPercentage ?? null,
+    customerShare: r.settings?.customerShare ?? null,
   };
 }
 

@@ -418,7 +418,8 @@ export class Catalog {
       name: c.name,
       imageUrl: c.imagePath,
       status: c.status,
-      isFeeChargedToCustomer: o?.feeChargedToCustomer ?? c.feeChargedToCustomer,
+      // Contract §10: true exactly when the customer's share of the rule in force is 100 (without a share, the bearer decides).
+      isFeeChargedToCustomer: rule.settings?.customerShare != null ? rule.settings.customerShare === '100' : (o?.feeChargedToCustomer ?? c.feeChargedToCustomer),
       feeInfo: {
         feePercentage: rule.bands[0]!.percentage,
         feeValue: rule.bands[0]!.fixed,

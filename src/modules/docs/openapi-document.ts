@@ -71,7 +71,7 @@ const QRIS_EXAMPLE = {
   image_url: '/images/channels/qris.svg',
   status: 'active',
   is_fee_charged_to_customer: true,
-  fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000 },
+  fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000, minimum_fee: null, maximum_fee: null, tax_percentage: 0, customer_share: 100 },
   currency: 'IDR',
 };
 
@@ -171,6 +171,10 @@ const FEE_INFO = {
     fee_value: { type: 'number', description: 'Fixed part of the fee.' },
     min_transactions: { type: 'number', description: 'Smallest accepted amount (inclusive).' },
     max_transactions: { type: 'number', description: 'Largest accepted amount (inclusive).' },
+    minimum_fee: { type: ['number', 'null'], description: 'Additive (contract §10): the fee is raised to this, null when the rule sets no minimum.' },
+    maximum_fee: { type: ['number', 'null'], description: 'Additive: the fee is lowered to this, null when the rule sets no maximum.' },
+    tax_percentage: { type: 'number', description: 'Additive: tax on fee + additional fee, percent (0 without a tax).' },
+    customer_share: { type: 'number', minimum: 0, maximum: 100, description: 'Additive: percent of the charges the customer pays by default (`is_fee_charged_to_customer` is true exactly at 100).' },
   },
 };
 
@@ -230,7 +234,7 @@ export function buildOpenApiDocument(): Json {
                             image_url: '/images/channels/mandiri_va.svg',
                             status: 'maintenance',
                             is_fee_charged_to_customer: true,
-                            fee_info: { fee_percentage: 0, fee_value: 4000, min_transactions: 10000, max_transactions: 50000000 },
+                            fee_info: { fee_percentage: 0, fee_value: 4000, min_transactions: 10000, max_transactions: 50000000, minimum_fee: null, maximum_fee: null, tax_percentage: 0, customer_share: 100 },
                             currency: 'IDR',
                           },
                         ],
@@ -243,7 +247,7 @@ export function buildOpenApiDocument(): Json {
                         data: [
                           {
                             ...QRIS_EXAMPLE,
-                            fee_info: { ...QRIS_EXAMPLE.fee_info, fee_percentage: 0 },
+                            fee_info: { ...QRIS_EXAMPLE.fee_info, fee_percentage: 0, maximum_fee: 5000 },
                             fee_tiers: [
                               { up_to: 500000, fee_percentage: 0, fee_value: 0 },
                               { up_to: null, fee_percentage: 0.3, fee_value: 0 },
@@ -297,10 +301,10 @@ export function buildOpenApiDocument(): Json {
                 'application/json': {
                   schema: { $ref: '#/components/schemas/FeeCalculation' },
                   examples: {
-                    seedSample: { summary: 'Customer pays the fee', value: { amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR' } },
+                    seedSample: { summary: 'Customer pays the fee', value: { amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 } },
                     merchantPaysFee: {
                       summary: 'Merchant absorbs fee (2.9 % + 2000) and additional fee (1000)',
-                      value: { amount: 250000, fee: 9250, additionalFee: 1000, totalAmount: 250000, getBalance: 239750, currency: 'IDR' },
+                      value: { amount: 250000, fee: 9250, additionalFee: 1000, totalAmount: 250000, getBalance: 239750, currency: 'IDR', feeTax: 0, customerFee: 0, merchantFee: 10250 },
                     },
                   },
                 },
@@ -362,7 +366,7 @@ export function buildOpenApiDocument(): Json {
         CalculateRequest: bodySchema(calculateRoute),
         FeeCalculation: {
           type: 'object',
-          required: ['amount', 'fee', 'additionalFee', 'totalAmount', 'getBalance', 'currency'],
+          required: ['amount', 'fee', 'additionalFee', 'totalAmount', 'getBalance', 'currency', 'feeTax', 'customerFee', 'merchantFee'],
           additionalProperties: false,
           properties: {
             amount: { type: 'number' },
@@ -371,6 +375,9 @@ export function buildOpenApiDocument(): Json {
             totalAmount: { type: 'number', description: 'What the customer pays.' },
             getBalance: { type: 'number', description: 'What the merchant receives.' },
             currency: { type: 'string' },
+            feeTax: { type: 'number', description: 'Additive (contract §10): tax on fee + additionalFee; 0 without a tax.' },
+            customerFee: { type: 'number', description: 'Additive: the customer\'s part of fee + additionalFee + feeTax (in totalAmount).' },
+            merchantFee: { type: 'number', description: 'Additive: the merchant\'s part (deducted in getBalance); customerFee + merchantFee = fee + additionalFee + feeTax.' },
           },
         },
         Problem: {

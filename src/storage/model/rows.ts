@@ -93,6 +93,11 @@ export interface FeeRuleRow {
   effectiveFrom: string;
   cancelledAt: string | null;
   createdAt: string;
+  /** Contract §10 settings of the rule (canonical decimals; null: not set). */
+  minFee: string | null;
+  maxFee: string | null;
+  taxPercentage: string | null;
+  customerShare: string | null;
 }
 
 /** A stored audit record: `before`/`after` are JSON text (null: nothing before / after). */

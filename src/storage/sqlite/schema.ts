@@ -165,6 +165,12 @@ export const feeRules = sqliteTable(
     effectiveFrom: text('effective_from').notNull(),
     cancelledAt: text('cancelled_at'),
     createdAt: text('created_at').notNull().default(now),
+    /** Contract §10, canonical decimals, null when not set: the fee's lower and upper bound (major unit), */
+    minFee: text('min_fee'),
+    maxFee: text('max_fee'),
+    /** the tax on fee + additional fee (percent), and the customer's share of all charges (percent, 0–100). */
+    taxPercentage: text('tax_percentage'),
+    customerShare: text('customer_share'),
   },
   (t) => [
     index('fee_rules_channel_idx').on(t.channelId),

@@ -35,6 +35,11 @@ export interface FeeRuleRow {
   effectiveFrom: string;
   cancelledAt: string | null;
   createdAt: string;
+  /** Contract §10 settings (canonical decimals; null: not set). */
+  minFee: string | null;
+  maxFee: string | null;
+  taxPercentage: string | null;
+  customerShare: string | null;
 }
 
 /** What the implicit CHANNEL rule is made of. */
@@ -75,6 +80,9 @@ export function ruleFromRow(row: FeeRuleRow, channelCode: string): FeeRule {
     effectiveFrom: row.effectiveFrom,
     cancelledAt: row.cancelledAt,
     createdAt: row.createdAt,
+    ...(row.minFee !== null || row.maxFee !== null || row.taxPercentage !== null || row.customerShare !== null
+      ? { settings: { minFee: row.minFee, maxFee: row.maxFee, taxPercentage: row.taxPercentage, customerShare: row.customerShare } }
+      : {}),
   };
 }
 

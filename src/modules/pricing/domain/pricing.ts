@@ -26,7 +26,7 @@
  * is exact in the minor unit.
  */
 import { z } from 'zod';
-import { calculateFee, type FeeResult, type FeeSchedule } from './fee.js';
+import { calculateFee, NO_FEE_SETTINGS, type FeeResult, type FeeSchedule, type FeeSettings } from './fee.js';
 import { decimalText, percentageText } from '../../channels/domain/channel-rules.js';
 import { Big, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
 
@@ -68,6 +68,8 @@ export interface FeeRule {
   cancelledAt?: string | null;
   /** ISO 8601 instant the rule was created; breaks ties between equal `effectiveFrom`. */
   createdAt: string;
+  /** Caps, tax on fees and the customer's share (contract §10); absent or null fields: not set. */
+  settings?: FeeSettings;
 }
 
 /** The merchant a price is asked for: rules of its own scope, its category's and the channel default apply. */
@@ -80,7 +82,7 @@ export interface RuleSubject {
 export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
 
 /** What the fee calculator needs from a channel besides the fee itself (currency, additional fee, bearer). */
-export type ChannelPricing = Omit<FeeSchedule, 'fee'>;
+export type ChannelPricing = Omit<FeeSchedule, 'fee' | 'settings'>;
 
 /** Which rule and band priced a fee (the GraphQL fee breakdown's "applied band and rule source"). */
 export interface AppliedPricing {
@@ -271,7 +273,7 @@ export function bandFor(rule: FeeRule, amount: Big): { index: number; band: FeeB
  */
 export function priceWithRule(rule: FeeRule, channel: ChannelPricing, amount: Big, chargeFeeToCustomer?: boolean | null): PricedFee {
   const { index, band } = bandFor(rule, amount);
-  const result = calculateFee({ ...channel, fee: { percentage: band.percentage, fixed: band.fixed } }, amount, chargeFeeToCustomer);
+  const result = calculateFee({ ...channel, fee: { percentage: band.percentage, fixed: band.fixed }, settings: rule.settings ?? NO_FEE_SETTINGS }, amount, chargeFeeToCustomer);
   const pricing: AppliedPricing = { ruleId: rule.id, source: rule.scope, effectiveFrom: rule.effectiveFrom, bandIndex: index, band };
   return { ...result, breakdown: { ...result.breakdown, pricing } };
 }
@@ -417,4 +419,49 @@ export function validateCategory(code?: string | null): Checked<string> {
   if (code === undefined || code === null) return { ok: true, value: DEFAULT_CATEGORY };
   const parsed = categorySchema.safeParse(code);
   return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problems: parsed.error.issues.map((i) => `category: ${i.message}`) };
+}
+
+/** What an operator gives for a rule's settings (contract §10): text or numbers, each optional. */
+export interface FeeSettingsInput {
+  minFee?: string | number | null;
+  maxFee?: string | number | null;
+  taxPercentage?: string | number | null;
+  customerShare?: string | number | null;
+}
+
+/**
+ * Validate a rule's caps, tax and share for a currency, reporting every problem at once: negative values,
+ * caps with more decimals than the currency's minor unit, `minFee` above `maxFee`, a tax or share outside
+ * 0–100 (or with more than 4 decimals).
+ */
+export function parseFeeSettings(input: FeeSettingsInput, minorUnits: number): Checked<FeeSettings> {
+  const problems: string[] = [];
+  const amountOf = (name: string, raw: string | number | null | undefined): DecimalString | null => {
+    if (raw === undefined || raw === null || raw === '') return null;
+    const parsed = decimalText.safeParse(raw);
+    if (!parsed.success) {
+      problems.push(`${name}: ${parsed.error.issues[0]?.message ?? 'must be a number'}`);
+      return null;
+    }
+    if (scaleOf(new Big(parsed.data)) > minorUnits) {
+      problems.push(`${name}: ${parsed.data} has more decimals than the currency allows (${minorUnits})`);
+      return null;
+    }
+    return parsed.data;
+  };
+  const percentOf = (name: string, raw: string | number | null | undefined): DecimalString | null => {
+    if (raw === undefined || raw === null || raw === '') return null;
+    const parsed = percentageText.safeParse(raw);
+    if (!parsed.success) {
+      for (const issue of parsed.error.issues) problems.push(`${name}: ${issue.message}`);
+      return null;
+    }
+    return parsed.data;
+  };
+  const minFee = amountOf('minFee', input.minFee);
+  const maxFee = amountOf('maxFee', input.maxFee);
+  const taxPercentage = percentOf('tax', input.taxPercentage);
+  const customerShare = percentOf('customerShare', input.customerShare);
+  if (minFee !== null && maxFee !== null && new Big(minFee).gt(maxFee)) problems.push(`minFee ${minFee} is above maxFee ${maxFee}`);
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: { minFee, maxFee, taxPercentage, customerShare } };
 }
