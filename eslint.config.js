@@ -4,6 +4,16 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The no-unsafe-* family, off where code reads free-form JSON on purpose (each use below says why). */
+const UNTYPED_JSON_ALLOWED = {
+  '@typescript-eslint/no-unsafe-assignment': 'off',
+  '@typescript-eslint/no-unsafe-member-access': 'off',
+  '@typescript-eslint/no-unsafe-argument': 'off',
+  '@typescript-eslint/no-unsafe-call': 'off',
+  '@typescript-eslint/no-unsafe-return': 'off',
+  '@typescript-eslint/no-explicit-any': 'off',
+};
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'drizzle/**', 'artifacts/**', 'src/graphql/generated.ts', '**/*.cjs'] },
   js.configs.recommended,
@@ -25,27 +35,13 @@ export default tseslint.config(
     // Tests, the bench and scripts read untyped JSON answers (`await res.json()`) and assert on them: the
     // assertion is their type check. Production code (src/) keeps every no-unsafe-* rule.
     files: ['test/**', 'bench/**', 'scripts/**'],
-    rules: {
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-explicit-any': 'off',
-    },
+    rules: UNTYPED_JSON_ALLOWED,
   },
   {
     // The API reference page walks the project's own OpenAPI document, which is free-form JSON Schema; the
     // document itself is validated against OpenAPI 3.1 by test/integration/openapi.test.ts.
     files: ['src/modules/docs/openapi-page.ts'],
-    rules: {
-      '@typescript-eslint/no-unsafe-assignment': 'off',
-      '@typescript-eslint/no-unsafe-member-access': 'off',
-      '@typescript-eslint/no-unsafe-argument': 'off',
-      '@typescript-eslint/no-unsafe-call': 'off',
-      '@typescript-eslint/no-unsafe-return': 'off',
-      '@typescript-eslint/no-explicit-any': 'off',
-    },
+    rules: UNTYPED_JSON_ALLOWED,
   },
   {
     // The SQLite repository implements the asynchronous AdminRepository with synchronous better-sqlite3 calls:

@@ -111,6 +111,18 @@ export interface AuditRow {
   after: string | null;
 }
 
+/** The row type of each table, by the name both schemas export it under. */
+export interface ModelRows {
+  currencies: CurrencyRow;
+  merchants: MerchantRow;
+  apiKeys: ApiKeyRow;
+  channels: ChannelRow;
+  merchantChannels: MerchantChannelRow;
+  changeLog: ChangeLogRow;
+  feeRules: FeeRuleRow;
+  auditLog: AuditRow;
+}
+
 /** True when a schema's inferred row type is exactly the model's. */
 export type Conforms<Inferred, Row> = [Inferred] extends [Row] ? ([Row] extends [Inferred] ? true : false) : false;
 

@@ -19,7 +19,7 @@ import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
 import { feeRuleScopeCheck } from '../model/schema-checks.js';
-import type { ApiKeyRow, AuditRow, ChangeLogRow, ChannelInsert, ChannelRow, Conforms, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantRow, RowTypesConform } from '../model/rows.js';
+import type { ChannelInsert, Conforms, ModelRows, RowTypesConform } from '../model/rows.js';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
@@ -212,16 +212,6 @@ interface Tables {
   changeLog: typeof changeLog;
   feeRules: typeof feeRules;
   auditLog: typeof auditLog;
-}
-interface ModelRows {
-  currencies: CurrencyRow;
-  merchants: MerchantRow;
-  apiKeys: ApiKeyRow;
-  channels: ChannelRow;
-  merchantChannels: MerchantChannelRow;
-  changeLog: ChangeLogRow;
-  feeRules: FeeRuleRow;
-  auditLog: AuditRow;
 }
 
 /** Compile-time proof that this engine's tables infer exactly the shared row types (src/storage/model/rows.ts). */
