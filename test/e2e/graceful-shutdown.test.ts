@@ -80,7 +80,7 @@ describe('graceful shutdown', () => {
     req.end(body.slice(20));
     const done = await response;
     expect(done.status).toBe(200);
-    expect(JSON.parse(done.body)).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR' });
+    expect(JSON.parse(done.body)).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 });
 
     expect(await server.exited).toBe(0);
     const messages = server.logLines().map((l) => l.msg);

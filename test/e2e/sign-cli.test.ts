@@ -60,7 +60,7 @@ describe('npm run sign', () => {
 
     const calc = sign(['POST', '/v1/payments/calculate', CALC], env);
     const result = JSON.parse(execFileSync('bash', ['-c', curlOf(calc.stdout)], { encoding: 'utf8' })) as Record<string, unknown>;
-    expect(result).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR' });
+    expect(result).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 });
   });
 
   it('its hashes match the ones a SIGNATURE_MISMATCH returns for a test key', () => {
