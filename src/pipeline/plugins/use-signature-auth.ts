@@ -3,7 +3,7 @@
  *
  * Runs in `onRequest`, before any other user plugin, for every request to
  * the GraphQL endpoint (POST and GET, data and introspection alike; the GraphiQL page
- * for browsers is answered earlier, by useApiDocs, and carries no data) and every `/v1/payments/*` route. Nothing behind it runs for an
+ * for browsers is answered earlier, by createApiDocs, and carries no data) and every `/v1/payments/*` route. Nothing behind it runs for an
  * unauthenticated request. Check order (contract §4): headers present →
  * timestamp format → skew → signature format → key known → HMAC. Merchant
  * scope is checked by the services, which know the requested merchant.
