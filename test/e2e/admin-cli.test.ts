@@ -267,4 +267,33 @@ describe('admin CLI', () => {
     expect((await admin(dataDir, ['audit', 'list', '--since', 'yesterday'])).code).toBe(1);
     expect((await admin(dataDir, ['audit', 'list', '--limit'])).code).toBe(2);
   }, 120_000);
+
+  it('operator output: seeded flat rules effective from the seed instant; audit list shows whole values, wrapped', async () => {
+    const fresh = makeTempDir('pgw-cli-seed-');
+    try {
+      const before = Date.now();
+      const rules = await adminJson<{ id: string; effectiveFrom: string }[]>(fresh, ['fee', 'list', 'qris']);
+      const flat = rules.find((r) => r.id === 'flat:qris')!;
+      expect(Date.parse(flat.effectiveFrom)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(flat.effectiveFrom)).toBeLessThanOrEqual(Date.now());
+      expect((await admin(fresh, ['fee', 'list', 'qris'])).stdout).not.toContain('1970');
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+
+    // A record whose AFTER is far longer than 80 characters.
+    await adminJson(dataDir, ['fee', 'set', 'qris', '--bands', '100000:0:0,500000:0.3:0,1000000:0.25:0,*:0.2:0', '--min-fee', '500', '--max-fee', '5000', '--tax', '11', '--actor', 'dora']);
+    const [record] = await adminJson<{ after: unknown }[]>(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1']);
+    const whole = JSON.stringify(record!.after);
+    expect(whole.length).toBeGreaterThan(160);
+    const out = await admin(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1'], { COLUMNS: '80' });
+    expect(out.code, out.stderr).toBe(0);
+    const lines = out.stdout.split('\n');
+    expect(lines[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+ENTITY$/);
+    const start = lines.findIndex((l) => l.startsWith('    after:  '));
+    const afterLines = [lines[start]!.slice(12)];
+    for (let i = start + 1; lines[i]?.startsWith(' '.repeat(12)); i += 1) afterLines.push(lines[i]!.slice(12));
+    expect(afterLines.length).toBeGreaterThan(1); // wrapped
+    expect(afterLines.join('')).toBe(whole); // and whole
+  }, 120_000);
 });
