@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
-import { admin, adminJson, childEnv, run } from '../helpers/ops.js';
+import { admin, adminJson, childEnv, ROOT, run } from '../helpers/ops.js';
 
 let dataDir: string;
 let merchantId: string;
@@ -267,6 +267,22 @@ describe('admin CLI', () => {
     expect((await admin(dataDir, ['audit', 'list', '--since', 'yesterday'])).code).toBe(1);
     expect((await admin(dataDir, ['audit', 'list', '--limit'])).code).toBe(2);
   }, 120_000);
+
+  it('runs built (dist/admin.mjs under plain node, as npm run admin and the package bin do), rebuilt when a source is newer', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    expect(pkg.scripts.admin).toBe('node bin/payment-gateway-admin.mjs');
+    expect(pkg.bin['payment-gateway-admin']).toBe('bin/payment-gateway-admin.mjs');
+    const launcher = fs.readFileSync(path.join(ROOT, 'bin/payment-gateway-admin.mjs'), 'utf8');
+    expect(launcher).not.toMatch(/tsx/);
+    const bundle = path.join(ROOT, 'dist/admin.mjs');
+    expect((await admin(dataDir, ['merchant', 'list'])).code).toBe(0);
+    // A bundle older than the sources (as after a git pull) is rebuilt before the command runs.
+    fs.utimesSync(bundle, new Date(1_000_000), new Date(1_000_000));
+    const stale = await admin(dataDir, ['merchant', 'list', '--json']);
+    expect(stale.code, stale.stderr).toBe(0);
+    expect(JSON.parse(stale.stdout).length).toBeGreaterThan(0); // stdout is the command's alone
+    expect(fs.statSync(bundle).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+  }, 60_000);
 
   it('operator output: seeded flat rules effective from the seed instant; audit list shows whole values, wrapped', async () => {
     const fresh = makeTempDir('pgw-cli-seed-');
