@@ -10,11 +10,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HEALTH_CHECK, haproxyBinary, haproxyConfig, productionExample } from '../../scripts/lib/haproxy.js';
 import { loadConfig } from '../../src/shared/config.js';
 import { makeTempDir } from '../helpers/app.js';
-import { freePort, localServicesSkipReason, startHaproxy, type LocalService } from '../helpers/local-services.js';
+import { freePort, localServicesSkipReason, startHaproxy } from '../helpers/local-services.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const skip = localServicesSkipReason('haproxy');
-let balancer: LocalService | undefined;
+let balancer: Awaited<ReturnType<typeof startHaproxy>> | undefined;
 let workDir: string | undefined;
 
 afterAll(async () => {
