@@ -75,7 +75,8 @@ function startLoad(baseUrl: string, perSecond: number): { stop(): Promise<LoadRe
       if (good) result.ok++;
       else result.failures.push(`${target}: ${res.status} ${text.slice(0, 200)}`);
     } catch (err) {
-      result.failures.push(`${target}: ${err instanceof Error ? `${err.message} ${String(err.cause ?? '')}` : String(err)}`);
+      const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+      result.failures.push(`${target}: ${err instanceof Error ? err.message : String(err)}${cause}`);
     }
   };
   const timer = setInterval(() => {
