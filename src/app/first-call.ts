@@ -17,7 +17,11 @@ export function toolCredentialsFile(env: NodeJS.ProcessEnv): string {
   return path.resolve(env.GATEWAY_CREDENTIALS || path.join(env.DATA_DIR || './data', 'demo-credentials.json'));
 }
 
-export function firstCallHelp(baseUrl: string, credentialsFile: string, seededNow: boolean): string {
+/**
+ * `baseUrl` is where clients should call (a load balancer's PUBLIC_BASE_URL, else this server); `listeningOn`
+ * is this process's own address when that differs (shown, but not offered for calls).
+ */
+export function firstCallHelp(baseUrl: string, credentialsFile: string, seededNow: boolean, listeningOn: string = baseUrl): string {
   const parsed = JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as { merchants: DemoMerchantCredentials[] };
   const merchant = parsed.merchants.find((m) => m.kyc === 'approved') ?? parsed.merchants[0];
   if (!merchant) return '';
@@ -26,7 +30,7 @@ export function firstCallHelp(baseUrl: string, credentialsFile: string, seededNo
   const curl = [`curl -s ${shellQuote(baseUrl + target)}`, ...Object.entries(headers).map(([k, v]) => `  -H ${shellQuote(`${k}: ${v}`)}`)].join(' \\\n');
   return [
     '',
-    `Payment gateway listening on ${baseUrl}`,
+    listeningOn === baseUrl ? `Payment gateway listening on ${baseUrl}` : `Payment gateway at ${baseUrl} (the load balancer; this replica listens on ${listeningOn})`,
     `  GraphQL + GraphiQL: ${baseUrl}/graphql    REST: ${baseUrl}/v1/payments/channel, ${baseUrl}/v1/payments/calculate`,
     `  Demo credentials (${seededNow ? 'just created' : 'existing'}): ${credentialsFile}`,
     `  Demo merchant: ${merchant.name} (${merchant.merchantId}), key ${merchant.apiKey}`,

@@ -106,7 +106,7 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
     // stderr and stdout stays the log stream, JSON lines without any signature.
     // With WORKERS > 1 only the first worker prints the banner.
     // Behind a balancer (PUBLIC_BASE_URL) the banner sends people to the balancer, never around it.
-    if (fs.existsSync(data.credentialsFile) && (cluster.worker?.id ?? 1) === 1) process.stderr.write(firstCallHelp(config.publicBaseUrl ?? baseUrl, data.credentialsFile, data.seeded !== null));
+    if (fs.existsSync(data.credentialsFile) && (cluster.worker?.id ?? 1) === 1) process.stderr.write(firstCallHelp(config.publicBaseUrl ?? baseUrl, data.credentialsFile, data.seeded !== null, baseUrl));
   });
 
   /**

@@ -195,7 +195,7 @@ describe.skipIf(skip)('npm run cluster:local', () => {
   });
 
   it('the replica banners point at the balancer and the cluster\'s credentials, never at a replica\'s own port', () => {
-    for (let i = 1; i <= 3; i++) expect(output).toContain(`[replica ${i}] Payment gateway listening on ${ready!.balancer}`);
+    ready!.replicas.forEach((r, i) => expect(output).toContain(`[replica ${i + 1}] Payment gateway at ${ready!.balancer} (the load balancer; this replica listens on ${r.url})`));
     for (const r of ready!.replicas) expect(output).not.toContain(`export BASE_URL=${r.url}`);
     expect(output).toContain(`export GATEWAY_CREDENTIALS=${ready!.credentialsFile}`);
     expect(output).toContain(`set -a; . ${ready!.envFile}; set +a`);
