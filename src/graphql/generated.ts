@@ -94,9 +94,11 @@ export type CheckoutSession = {
 /** A created checkout session. `clientSecret` is shown only here. */
 export type CheckoutSessionCreated = {
   __typename?: 'CheckoutSessionCreated';
+  /** The only amount the session lists channels for and prices (major unit). */
   amount: Scalars['Decimal']['output'];
   /** The credential for `Authorization: Bearer`; treat it as opaque and never log it. */
   clientSecret: Scalars['String']['output'];
+  /** The only currency (ISO 4217, upper case). */
   currency: Scalars['String']['output'];
   /** ISO 8601 UTC instant after which the session answers SESSION_EXPIRED. */
   expiresAt: Scalars['String']['output'];
@@ -259,6 +261,7 @@ export type FeeRuleSource =
   /** A rule for this merchant only (a per-merchant fee override is one). */
   | 'MERCHANT';
 
+/** Operations that create something (SVC1-signed callers only). */
 export type Mutation = {
   __typename?: 'Mutation';
   /**
@@ -270,6 +273,7 @@ export type Mutation = {
 };
 
 
+/** Operations that create something (SVC1-signed callers only). */
 export type MutationCreateCheckoutSessionArgs = {
   input: CreateCheckoutSessionInput;
 };

@@ -24,8 +24,11 @@ import { errorResponseFor } from '../responses.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { SessionClaims } from '../../modules/auth/client-secret.js';
 
-/** `Bearer` with its token; an empty token (`Bearer`, as HTTP trims `Bearer `) is a session attempt that fails. */
-const BEARER = /^\s*Bearer(?:\s+(\S*))?\s*$/i;
+/**
+ * `Bearer` and whatever follows it: every such header is a session attempt, so a damaged token (inner
+ * spaces, nothing at all: HTTP trims `Bearer ` to `Bearer`) fails as SESSION_INVALID, never as a missing SVC1 header.
+ */
+const BEARER = /^\s*Bearer(?:\s+([^]*?))?\s*$/i;
 
 /**
  * The client secret of a request that authenticates as a checkout session: `Authorization: Bearer …` and
