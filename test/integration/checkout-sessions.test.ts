@@ -103,6 +103,7 @@ describe('validation of the create call', () => {
     expect(res.status).toBe(403);
     expect(await problem(res)).toMatchObject({ code: 'SESSION_SCOPE' });
     const mutation = await sessionGql(s.clientSecret, 'mutation { createCheckoutSession(input: { amount: 1000, currency: "IDR" }) { id } }');
+    expect(mutation.status).toBe(403);
     expect(((await mutation.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('SESSION_SCOPE');
   });
 
@@ -152,9 +153,10 @@ describe('session scope', () => {
     ['{ calculateFee(input: { amount: 150000, currency: "USD", method: "qris" }) { fee } }'],
     ['{ calculateFee(input: { amount: 150000, currency: "IDR", method: "bca_va" }) { fee } }'],
     ['{ paymentChannels { code fee(amount: 1000) { fee } } }'],
-  ])('%s → SESSION_SCOPE', async (query) => {
+  ])('%s → 403 SESSION_SCOPE', async (query) => {
     const s = await session();
     const res = await sessionGql(s.clientSecret, query);
+    expect(res.status).toBe(403);
     const body = (await res.json()) as { errors: { extensions: { code: string } }[] };
     expect(body.errors[0]!.extensions.code).toBe('SESSION_SCOPE');
   });
@@ -398,5 +400,18 @@ describe('revocation, limits and logs', () => {
     } finally {
       await gated.close();
     }
+  });
+});
+
+describe('HTTP caching with a session', () => {
+  it('a revalidated list (304) from an allowed origin keeps its CORS headers', async () => {
+    const s = await session();
+    const headers = bearer(s.clientSecret, { Origin: 'http://localhost:4100' });
+    const first = await t.fetch('/v1/payments/channel', { headers });
+    const etag = first.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const again = await t.fetch('/v1/payments/channel', { headers: { ...headers, 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('access-control-allow-origin')).toBe('http://localhost:4100');
   });
 });
