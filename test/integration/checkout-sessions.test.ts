@@ -200,7 +200,7 @@ describe('lifetime', () => {
     }
   });
 
-  it.each([['garbage'], [''], ['cs_00000000000000000000000000000000_secret_AAAA'], ['x'.repeat(5000)]])('malformed %s → 401 SESSION_INVALID', async (secret) => {
+  it.each([['garbage'], [''], ['cs_00000000000000000000000000000000_secret_AAAA'], ['x'.repeat(5000)], [`a${' '.repeat(8000)}b`]])('malformed %s → 401 SESSION_INVALID', async (secret) => {
     const res = await t.fetch('/v1/payments/channel', { headers: { Authorization: `Bearer ${secret}` } });
     expect(res.status).toBe(401);
     expect(await problem(res)).toMatchObject({ code: 'SESSION_INVALID' });
