@@ -1,9 +1,11 @@
 /**
- * SVC1 signature verification (contract §3) as a Yoga plugin.
+ * SVC1 signature verification (contract §3) as a Yoga plugin, and, in the same step, checkout sessions'
+ * `Authorization: Bearer` client secrets (contract §9; see `verifySession` below).
  *
- * Runs in `onRequest`, before any other user plugin, for every request to
+ * Runs in `onRequest`, before any other user plugin that touches data, for every request to
  * the GraphQL endpoint (POST and GET, data and introspection alike; the GraphiQL page
- * for browsers is answered earlier, by useApiDocs, and carries no data) and every `/v1/payments/*` route. Nothing behind it runs for an
+ * for browsers is answered earlier, by useApiDocs, and carries no data; so is a browser's CORS preflight,
+ * which carries no credentials), every `/v1/payments/*` route and `/v1/checkout/sessions`. Nothing behind it runs for an
  * unauthenticated request. Check order (contract §4): headers present →
  * timestamp format → skew → signature format → key known → HMAC. Merchant
  * scope is checked by the services, which know the requested merchant.
@@ -23,8 +25,6 @@ import { requestStateOf, type Principal, type RequestState } from '../request-st
 import { errorResponseFor } from '../responses.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { SessionClaims } from '../../modules/auth/client-secret.js';
-
-
 
 /**
  * The client secret of a request that authenticates as a checkout session: `Authorization: Bearer …` and
