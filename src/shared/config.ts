@@ -66,6 +66,16 @@ const envSchema = z.object({
    * balancer never reuses a socket this server has just closed (the classic intermittent 502).
    */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(65_000),
+  /**
+   * Contract §6: how long a replica keeps serving its last catalogue while the database cannot be reached,
+   * counted from the last moment it was known current; 0 = refuse at once. One day at most (a bound, not "forever").
+   */
+  MAX_STALENESS_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Contract §6: `false` = never migrate or seed at start; wait (not ready) for `npm run migrate`. */
+  MIGRATE_ON_START: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -113,6 +123,10 @@ export interface Config {
   redisUrl: string | null;
   /** `server.keepAliveTimeout`; `headersTimeout` is set a little above it. */
   keepAliveTimeoutMs: number;
+  /** How long the last catalogue is served while the database cannot be reached (s); 0 = refuse at once. */
+  maxStalenessSeconds: number;
+  /** Migrate (and seed) at start; false = wait for `npm run migrate`, never write DDL or seed. */
+  migrateOnStart: boolean;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -170,5 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    maxStalenessSeconds: e.MAX_STALENESS_SECONDS,
+    migrateOnStart: e.MIGRATE_ON_START,
   };
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdminRepository } from './model/admin-repository.js';
 import { StorageOpenError } from './errors.js';
+import { describePostgresError } from './postgres/errors.js';
 import { openPgStore, redactUrl } from './postgres/store.js';
 import { openSqliteStore } from './sqlite/store.js';
 import type { CatalogueSink, Store } from './model/store.js';
@@ -36,6 +37,17 @@ export interface OpenStoreOptions<C extends CatalogueSink, T> {
    * are passed through unchanged.
    */
   prepare?: (admin: AdminRepository) => Promise<T>;
+  /**
+   * How long a server keeps serving its last catalogue while the database cannot be reached
+   * (MAX_STALENESS_SECONDS). Default 0: refuse at once (the service passes its configuration, default 300).
+   */
+  maxStalenessSeconds?: number;
+  /**
+   * MIGRATE_ON_START (default true). False: never write DDL; `prepare` must then only read. A Postgres server on
+   * an older schema stays not ready until `npm run migrate` has run (and `prepared` is undefined); SQLite
+   * refuses to open it.
+   */
+  migrateOnStart?: boolean;
 }
 
 /** Why `prepare` failed, carried through the engine's own error handling unchanged. */
@@ -60,16 +72,26 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
     : undefined;
   if (options.databaseUrl) {
     try {
-      return await openPgStore(options.databaseUrl, options.catalogue, { logger: options.logger, watch: options.watch, prepare });
+      return await openPgStore(options.databaseUrl, options.catalogue, {
+        logger: options.logger,
+        watch: options.watch,
+        prepare,
+        maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
+        migrate: options.migrateOnStart ?? true,
+      });
     } catch (err) {
       if (err instanceof PrepareFailure) throw err.error;
-      throw new StorageOpenError(`cannot open or migrate the Postgres database ${redactUrl(options.databaseUrl)}: ${describe(err)}`, { cause: err });
+      throw new StorageOpenError(`cannot open or migrate the Postgres database ${redactUrl(options.databaseUrl)}: ${describePostgresError(err)}`, { cause: err });
     }
   }
 
   let store;
   try {
-    store = openSqliteStore(path.join(options.dataDir, DATABASE_FILE), options.catalogue, { logger: options.logger });
+    store = openSqliteStore(path.join(options.dataDir, DATABASE_FILE), options.catalogue, {
+      logger: options.logger,
+      maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
+      migrate: options.migrateOnStart ?? true,
+    });
   } catch (err) {
     throw new StorageOpenError(`cannot open or migrate the database in ${options.dataDir}: ${describe(err)}`, { cause: err });
   }

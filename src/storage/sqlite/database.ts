@@ -33,6 +33,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { projectPath } from '../../shared/paths.js';
 import * as schema from './schema.js';
 
@@ -109,6 +110,11 @@ export interface OpenDatabaseOptions {
   lockGraceMs?: number;
   /** Clock in ms. */
   now?: () => number;
+  /**
+   * Apply pending migrations (default true). False (MIGRATE_ON_START=false): never write DDL; a database whose
+   * schema is not at this build's version is refused with a message naming `npm run migrate`.
+   */
+  migrate?: boolean;
 }
 
 class MonitoredDatabase implements DatabaseHandle {
@@ -360,12 +366,24 @@ class MonitoredDatabase implements DatabaseHandle {
   }
 }
 
+/** Committed migrations newer than the newest one applied to this database (drizzle's `__drizzle_migrations` bookkeeping). */
+export function pendingSqliteMigrations(sqlite: Database.Database): number {
+  const table = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
+  const newest = table ? (sqlite.prepare('select max(created_at) as m from __drizzle_migrations').get() as { m: number | null }).m : null;
+  return readMigrationFiles({ migrationsFolder: MIGRATIONS_DIR }).filter((m) => newest === null || m.folderMillis > Number(newest)).length;
+}
+
 /** Open (creating if needed) and migrate the database at `file` (`:memory:` allowed). */
 export function openDatabase(file: string, options: OpenDatabaseOptions = {}): DatabaseHandle {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const conn = connect(file);
   try {
-    migrate(conn.db, { migrationsFolder: MIGRATIONS_DIR });
+    if (options.migrate === false) {
+      const pending = pendingSqliteMigrations(conn.sqlite);
+      if (pending > 0) throw new Error(`the database schema is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: run \`npm run migrate\` first`);
+    } else {
+      migrate(conn.db, { migrationsFolder: MIGRATIONS_DIR });
+    }
   } catch (err) {
     conn.sqlite.close();
     throw err;

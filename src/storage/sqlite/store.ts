@@ -10,6 +10,9 @@
  * served from the next event-loop turn on, and a request never queries the
  * database when nothing changed. After a reconnect (the file was replaced or
  * repaired) everything is reloaded.
+ *
+ * Outage: while the file cannot be used (missing, read-only, locked, damaged) the last catalogue is served
+ * for at most `maxStalenessMs` from the last successful check (src/storage/model/freshness.ts), then 503.
  */
 import type { Logger } from 'pino';
 import { SqliteAdminRepository } from './admin.js';
@@ -17,6 +20,7 @@ import { SqliteCatalogReader } from './catalog-reader.js';
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
+import { CatalogueFreshness } from '../model/freshness.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 
 const tokenOf = (v: SqliteDataVersion) => ({ token: v.current, refreshToken: v.invalidate });
@@ -28,12 +32,15 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   readonly #source: { reader: SqliteCatalogReader; token: SqliteDataVersion['current']; refreshToken: SqliteDataVersion['invalidate']; generation: number };
   #loadedGeneration = -1;
   #loadedToken = '';
+  readonly #freshness: CatalogueFreshness;
 
   constructor(
     private readonly sqlite: DatabaseHandle,
     readonly catalog: C,
     private readonly logger?: Logger,
+    maxStalenessMs = 0,
   ) {
+    this.#freshness = new CatalogueFreshness({ maxStalenessMs, logger, location: sqlite.file });
     this.#listeners = new ChangeListeners((err) => logger?.error({ err }, 'catalogue change listener failed'));
     // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
     this.catalog.onTransition(() => this.#listeners.emit());
@@ -52,20 +59,33 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   }
 
   check(): DatabaseStatus {
+    const at = Date.now();
     const status = this.sqlite.check();
-    if (!status.ok) return status;
+    if (!status.ok) return this.#outage(status);
     try {
       this.#catchUp();
+      this.#freshness.current(at);
       return status;
     } catch (err) {
       if (!isSqliteUnavailable(err)) this.logger?.error({ err }, 'catalogue catch-up failed');
       const probed = this.sqlite.probe();
-      return probed.ok ? { ok: false, reason: `catalogue catch-up failed: ${(err as Error).message}` } : probed;
+      return this.#outage(probed.ok ? { ok: false, reason: `catalogue catch-up failed: ${(err as Error).message}` } : probed);
     }
   }
 
   probe(): DatabaseStatus {
-    return this.sqlite.probe();
+    const status = this.sqlite.probe();
+    return status.ok ? this.#freshness.status() : this.#outage(status);
+  }
+
+  catalogueAgeSeconds(): number {
+    return this.#freshness.ageSeconds();
+  }
+
+  /** The file cannot be used: serve the last catalogue within the staleness bound, refuse past it. */
+  #outage(failure: DatabaseStatus): DatabaseStatus {
+    this.#freshness.failed(failure.reason ?? 'database unavailable');
+    return this.#freshness.status();
   }
 
   version(): string {
@@ -119,6 +139,6 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
 }
 
 /** Open (creating and migrating if needed) the SQLite database at `file`, feeding `catalog`. */
-export function openSqliteStore<C extends CatalogueSink>(file: string, catalog: C, options: OpenDatabaseOptions & { logger?: Logger } = {}): SqliteStore<C> {
-  return new SqliteStore(openDatabase(file, options), catalog, options.logger);
+export function openSqliteStore<C extends CatalogueSink>(file: string, catalog: C, options: OpenDatabaseOptions & { logger?: Logger; maxStalenessMs?: number } = {}): SqliteStore<C> {
+  return new SqliteStore(openDatabase(file, options), catalog, options.logger, options.maxStalenessMs);
 }
