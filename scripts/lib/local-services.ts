@@ -27,7 +27,7 @@ import path from 'node:path';
 import pg from 'pg';
 
 /** Which throwaway services a caller needs. */
-export type LocalServiceName = 'postgres' | 'redis';
+export type LocalServiceName = 'postgres' | 'redis' | 'pgbouncer';
 
 /** A running throwaway server. */
 export interface LocalService {
@@ -69,6 +69,7 @@ export interface RedisOptions {
 }
 
 const REDIS_CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'];
+const PGBOUNCER_CANDIDATES = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
 
 /** `/usr/lib/postgresql/<highest version>/bin` when it holds initdb and postgres, else null. */
 export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
@@ -86,6 +87,11 @@ export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
   return null;
 }
 
+/** The pgbouncer binary, or null. */
+export function pgbouncerBinary(): string | null {
+  return PGBOUNCER_CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
+}
+
 /** The redis-server binary, or null. */
 export function redisServerBinary(): string | null {
   return REDIS_CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
@@ -101,6 +107,10 @@ export function missingLocalServices(needs: readonly LocalServiceName[] = ['post
     else if (isRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) missing.push('Postgres (running as root needs the `postgres` OS user of the Debian package)');
   }
   if (needs.includes('redis') && !redisServerBinary()) missing.push('Redis (redis-server not found: apt-get install redis-server)');
+  if (needs.includes('pgbouncer')) {
+    if (!pgbouncerBinary()) missing.push('PgBouncer (pgbouncer not found: apt-get install pgbouncer)');
+    else if (isRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) missing.push('PgBouncer (running as root needs the `postgres` OS user of the Debian package)');
+  }
   return missing;
 }
 
@@ -316,45 +326,20 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Loca
   const asRoot = isRoot();
   const dir = makeServiceDir('pgw-postgres-', asRoot ? postgresUser() : undefined);
   const dataDir = path.join(dir, 'data');
-  const logFile = path.join(dir, 'postgres.log');
   const port = options.port ?? (await freePort());
-  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
 
-  const [initCmd, initArgs] = as(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const [initCmd, initArgs] = asPostgres(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
   const init = spawnSync(initCmd, initArgs, { cwd: dir, encoding: 'utf8' });
   if (init.status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${init.status}):\n${init.stdout}\n${init.stderr}`);
   }
-  // Only the private socket and 127.0.0.1; nothing else may connect.
-  fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
+  // Only the private socket and 127.0.0.1; nothing else may connect (replication too: startStandby's pg_basebackup and WAL stream).
+  fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n');
 
   const url = `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const service = postgresService({ bin, dir, dataDir, port, url, timeoutMs: options.timeoutMs });
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const service = managedService({
-    name: 'postgres',
-    url,
-    port,
-    dir,
-    logFile,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    stopSignal: 'SIGINT',
-    launch: () => {
-      const [cmd, args] = as(path.join(bin, 'postgres'), [
-        '-D', dataDir,
-        '-p', String(port),
-        '-k', dir,
-        '-c', 'listen_addresses=127.0.0.1',
-        // Throwaway data: durability is not needed, speed is.
-        '-c', 'fsync=off',
-        '-c', 'synchronous_commit=off',
-        '-c', 'full_page_writes=off',
-        '-c', 'max_connections=200',
-      ]);
-      return spawnServer(cmd, args, logFile, dir);
-    },
-    ready: () => canQuery(adminUrl),
-  });
   try {
     await service.boot();
     const client = new pg.Client({ connectionString: adminUrl });
@@ -364,6 +349,139 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Loca
     } finally {
       await client.end();
     }
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  return service;
+}
+
+/** The `postgres` server process on `dataDir` (a primary, or a standby made by {@link startStandby}). */
+function postgresService(o: { bin: string; dir: string; dataDir: string; port: number; url: string; timeoutMs?: number }): LocalService & { boot(): Promise<void> } {
+  const logFile = path.join(o.dir, 'postgres.log');
+  const adminUrl = `postgres://postgres@127.0.0.1:${o.port}/postgres`;
+  return managedService({
+    name: 'postgres',
+    url: o.url,
+    port: o.port,
+    dir: o.dir,
+    logFile,
+    timeoutMs: o.timeoutMs ?? 30_000,
+    stopSignal: 'SIGINT',
+    launch: () => {
+      const [cmd, args] = asPostgres(path.join(o.bin, 'postgres'), [
+        '-D', o.dataDir,
+        '-p', String(o.port),
+        '-k', o.dir,
+        '-c', 'listen_addresses=127.0.0.1',
+        // Throwaway data: durability is not needed, speed is.
+        '-c', 'fsync=off',
+        '-c', 'synchronous_commit=off',
+        '-c', 'full_page_writes=off',
+        '-c', 'max_connections=200',
+      ]);
+      return spawnServer(cmd, args, logFile, o.dir);
+    },
+    ready: () => canQuery(adminUrl),
+  });
+}
+
+/** A Postgres binary, through `runuser -u postgres` as root (Postgres and PgBouncer refuse to run as root). */
+function asPostgres(command: string, args: string[]): [string, string[]] {
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+/**
+ * A read-only hot standby of `primary` (contract §6 read replicas): `pg_basebackup -R` (streaming
+ * replication settings and standby.signal written by it) into a temp directory, then `postgres` on a free
+ * loopback port. `url` names the same database as the primary's.
+ */
+export async function startStandby(primary: LocalService, options: { timeoutMs?: number } = {}): Promise<LocalService> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(missingLocalServices(['postgres'])[0]);
+  const dir = makeServiceDir('pgw-standby-', isRoot() ? postgresUser() : undefined);
+  const dataDir = path.join(dir, 'data');
+  const port = await freePort();
+  const [cmd, args] = asPostgres(path.join(bin, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '--no-sync', '-c', 'fast']);
+  const backup = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8' });
+  if (backup.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`pg_basebackup failed (${backup.status}):\n${backup.stdout}\n${backup.stderr}`);
+  }
+  const url = new URL(primary.url);
+  url.port = String(port);
+  const service = postgresService({ bin, dir, dataDir, port, url: url.toString(), timeoutMs: options.timeoutMs });
+  try {
+    await service.boot();
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  return service;
+}
+
+/** Options of {@link startPgBouncer}. */
+export interface PgBouncerOptions {
+  /** PgBouncer's `pool_mode` (default transaction). */
+  poolMode?: 'transaction' | 'session';
+  timeoutMs?: number;
+}
+
+/**
+ * PgBouncer (Debian package) in front of `target` on a free loopback port, with PgBouncer's DEFAULT
+ * settings except what it needs to run at all: where to listen, where the server is, who may connect
+ * (trust, loopback only) and the pool mode. `url` is `target.url` through the pooler.
+ */
+export async function startPgBouncer(target: LocalService, options: PgBouncerOptions = {}): Promise<LocalService> {
+  const bin = pgbouncerBinary();
+  if (!bin) throw new Error(missingLocalServices(['pgbouncer'])[0]);
+  const dir = makeServiceDir('pgw-pgbouncer-', isRoot() ? postgresUser() : undefined);
+  const port = await freePort();
+  const logFile = path.join(dir, 'pgbouncer.log');
+  const ini = path.join(dir, 'pgbouncer.ini');
+  const targetUrl = new URL(target.url);
+  const ownedByPostgres = (file: string, text: string) => {
+    fs.writeFileSync(file, text, { mode: 0o600 });
+    if (isRoot()) {
+      const { uid, gid } = postgresUser();
+      fs.chownSync(file, uid, gid);
+    }
+  };
+  ownedByPostgres(path.join(dir, 'userlist.txt'), '"postgres" ""\n');
+  ownedByPostgres(
+    ini,
+    [
+      '[databases]',
+      `* = host=127.0.0.1 port=${targetUrl.port}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      `unix_socket_dir = ${dir}`,
+      'auth_type = trust',
+      `auth_file = ${path.join(dir, 'userlist.txt')}`,
+      `pool_mode = ${options.poolMode ?? 'transaction'}`,
+      '',
+    ].join('\n'),
+  );
+  const url = new URL(target.url);
+  url.port = String(port);
+  const service = managedService({
+    name: 'pgbouncer',
+    url: url.toString(),
+    port,
+    dir,
+    logFile,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    // SIGINT: PgBouncer's "safe shutdown" waits for clients; SIGTERM shuts down at once.
+    stopSignal: 'SIGTERM',
+    launch: () => {
+      const [cmd, args] = asPostgres(bin, [ini]);
+      return spawnServer(cmd, args, logFile, dir);
+    },
+    ready: () => canQuery(url.toString()),
+  });
+  try {
+    await service.boot();
   } catch (err) {
     await service.stop();
     throw err;
