@@ -44,8 +44,7 @@ export interface OpenStoreOptions<C extends CatalogueSink, T> {
   maxStalenessSeconds?: number;
   /**
    * MIGRATE_ON_START (default true). False: never write DDL; `prepare` must then only read. A Postgres server on
-   * an older schema stays not ready until `npm run migrate` has run (and `prepared` is undefined); SQLite
-   * refuses to open it.
+   * an older schema (either engine) stays not ready until `npm run migrate` has run (and `prepared` is undefined).
    */
   migrateOnStart?: boolean;
 }
@@ -96,6 +95,17 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
     throw new StorageOpenError(`cannot open or migrate the database in ${options.dataDir}: ${describe(err)}`, { cause: err });
   }
   try {
+    if (options.migrateOnStart === false) {
+      const pending = store.pendingMigrations();
+      if (pending > 0 && options.watch === false) {
+        throw new StorageOpenError(`the database schema in ${store.location} is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: run \`npm run migrate\` first`);
+      }
+      if (pending > 0) {
+        // A server waits, not ready, for `npm run migrate`; the read-only checks run once the schema is there.
+        store.deferUntilSchema(async (admin) => prepare?.(admin));
+        return { store, prepared: undefined };
+      }
+    }
     const prepared = prepare ? await prepare(store.admin) : undefined;
     // Servers load the catalogue now, so a database they cannot read stops the start instead of the first request.
     if (options.watch !== false) {

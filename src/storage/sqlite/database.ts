@@ -111,8 +111,8 @@ export interface OpenDatabaseOptions {
   /** Clock in ms. */
   now?: () => number;
   /**
-   * Apply pending migrations (default true). False (MIGRATE_ON_START=false): never write DDL; a database whose
-   * schema is not at this build's version is refused with a message naming `npm run migrate`.
+   * Apply pending migrations (default true). False (MIGRATE_ON_START=false): never write DDL; the caller checks
+   * {@link pendingSqliteMigrations} and waits for `npm run migrate`.
    */
   migrate?: boolean;
 }
@@ -378,12 +378,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const conn = connect(file);
   try {
-    if (options.migrate === false) {
-      const pending = pendingSqliteMigrations(conn.sqlite);
-      if (pending > 0) throw new Error(`the database schema is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: run \`npm run migrate\` first`);
-    } else {
-      migrate(conn.db, { migrationsFolder: MIGRATIONS_DIR });
-    }
+    if (options.migrate !== false) migrate(conn.db, { migrationsFolder: MIGRATIONS_DIR });
   } catch (err) {
     conn.sqlite.close();
     throw err;

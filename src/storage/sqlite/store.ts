@@ -17,11 +17,15 @@
 import type { Logger } from 'pino';
 import { SqliteAdminRepository } from './admin.js';
 import { SqliteCatalogReader } from './catalog-reader.js';
-import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
+import { openDatabase, pendingSqliteMigrations, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { CatalogueFreshness } from '../model/freshness.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+
+/** While waiting for `npm run migrate` (MIGRATE_ON_START=false): how often to look, and one log line per 10 s. */
+const SCHEMA_LOOK_MS = 500;
+const SCHEMA_WAIT_LOG_MS = 10_000;
 
 const tokenOf = (v: SqliteDataVersion) => ({ token: v.current, refreshToken: v.invalidate });
 
@@ -33,6 +37,8 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   #loadedGeneration = -1;
   #loadedToken = '';
   readonly #freshness: CatalogueFreshness;
+  /** Set while waiting for the schema (MIGRATE_ON_START=false); requests are refused until it is cleared. */
+  #schemaWait: { timer: NodeJS.Timeout; reason: string } | null = null;
 
   constructor(
     private readonly sqlite: DatabaseHandle,
@@ -58,7 +64,57 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     return this.sqlite.file;
   }
 
+  /** Schema versions this database lacks (drizzle's bookkeeping against the committed journal); 0 = at version. */
+  pendingMigrations(): number {
+    return pendingSqliteMigrations(this.sqlite.sqlite);
+  }
+
+  /**
+   * MIGRATE_ON_START=false on an older schema: refuse (not ready) and look every 500 ms, logging once per 10 s,
+   * until `npm run migrate` has run; then run `checks` (read-only) and serve.
+   */
+  deferUntilSchema(checks: (admin: SqliteAdminRepository) => Promise<unknown>): void {
+    let loggedAt = Number.NEGATIVE_INFINITY;
+    let checking = false;
+    const look = () => {
+      if (checking || !this.#schemaWait) return;
+      let pending: number;
+      try {
+        pending = this.pendingMigrations();
+      } catch (err) {
+        this.logger?.warn({ err }, 'cannot read the database schema version; looking again');
+        return;
+      }
+      if (pending > 0) {
+        this.#schemaWait.reason = `the database schema is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: not ready until \`npm run migrate\` has run`;
+        if (Date.now() - loggedAt >= SCHEMA_WAIT_LOG_MS) {
+          loggedAt = Date.now();
+          this.logger?.warn({ database: this.location, pendingMigrations: pending }, this.#schemaWait.reason);
+        }
+        return;
+      }
+      checking = true;
+      checks(this.admin).then(
+        () => {
+          if (!this.#schemaWait) return;
+          clearInterval(this.#schemaWait.timer);
+          this.#schemaWait = null;
+          this.logger?.info({ database: this.location }, 'database schema is at this version; loading the catalogue');
+        },
+        (err: unknown) => {
+          checking = false;
+          this.logger?.error({ err }, 'the database schema is there but the start-up checks failed; looking again');
+        },
+      );
+    };
+    const timer = setInterval(look, SCHEMA_LOOK_MS);
+    timer.unref();
+    this.#schemaWait = { timer, reason: 'the database schema is not at this version and MIGRATE_ON_START=false: not ready until `npm run migrate` has run' };
+    look();
+  }
+
   check(): DatabaseStatus {
+    if (this.#schemaWait) return { ok: false, reason: this.#schemaWait.reason };
     const at = Date.now();
     const status = this.sqlite.check();
     if (!status.ok) return this.#outage(status);
@@ -74,6 +130,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   }
 
   probe(): DatabaseStatus {
+    if (this.#schemaWait) return { ok: false, reason: this.#schemaWait.reason };
     const status = this.sqlite.probe();
     return status.ok ? this.#freshness.status() : this.#outage(status);
   }
@@ -89,6 +146,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   }
 
   version(): string {
+    if (this.#schemaWait) return this.catalog.version;
     // A failure here leaves the catalogue as it was; the health check (check()) reports it to the request.
     if (this.sqlite.check().ok) {
       try {
@@ -112,6 +170,8 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   }
 
   close(): Promise<void> {
+    if (this.#schemaWait) clearInterval(this.#schemaWait.timer);
+    this.#schemaWait = null;
     this.catalog.close();
     this.sqlite.close();
     return Promise.resolve();
