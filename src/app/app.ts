@@ -184,6 +184,7 @@ export function createAppParts(options: AppOptions): AppParts {
     publicPaths: PUBLIC_PATHS,
     logger,
   });
+  const readiness: { lastReason?: string } = {};
   const readinessPlugin = onlyOnPath(READY_PATH, useReadinessCheck({
     endpoint: READY_PATH,
     check: () => {
@@ -191,7 +192,9 @@ export function createAppParts(options: AppOptions): AppParts {
       if (lifecycle.shuttingDown) return false;
       const checked = store.check();
       const status = checked.ok ? store.probe() : checked;
-      if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
+      // Logged when the verdict or its reason changes, not per probe: a balancer asks every second.
+      if (!status.ok && status.reason !== readiness.lastReason) logger.warn({ reason: status.reason }, 'readiness check failed');
+      readiness.lastReason = status.ok ? undefined : status.reason;
       return status.ok;
     },
   }));

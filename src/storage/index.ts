@@ -15,7 +15,7 @@ import type { CatalogueSink, Store } from './model/store.js';
 
 export type { AdminRepository } from './model/admin-repository.js';
 export type { CatalogueSink, DatabaseStatus, Store } from './model/store.js';
-export { isStorageUnavailable, StorageOpenError } from './errors.js';
+export { describeStorageFailure, isStorageUnavailable, StorageOpenError } from './errors.js';
 
 /** The SQLite database file inside DATA_DIR. */
 export const DATABASE_FILE = 'gateway.db';

@@ -33,7 +33,6 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import { readMigrationFiles } from 'drizzle-orm/migrator';
 import { projectPath } from '../../shared/paths.js';
 import * as schema from './schema.js';
 
@@ -112,7 +111,7 @@ export interface OpenDatabaseOptions {
   now?: () => number;
   /**
    * Apply pending migrations (default true). False (MIGRATE_ON_START=false): never write DDL; the caller checks
-   * {@link pendingSqliteMigrations} and waits for `npm run migrate`.
+   * the schema version (./migrations.ts) and waits for `npm run migrate`.
    */
   migrate?: boolean;
 }
@@ -364,13 +363,6 @@ class MonitoredDatabase implements DatabaseHandle {
   close(): void {
     if (this.#conn.sqlite.open) this.#conn.sqlite.close();
   }
-}
-
-/** Committed migrations newer than the newest one applied to this database (drizzle's `__drizzle_migrations` bookkeeping). */
-export function pendingSqliteMigrations(sqlite: Database.Database): number {
-  const table = sqlite.prepare("select 1 from sqlite_master where type = 'table' and name = '__drizzle_migrations'").get();
-  const newest = table ? (sqlite.prepare('select max(created_at) as m from __drizzle_migrations').get() as { m: number | null }).m : null;
-  return readMigrationFiles({ migrationsFolder: MIGRATIONS_DIR }).filter((m) => newest === null || m.folderMillis > Number(newest)).length;
 }
 
 /** Open (creating if needed) and migrate the database at `file` (`:memory:` allowed). */

@@ -17,7 +17,8 @@
 import type { Logger } from 'pino';
 import { SqliteAdminRepository } from './admin.js';
 import { SqliteCatalogReader } from './catalog-reader.js';
-import { openDatabase, pendingSqliteMigrations, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
+import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
+import { pendingSqliteMigrations } from './migrations.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { CatalogueFreshness } from '../model/freshness.js';
