@@ -342,7 +342,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
    * after LISTEN a pg_notify round-trip proves that notifications arrive: through a transaction pooler LISTEN
    * "succeeds" on a server connection this client is not linked to, and nothing ever arrives. Where LISTEN
    * cannot work (that, or a server that refuses it, e.g. a hot standby) it is said once and not retried:
-   * the poll carries every change.
+   * the poll carries every change. A false verdict (a notification slower than the probe's wait) costs only
+   * the notification's speed-up: the poll alone keeps the 1 s bound.
    */
   #connectListener(attempt = 0): void {
     if (this.#closed || this.#listenUnsupported) return;
