@@ -20,6 +20,9 @@ export { describeStorageFailure, isStorageUnavailable, StorageOpenError } from '
 /** The SQLite database file inside DATA_DIR. */
 export const DATABASE_FILE = 'gateway.db';
 
+/** SQLite servers look at the file between requests this often (Postgres polls at the same pace). */
+const SQLITE_WATCH_INTERVAL_MS = 500;
+
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions<C extends CatalogueSink, T> {
   /** DATA_DIR: the SQLite database lives here when `databaseUrl` is not set. */
@@ -103,6 +106,7 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
       if (pending > 0) {
         // A server waits, not ready, for `npm run migrate`; the read-only checks run once the schema is there.
         store.deferUntilSchema(async (admin) => prepare?.(admin));
+        store.watch(SQLITE_WATCH_INTERVAL_MS);
         return { store, prepared: undefined };
       }
     }
@@ -111,6 +115,7 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
     if (options.watch !== false) {
       const status = store.check();
       if (!status.ok) throw new StorageOpenError(`cannot load the catalogue from ${store.location}: ${status.reason}`);
+      store.watch(SQLITE_WATCH_INTERVAL_MS);
     }
     return { store, prepared };
   } catch (err) {

@@ -67,7 +67,7 @@ async function scenario(dataDir: string, fault: Fault): Promise<void> {
   const ruleAt = Date.now() + 2500;
   const scheduled = await admin(dataDir, ['fee', 'set', 'bni_va', '--bands', '*:1.23:0', '--effective-from', new Date(ruleAt).toISOString()], env);
   expect(scheduled.code, scheduled.stderr).toBe(0);
-  // The catalogue has the schedule before the database goes (Postgres: propagation; SQLite: caught up by a request).
+  // The catalogue has the schedule before the database goes (Postgres: propagation; SQLite: the 500 ms watch, or a request).
   await sleep(700);
   expect((await channels(server.baseUrl, who)).status).toBe(200);
 

@@ -40,6 +40,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   readonly #freshness: CatalogueFreshness;
   /** Set while waiting for the schema (MIGRATE_ON_START=false); requests are refused until it is cleared. */
   #schemaWait: { timer: NodeJS.Timeout; reason: string } | null = null;
+  #watch: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly sqlite: DatabaseHandle,
@@ -63,6 +64,19 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
 
   get location(): string {
     return this.sqlite.file;
+  }
+
+  /**
+   * Servers: check the file every `intervalMs` between requests too, so an idle server's catalogue stays
+   * known current (the age gauge means the same as on Postgres) and an outage is noticed and logged when it
+   * starts, not at the next request.
+   */
+  watch(intervalMs: number): void {
+    if (this.#watch) return;
+    this.#watch = setInterval(() => {
+      if (!this.#schemaWait) this.check();
+    }, intervalMs);
+    this.#watch.unref();
   }
 
   /** Schema versions this database lacks (drizzle's bookkeeping against the committed journal); 0 = at version. */
@@ -171,6 +185,8 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   }
 
   close(): Promise<void> {
+    if (this.#watch) clearInterval(this.#watch);
+    this.#watch = null;
     if (this.#schemaWait) clearInterval(this.#schemaWait.timer);
     this.#schemaWait = null;
     this.catalog.close();
