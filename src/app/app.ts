@@ -20,7 +20,8 @@ import { requestStateOf } from '../pipeline/request-state.js';
 import { useDatabaseHealth } from '../pipeline/plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from '../pipeline/plugins/use-abuse-limits.js';
 import { buildOpenApiDocument } from '../modules/docs/openapi-document.js';
-import { useApiDocs } from '../pipeline/plugins/use-api-docs.js';
+import { createApiDocs } from '../pipeline/plugins/use-api-docs.js';
+import { useSecurityHeaders } from '../pipeline/plugins/use-security-headers.js';
 import { DOCS_PATH, GRAPHQL_ENDPOINT, HEALTH_PATH, IMAGE_PREFIX, METRICS_PATH, OPENAPI_PATH, PUBLIC_PATHS, READY_PATH, REST_PREFIX, routeTemplateOf } from '../shared/routes.js';
 import { useHttpCaching } from '../pipeline/plugins/use-http-caching.js';
 import { useChannelImages } from '../pipeline/plugins/use-channel-images.js';
@@ -207,6 +208,7 @@ export function createAppParts(options: AppOptions): AppParts {
     logger,
     registry: metricsRegistry,
   });
+  const apiDocs = createApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() });
   const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
@@ -215,12 +217,13 @@ export function createAppParts(options: AppOptions): AppParts {
     ['answerCacheStore', answerCache.store],
     ['addressGate', rateLimit.addressGate],
     ['httpCaching', useHttpCaching()],
+    ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
     ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds() })],
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
-    ['apiDocs', useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() })],
+    ['apiDocs', apiDocs.plugin],
     ['signature', signaturePlugin],
     ['keyLimit', rateLimit.keyLimit],
     ['answerCacheLookup', answerCache.lookup],
@@ -271,7 +274,7 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: HEALTH_PATH,
     landingPage: false,
-    // The bundled, signing GraphiQL page (no CDN) is served by useApiDocs (src/modules/docs/graphiql-page.ts): compressed,
+    // The bundled, signing GraphiQL page (no CDN) is served by createApiDocs (src/modules/docs/graphiql-page.ts): compressed,
     // cached, and counted and logged like every request, which Yoga's own GraphiQL plugin (ahead of all user plugins) is not.
     graphiql: false,
     batching: false,
