@@ -71,12 +71,6 @@ export interface PgStoreOptions {
   maxConnections?: number;
   /** How long the last catalogue is served while the database cannot be reached (0: refuse at once). */
   maxStalenessMs?: number;
-  /**
-   * MIGRATE_ON_START=false: the schema is someone else's job (`npm run migrate`). A server whose database is
-   * not at this build's schema version stays not ready and waits for it; then runs this (read-only checks)
-   * and loads the catalogue.
-   */
-  waitForSchema?: (admin: PgAdminRepository) => Promise<unknown>;
 }
 
 /** The URL with its password hidden, for logs and messages. */
@@ -111,11 +105,14 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
   readonly #reader: PgCatalogReader;
   readonly #listeners: ChangeListeners;
   readonly #logger?: Logger;
-  readonly #options: Required<Omit<PgStoreOptions, 'logger' | 'waitForSchema'>>;
+  readonly #options: Required<Omit<PgStoreOptions, 'logger'>>;
   readonly #freshness: CatalogueFreshness;
   readonly #hostPort: string;
-  /** Set while waiting for the schema (MIGRATE_ON_START=false); cleared once it is there. */
-  #waitForSchema: PgStoreOptions['waitForSchema'] | null;
+  /**
+   * MIGRATE_ON_START=false on an older schema: the read-only start-up checks to run once `npm run migrate` has
+   * run; set while waiting (not ready), cleared once the catalogue is loaded.
+   */
+  #waitForSchema: ((admin: PgAdminRepository) => Promise<unknown>) | null = null;
   #schemaLoggedAt = Number.NEGATIVE_INFINITY;
   /** LISTEN cannot work here (standby, transaction pooler): said once, never retried. */
   #listenUnsupported = false;
@@ -146,14 +143,14 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     };
     this.#hostPort = hostPortOf(url);
     this.#freshness = new CatalogueFreshness({ maxStalenessMs: this.#options.maxStalenessMs, logger: options.logger, location: this.location });
-    this.#waitForSchema = options.waitForSchema ?? null;
     this.#pool = new pg.Pool({
       connectionString: url,
       max: this.#options.maxConnections,
       connectionTimeoutMillis: this.#options.connectTimeoutMs,
       idleTimeoutMillis: 30_000,
-      // No `statement_timeout` startup parameter: PgBouncer (default settings) refuses connections that send it. The bound is client side (a server that stopped answering must not hold
-      // anything) and `SET LOCAL` inside the read transactions (src/storage/postgres/catalog-reader.ts).
+      // No `statement_timeout` startup parameter: PgBouncer (default settings) refuses connections that send
+      // it. The bound is client side (a server that stopped answering must not hold anything) and `SET LOCAL`
+      // inside the read transactions (src/storage/postgres/catalog-reader.ts).
       query_timeout: this.#options.statementTimeoutMs + 1000,
       application_name: 'payment-gateway',
     });
@@ -173,11 +170,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
    */
   async start(): Promise<void> {
     if (!this.#options.watch) return;
-    if (this.#waitForSchema && (await this.#schemaPending())) {
-      // Not ready until `npm run migrate` has run; the poll below looks again and loads once it has.
-    } else {
-      await this.#schemaReady();
-    }
+    // Waiting for `npm run migrate` (MIGRATE_ON_START=false): not ready; the poll below looks again and loads once it has run.
+    if (!this.#waitForSchema || !(await this.#schemaPending())) await this.#schemaReady();
     this.#poll = setInterval(() => void this.#pollOnce(), this.#options.pollIntervalMs);
     this.#poll.unref();
   }
@@ -215,17 +209,20 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     return true;
   }
 
-  /** The schema is at version: run the deferred checks (MIGRATE_ON_START=false), load, listen. */
+  /**
+   * The schema is at version: run the deferred checks (MIGRATE_ON_START=false), load, listen. Waiting ends only
+   * when all of it succeeded; otherwise the next poll tries the whole again.
+   */
   async #schemaReady(): Promise<void> {
     const checks = this.#waitForSchema;
-    if (checks) {
-      await checks(this.admin);
-      this.#waitForSchema = null;
-      this.#logger?.info({ database: this.location }, 'database schema is at this version; loading the catalogue');
-    }
+    if (checks) await checks(this.admin);
     const at = Date.now();
     await this.#fullLoad();
     this.#freshness.current(at);
+    if (checks) {
+      this.#waitForSchema = null;
+      this.#logger?.info({ database: this.location }, 'database schema is at this version; catalogue loaded');
+    }
     this.#connectListener();
   }
 
@@ -418,7 +415,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
 export async function openPgStore<C extends CatalogueSink, T>(
   url: string,
   catalog: C,
-  options: Omit<PgStoreOptions, 'waitForSchema'> & { prepare?: (admin: PgAdminRepository) => Promise<T>; migrate?: boolean } = {},
+  options: PgStoreOptions & { prepare?: (admin: PgAdminRepository) => Promise<T>; migrate?: boolean } = {},
 ): Promise<{ store: PgStore<C>; prepared: T | undefined }> {
   if (options.migrate === false) {
     const store = new PgStore(url, catalog, options);
