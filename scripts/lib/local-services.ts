@@ -2,7 +2,10 @@
  * Throwaway Postgres and Redis servers for tests and `npm run cluster:local`
  * (issue 11 item 7): Debian's `postgresql` and `redis-server` packages, each
  * in its own temporary directory, on a free loopback port, never touching a
- * system instance or its data.
+ * system instance or its data. Also the deployment components of contract §6:
+ * PgBouncer in front of a Postgres (`startPgBouncer`, Debian's `pgbouncer`
+ * with its default settings, transaction or session pooling) and a read-only
+ * hot standby of one (`startStandby`, `pg_basebackup -R`).
  *
  * Invariants:
  * - Loopback only: Postgres listens on 127.0.0.1 (trust auth for 127.0.0.1
@@ -15,9 +18,9 @@
  *   same data directory and port; `pause()`/`resume()` freeze it (SIGSTOP:
  *   the port accepts connections but nothing answers) — the fault tests'
  *   "database/Redis unreachable" and "back again".
- * - Postgres refuses to run as root: as root, the directory is owned by the
- *   `postgres` OS user (created by the Debian package) and every Postgres
- *   binary runs through `runuser -u postgres --`.
+ * - Postgres and PgBouncer refuse to run as root: as root, the directory is
+ *   owned by the `postgres` OS user (created by the Debian package) and every
+ *   Postgres or PgBouncer binary runs through `runuser -u postgres --`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

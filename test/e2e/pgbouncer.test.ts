@@ -104,6 +104,8 @@ describe.skipIf(skip)('PgBouncer (default settings) and a hot standby between th
     await Promise.all(servers.map((s) => s.stop('SIGKILL')));
     await Promise.all(services.map((s) => s.stop()));
     await primary?.stop();
+    // Each component's temporary directory goes with it.
+    for (const s of [...services, primary]) if (s) expect(fs.existsSync(s.dir), s.dir).toBe(false);
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
