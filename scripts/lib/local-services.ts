@@ -197,6 +197,44 @@ async function stopGroup(child: ChildProcess, signal: NodeJS.Signals, graceMs = 
   }
 }
 
+/** Signal one process; false when it no longer exists. */
+function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw err;
+  }
+}
+
+/** Every live descendant of `root` (children, their children, …), from /proc's parent links (Linux). */
+function descendantsOf(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command: state, ppid, …
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      continue; // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const frontier = [root];
+  while (frontier.length > 0) {
+    const parent = frontier.pop()!;
+    for (const [pid, ppid] of parentOf) {
+      if (ppid === parent) {
+        found.push(pid);
+        frontier.push(pid);
+      }
+    }
+  }
+  return found;
+}
+
 /** Whether any live (non-zombie) process belongs to group `pgid` (Linux /proc). */
 function processesInGroup(pgid: number): boolean {
   for (const entry of fs.readdirSync('/proc')) {
@@ -275,6 +313,8 @@ function managedService(opts: {
 }): LocalService & { boot(): Promise<void> } {
   let child: ChildProcess | undefined;
   let stopped = false;
+  /** Processes outside the group frozen by pause(), for resume(). */
+  let paused: number[] = [];
   const entry = { child: () => child, dir: opts.dir };
   live.add(entry);
   installExitHook();
@@ -292,20 +332,32 @@ function managedService(opts: {
       await waitUntil(opts.name, opts.ready, child, opts.timeoutMs, log);
     },
     async stopServer() {
+      // Frozen processes outside the group would never see the shutdown.
+      service.resume();
       if (child) await stopGroup(child, opts.stopSignal);
       child = undefined;
     },
     startServer: () => service.boot(),
     pause() {
-      if (child?.pid !== undefined) signalGroup(child.pid, 'SIGSTOP');
+      if (child?.pid === undefined) return;
+      // Postgres' backends leave the group (each is its own session leader), so the group alone would freeze
+      // only the postmaster while established connections kept answering: stop every descendant too.
+      const descendants = descendantsOf(child.pid);
+      signalGroup(child.pid, 'SIGSTOP');
+      for (const pid of descendants) signalProcess(pid, 'SIGSTOP');
+      paused = descendants;
     },
     resume() {
-      if (child?.pid !== undefined) signalGroup(child.pid, 'SIGCONT');
+      if (child?.pid === undefined) return;
+      signalGroup(child.pid, 'SIGCONT');
+      for (const pid of paused) signalProcess(pid, 'SIGCONT');
+      paused = [];
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       try {
+        service.resume();
         if (child) await stopGroup(child, opts.stopSignal);
       } finally {
         child = undefined;

@@ -6,13 +6,15 @@
  * bound, 503 SERVICE_UNAVAILABLE with Retry-After and /ready 503; when the database returns the replica
  * catches up by itself (a change made meanwhile included) without a restart.
  *
- * Postgres: the server stopped (connections refused). SQLite: the database file moved away and put back
- * (the fault of test/security/db-faults.test.ts that stands for "unreachable").
+ * Postgres: the server stopped (connections refused), and frozen (SIGSTOP: nothing answers; requests must
+ * not hang). SQLite: the database file moved away and put back (the fault of
+ * test/security/db-faults.test.ts that stands for "unreachable").
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { DATABASE_FILE } from '../../src/storage/index.js';
 import { makeTempDir } from '../helpers/app.js';
@@ -140,16 +142,46 @@ describe('a database outage shorter than MAX_STALENESS_SECONDS costs no request;
     });
   });
 
-  it.skipIf(skipPg)('Postgres: the server stopped, then started again', async () => {
-    const postgres: LocalService = await startPostgres();
-    cleanups.push(() => postgres.stop());
-    const dataDir = makeTempDir('pgw-outage-pg-');
-    cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    await scenario(dataDir, {
-      env: { DATABASE_URL: postgres.url },
-      cause: new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${postgres.port}`),
-      cut: () => postgres.stopServer(),
-      restore: () => postgres.startServer(),
+  describe.skipIf(skipPg)('Postgres (one server for both cases)', () => {
+    let postgres: LocalService;
+    beforeAll(async () => {
+      postgres = await startPostgres();
+      cleanups.push(() => postgres.stop());
+    });
+
+    async function database(name: string): Promise<string> {
+      const client = new pg.Client({ connectionString: postgres.url });
+      await client.connect();
+      try {
+        await client.query(`create database ${name}`);
+      } finally {
+        await client.end();
+      }
+      const url = new URL(postgres.url);
+      url.pathname = `/${name}`;
+      return url.toString();
+    }
+
+    it('the server stopped (connections refused), then started again', async () => {
+      const dataDir = makeTempDir('pgw-outage-pg-');
+      cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+      await scenario(dataDir, {
+        env: { DATABASE_URL: await database('gw_stopped') },
+        cause: new RegExp(`ECONNREFUSED 127\\.0\\.0\\.1:${postgres.port}`),
+        cut: () => postgres.stopServer(),
+        restore: () => postgres.startServer(),
+      });
+    });
+
+    it('the server frozen (SIGSTOP: connections accepted, nothing answers), then resumed: nothing hangs', async () => {
+      const dataDir = makeTempDir('pgw-outage-pg-');
+      cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+      await scenario(dataDir, {
+        env: { DATABASE_URL: await database('gw_frozen') },
+        cause: new RegExp(`postgres at 127\\.0\\.0\\.1:${postgres.port}: (no answer within|timeout|Connection terminated)`),
+        cut: () => Promise.resolve(postgres.pause()),
+        restore: () => Promise.resolve(postgres.resume()),
+      });
     });
   });
 });
