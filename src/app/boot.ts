@@ -129,6 +129,19 @@ async function prepareData(
   return { secretBox, masterKeySource: master.source, seeded, credentialsFile };
 }
 
+/**
+ * Create DATA_DIR and its master key file (unless MASTER_KEY is set) without opening the database: what
+ * node:cluster's primary does once when MIGRATE_ON_START=false (its workers prove the key against the data).
+ */
+export function prepareMasterKey(config: Pick<Config, 'dataDir' | 'masterKey'>): void {
+  try {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    loadOrCreateMasterKey(config.dataDir, config.masterKey);
+  } catch (err) {
+    throw new BootError(`cannot load or create the master key in ${config.dataDir}: ${describe(err)}`, { cause: err });
+  }
+}
+
 /** The master key without a database to prove it against (the schema is not there yet, so no secret is stored). */
 function prepareWithoutDatabase(config: Pick<Config, 'dataDir' | 'masterKey'>): Promise<Pick<BootedData, 'secretBox' | 'masterKeySource' | 'seeded' | 'credentialsFile'>> {
   return prepareData(null, { ...config, seedDemoData: false });
