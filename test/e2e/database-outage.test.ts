@@ -73,6 +73,7 @@ async function scenario(dataDir: string, fault: Fault): Promise<void> {
   await sleep(700);
   expect((await channels(server.baseUrl, who)).status).toBe(200);
 
+  const linesBeforeCut = server.logLines().length;
   await fault.cut();
   const cutAt = Date.now();
   // Within the bound: served as usual. The bound counts from the last moment the catalogue was known current
@@ -106,9 +107,12 @@ async function scenario(dataDir: string, fault: Fault): Promise<void> {
   expect((await fetch(`${server.baseUrl}/ready`)).status).toBe(503);
   expect((await fetch(`${server.baseUrl}/health`)).status).toBe(200);
 
-  // Exactly one warning for the outage, naming the underlying error.
-  const warnings = server.logLines().filter((l) => /^database unreachable/.test(String(l.msg)));
+  // Exactly one warning for the outage (no other warning while it was ridden through), naming the underlying error.
+  const untilRefused = server.logLines().slice(linesBeforeCut);
+  const firstRefusal = untilRefused.findIndex((l) => l.level === 50);
+  const warnings = untilRefused.slice(0, firstRefusal === -1 ? undefined : firstRefusal).filter((l) => l.level === 40);
   expect(warnings, JSON.stringify(warnings)).toHaveLength(1);
+  expect(String(warnings[0]!.msg)).toMatch(/^database unreachable/);
   expect(String(warnings[0]!.cause)).toMatch(fault.cause);
 
   // Back: catches up by itself within 10 s, a change made meanwhile (right after the return) included.

@@ -155,7 +155,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       application_name: 'payment-gateway',
     });
     // An idle pooled connection that breaks (server restart) emits 'error'; the pool drops it. Unhandled, it would crash.
-    this.#pool.on('error', (err) => this.#logger?.warn({ err: describe(err) }, 'postgres pool connection lost'));
+    // Debug only: an outage is reported once by the poll (src/storage/model/freshness.ts), not once per connection.
+    this.#pool.on('error', (err) => this.#logger?.debug({ err: describe(err) }, 'postgres pool connection lost'));
     this.db = drizzle(this.#pool, { schema });
     this.#reader = new PgCatalogReader(this.db, this.#options.statementTimeoutMs);
     this.admin = new PgAdminRepository(this.db);
@@ -371,13 +372,14 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       retry();
     };
     client.on('error', (err) => {
-      this.#logger?.warn({ err: describe(err) }, 'postgres change listener lost; reconnecting');
+      // Debug only: the poll carries changes meanwhile and reports an outage once.
+      this.#logger?.debug({ err: describe(err) }, 'postgres change listener lost; reconnecting');
       retry();
     });
     client.on('end', retry);
     client.on('notification', (msg) => {
       if (msg.payload === probePayload) return probeHeard?.();
-      this.#requestCatchUp().catch((err) => this.#logger?.warn({ err: describe(err) }, 'catalogue catch-up failed; the poll retries'));
+      this.#requestCatchUp().catch((err) => this.#logger?.debug({ err: describe(err) }, 'catalogue catch-up failed; the poll retries'));
     });
     const listen = async (): Promise<void> => {
       await client.connect();
