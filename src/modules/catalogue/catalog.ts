@@ -72,6 +72,8 @@ export interface CatalogOptions {
 export class Catalog {
   readonly #now: () => number;
   #currencies = new Map<string, number>();
+  /** merchant id → its allowed web origins (normalised, as browsers send them). */
+  #origins = new Map<string, Set<string>>();
   #merchants = new Map<string, MerchantRow>();
   #keys = new Map<string, ApiKeyRow>();
   #keysByMerchant = new Map<string, string[]>();
@@ -150,6 +152,8 @@ export class Catalog {
     for (const c of rows.channels) this.#putRules(c, rows.feeRules.filter((r) => r.channelId === c.id));
     this.#enabled = new Map();
     for (const e of rows.merchantChannels) this.#putEnablement(e);
+    this.#origins = new Map();
+    for (const o of rows.merchantOrigins) this.#putOrigin(o.merchantId, o.origin);
     this.#baseRecords.clear();
     this.#lists.clear();
     this.#merchantVersions.clear();
@@ -208,6 +212,22 @@ export class Catalog {
     const merchant = this.#merchants.get(key.merchantId);
     if (!merchant) return undefined;
     return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus };
+  }
+
+  /** True when `origin` (exactly as a browser sends it) is an allowed web origin of the merchant (contract §9). */
+  originAllowed(merchantId: string, origin: string): boolean {
+    return this.#origins.get(merchantId)?.has(origin) ?? false;
+  }
+
+  /** True when some merchant allows `origin` (a preflight, which carries no credentials). */
+  isKnownOrigin(origin: string): boolean {
+    for (const set of this.#origins.values()) if (set.has(origin)) return true;
+    return false;
+  }
+
+  /** Decimals of a currency the service settles (undefined: unknown currency). */
+  minorUnitsOf(code: string): number | undefined {
+    return this.#currencies.get(code);
   }
 
   /** KYC status of a merchant (undefined: no such merchant). */
@@ -388,6 +408,7 @@ export class Catalog {
     for (const keyId of this.#keysByMerchant.get(id) ?? []) this.#keys.delete(keyId);
     this.#keysByMerchant.delete(id);
     this.#enabled.delete(id);
+    this.#origins.delete(id);
     if (!entity.merchant) {
       this.#merchants.delete(id);
       return;
@@ -395,6 +416,13 @@ export class Catalog {
     this.#merchants.set(id, entity.merchant);
     for (const k of entity.keys) this.#putKey(k);
     for (const e of entity.enablements) this.#putEnablement(e);
+    for (const o of entity.origins) this.#putOrigin(id, o.origin);
+  }
+
+  #putOrigin(merchantId: string, origin: string): void {
+    const set = this.#origins.get(merchantId);
+    if (set) set.add(origin);
+    else this.#origins.set(merchantId, new Set([origin]));
   }
 
   /**
