@@ -2,7 +2,10 @@
  * Throwaway Postgres and Redis servers for tests and `npm run cluster:local`
  * (issue 11 item 7): Debian's `postgresql` and `redis-server` packages, each
  * in its own temporary directory, on a free loopback port, never touching a
- * system instance or its data.
+ * system instance or its data. Also the deployment components of contract §6:
+ * PgBouncer in front of a Postgres (`startPgBouncer`, Debian's `pgbouncer`
+ * with its default settings, transaction or session pooling) and a read-only
+ * hot standby of one (`startStandby`, `pg_basebackup -R`).
  *
  * Invariants:
  * - Loopback only: Postgres listens on 127.0.0.1 (trust auth for 127.0.0.1
@@ -15,9 +18,9 @@
  *   same data directory and port; `pause()`/`resume()` freeze it (SIGSTOP:
  *   the port accepts connections but nothing answers) — the fault tests'
  *   "database/Redis unreachable" and "back again".
- * - Postgres refuses to run as root: as root, the directory is owned by the
- *   `postgres` OS user (created by the Debian package) and every Postgres
- *   binary runs through `runuser -u postgres --`.
+ * - Postgres and PgBouncer refuse to run as root: as root, the directory is
+ *   owned by the `postgres` OS user (created by the Debian package) and every
+ *   Postgres or PgBouncer binary runs through `runuser -u postgres --`.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,7 +31,7 @@ import pg from 'pg';
 import { haproxyBinary, haproxyConfig, type HaproxyServer } from './haproxy.js';
 
 /** Which throwaway services a caller needs. */
-export type LocalServiceName = 'postgres' | 'redis' | 'haproxy';
+export type LocalServiceName = 'postgres' | 'redis' | 'pgbouncer' | 'haproxy';
 
 /** A running throwaway server. */
 export interface LocalService {
@@ -70,6 +73,7 @@ export interface RedisOptions {
 }
 
 const REDIS_CANDIDATES = ['/usr/bin/redis-server', '/usr/local/bin/redis-server'];
+const PGBOUNCER_CANDIDATES = ['/usr/sbin/pgbouncer', '/usr/bin/pgbouncer', '/usr/local/bin/pgbouncer'];
 
 /** `/usr/lib/postgresql/<highest version>/bin` when it holds initdb and postgres, else null. */
 export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
@@ -87,6 +91,11 @@ export function postgresBinDir(root = '/usr/lib/postgresql'): string | null {
   return null;
 }
 
+/** The pgbouncer binary, or null. */
+export function pgbouncerBinary(): string | null {
+  return PGBOUNCER_CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
+}
+
 /** The redis-server binary, or null. */
 export function redisServerBinary(): string | null {
   return REDIS_CANDIDATES.find((p) => fs.existsSync(p)) ?? null;
@@ -102,6 +111,10 @@ export function missingLocalServices(needs: readonly LocalServiceName[] = ['post
     else if (isRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) missing.push('Postgres (running as root needs the `postgres` OS user of the Debian package)');
   }
   if (needs.includes('redis') && !redisServerBinary()) missing.push('Redis (redis-server not found: apt-get install redis-server)');
+  if (needs.includes('pgbouncer')) {
+    if (!pgbouncerBinary()) missing.push('PgBouncer (pgbouncer not found: apt-get install pgbouncer)');
+    else if (isRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) missing.push('PgBouncer (running as root needs the `postgres` OS user of the Debian package)');
+  }
   if (needs.includes('haproxy') && !haproxyBinary()) missing.push('HAProxy (haproxy not found: apt-get install haproxy)');
   return missing;
 }
@@ -184,6 +197,44 @@ async function stopGroup(child: ChildProcess, signal: NodeJS.Signals, graceMs = 
   }
 }
 
+/** Signal one process; false when it no longer exists. */
+function signalProcess(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ESRCH') return false;
+    throw err;
+  }
+}
+
+/** Every live descendant of `root` (children, their children, …), from /proc's parent links (Linux). */
+function descendantsOf(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the parenthesised command: state, ppid, …
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      continue; // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  const frontier = [root];
+  while (frontier.length > 0) {
+    const parent = frontier.pop()!;
+    for (const [pid, ppid] of parentOf) {
+      if (ppid === parent) {
+        found.push(pid);
+        frontier.push(pid);
+      }
+    }
+  }
+  return found;
+}
+
 /** Whether any live (non-zombie) process belongs to group `pgid` (Linux /proc). */
 function processesInGroup(pgid: number): boolean {
   for (const entry of fs.readdirSync('/proc')) {
@@ -262,6 +313,8 @@ function managedService(opts: {
 }): LocalService & { boot(): Promise<void> } {
   let child: ChildProcess | undefined;
   let stopped = false;
+  /** Processes outside the group frozen by pause(), for resume(). */
+  let paused: number[] = [];
   const entry = { child: () => child, dir: opts.dir };
   live.add(entry);
   installExitHook();
@@ -279,20 +332,32 @@ function managedService(opts: {
       await waitUntil(opts.name, opts.ready, child, opts.timeoutMs, log);
     },
     async stopServer() {
+      // Frozen processes outside the group would never see the shutdown.
+      service.resume();
       if (child) await stopGroup(child, opts.stopSignal);
       child = undefined;
     },
     startServer: () => service.boot(),
     pause() {
-      if (child?.pid !== undefined) signalGroup(child.pid, 'SIGSTOP');
+      if (child?.pid === undefined) return;
+      // Postgres' backends leave the group (each is its own session leader), so the group alone would freeze
+      // only the postmaster while established connections kept answering: stop every descendant too.
+      const descendants = descendantsOf(child.pid);
+      signalGroup(child.pid, 'SIGSTOP');
+      for (const pid of descendants) signalProcess(pid, 'SIGSTOP');
+      paused = descendants;
     },
     resume() {
-      if (child?.pid !== undefined) signalGroup(child.pid, 'SIGCONT');
+      if (child?.pid === undefined) return;
+      signalGroup(child.pid, 'SIGCONT');
+      for (const pid of paused) signalProcess(pid, 'SIGCONT');
+      paused = [];
     },
     async stop() {
       if (stopped) return;
       stopped = true;
       try {
+        service.resume();
         if (child) await stopGroup(child, opts.stopSignal);
       } finally {
         child = undefined;
@@ -318,45 +383,20 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Loca
   const asRoot = isRoot();
   const dir = makeServiceDir('pgw-postgres-', asRoot ? postgresUser() : undefined);
   const dataDir = path.join(dir, 'data');
-  const logFile = path.join(dir, 'postgres.log');
   const port = options.port ?? (await freePort());
-  const as = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
 
-  const [initCmd, initArgs] = as(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+  const [initCmd, initArgs] = asPostgres(path.join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions']);
   const init = spawnSync(initCmd, initArgs, { cwd: dir, encoding: 'utf8' });
   if (init.status !== 0) {
     fs.rmSync(dir, { recursive: true, force: true });
     throw new Error(`initdb failed (${init.status}):\n${init.stdout}\n${init.stderr}`);
   }
-  // Only the private socket and 127.0.0.1; nothing else may connect.
-  fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\n');
+  // Only the private socket and 127.0.0.1; nothing else may connect (replication too: startStandby's pg_basebackup and WAL stream).
+  fs.writeFileSync(path.join(dataDir, 'pg_hba.conf'), 'local all all trust\nhost all all 127.0.0.1/32 trust\nhost replication all 127.0.0.1/32 trust\n');
 
   const url = `postgres://postgres@127.0.0.1:${port}/${database}`;
+  const service = postgresService({ bin, dir, dataDir, port, url, timeoutMs: options.timeoutMs });
   const adminUrl = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  const service = managedService({
-    name: 'postgres',
-    url,
-    port,
-    dir,
-    logFile,
-    timeoutMs: options.timeoutMs ?? 30_000,
-    stopSignal: 'SIGINT',
-    launch: () => {
-      const [cmd, args] = as(path.join(bin, 'postgres'), [
-        '-D', dataDir,
-        '-p', String(port),
-        '-k', dir,
-        '-c', 'listen_addresses=127.0.0.1',
-        // Throwaway data: durability is not needed, speed is.
-        '-c', 'fsync=off',
-        '-c', 'synchronous_commit=off',
-        '-c', 'full_page_writes=off',
-        '-c', 'max_connections=200',
-      ]);
-      return spawnServer(cmd, args, logFile, dir);
-    },
-    ready: () => canQuery(adminUrl),
-  });
   try {
     await service.boot();
     const client = new pg.Client({ connectionString: adminUrl });
@@ -366,6 +406,139 @@ export async function startPostgres(options: PostgresOptions = {}): Promise<Loca
     } finally {
       await client.end();
     }
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  return service;
+}
+
+/** The `postgres` server process on `dataDir` (a primary, or a standby made by {@link startStandby}). */
+function postgresService(o: { bin: string; dir: string; dataDir: string; port: number; url: string; timeoutMs?: number }): LocalService & { boot(): Promise<void> } {
+  const logFile = path.join(o.dir, 'postgres.log');
+  const adminUrl = `postgres://postgres@127.0.0.1:${o.port}/postgres`;
+  return managedService({
+    name: 'postgres',
+    url: o.url,
+    port: o.port,
+    dir: o.dir,
+    logFile,
+    timeoutMs: o.timeoutMs ?? 30_000,
+    stopSignal: 'SIGINT',
+    launch: () => {
+      const [cmd, args] = asPostgres(path.join(o.bin, 'postgres'), [
+        '-D', o.dataDir,
+        '-p', String(o.port),
+        '-k', o.dir,
+        '-c', 'listen_addresses=127.0.0.1',
+        // Throwaway data: durability is not needed, speed is.
+        '-c', 'fsync=off',
+        '-c', 'synchronous_commit=off',
+        '-c', 'full_page_writes=off',
+        '-c', 'max_connections=200',
+      ]);
+      return spawnServer(cmd, args, logFile, o.dir);
+    },
+    ready: () => canQuery(adminUrl),
+  });
+}
+
+/** A Postgres binary, through `runuser -u postgres` as root (Postgres and PgBouncer refuse to run as root). */
+function asPostgres(command: string, args: string[]): [string, string[]] {
+  return isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+}
+
+/**
+ * A read-only hot standby of `primary` (contract §6 read replicas): `pg_basebackup -R` (streaming
+ * replication settings and standby.signal written by it) into a temp directory, then `postgres` on a free
+ * loopback port. `url` names the same database as the primary's.
+ */
+export async function startStandby(primary: LocalService, options: { timeoutMs?: number } = {}): Promise<LocalService> {
+  const bin = postgresBinDir();
+  if (!bin) throw new Error(missingLocalServices(['postgres'])[0]);
+  const dir = makeServiceDir('pgw-standby-', isRoot() ? postgresUser() : undefined);
+  const dataDir = path.join(dir, 'data');
+  const port = await freePort();
+  const [cmd, args] = asPostgres(path.join(bin, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primary.port), '-U', 'postgres', '-D', dataDir, '-R', '-X', 'stream', '--no-sync', '-c', 'fast']);
+  const backup = spawnSync(cmd, args, { cwd: dir, encoding: 'utf8' });
+  if (backup.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`pg_basebackup failed (${backup.status}):\n${backup.stdout}\n${backup.stderr}`);
+  }
+  const url = new URL(primary.url);
+  url.port = String(port);
+  const service = postgresService({ bin, dir, dataDir, port, url: url.toString(), timeoutMs: options.timeoutMs });
+  try {
+    await service.boot();
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  return service;
+}
+
+/** Options of {@link startPgBouncer}. */
+export interface PgBouncerOptions {
+  /** PgBouncer's `pool_mode` (default transaction). */
+  poolMode?: 'transaction' | 'session';
+  timeoutMs?: number;
+}
+
+/**
+ * PgBouncer (Debian package) in front of `target` on a free loopback port, with PgBouncer's DEFAULT
+ * settings except what it needs to run at all: where to listen, where the server is, who may connect
+ * (trust, loopback only) and the pool mode. `url` is `target.url` through the pooler.
+ */
+export async function startPgBouncer(target: LocalService, options: PgBouncerOptions = {}): Promise<LocalService> {
+  const bin = pgbouncerBinary();
+  if (!bin) throw new Error(missingLocalServices(['pgbouncer'])[0]);
+  const dir = makeServiceDir('pgw-pgbouncer-', isRoot() ? postgresUser() : undefined);
+  const port = await freePort();
+  const logFile = path.join(dir, 'pgbouncer.log');
+  const ini = path.join(dir, 'pgbouncer.ini');
+  const targetUrl = new URL(target.url);
+  const ownedByPostgres = (file: string, text: string) => {
+    fs.writeFileSync(file, text, { mode: 0o600 });
+    if (isRoot()) {
+      const { uid, gid } = postgresUser();
+      fs.chownSync(file, uid, gid);
+    }
+  };
+  ownedByPostgres(path.join(dir, 'userlist.txt'), '"postgres" ""\n');
+  ownedByPostgres(
+    ini,
+    [
+      '[databases]',
+      `* = host=127.0.0.1 port=${targetUrl.port}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      `unix_socket_dir = ${dir}`,
+      'auth_type = trust',
+      `auth_file = ${path.join(dir, 'userlist.txt')}`,
+      `pool_mode = ${options.poolMode ?? 'transaction'}`,
+      '',
+    ].join('\n'),
+  );
+  const url = new URL(target.url);
+  url.port = String(port);
+  const service = managedService({
+    name: 'pgbouncer',
+    url: url.toString(),
+    port,
+    dir,
+    logFile,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    // SIGINT: PgBouncer's "safe shutdown" waits for clients; SIGTERM shuts down at once.
+    stopSignal: 'SIGTERM',
+    launch: () => {
+      const [cmd, args] = asPostgres(bin, [ini]);
+      return spawnServer(cmd, args, logFile, dir);
+    },
+    ready: () => canQuery(url.toString()),
+  });
+  try {
+    await service.boot();
   } catch (err) {
     await service.stop();
     throw err;

@@ -201,6 +201,7 @@ export function createAppParts(options: AppOptions): AppParts {
     publicPaths: PUBLIC_PATHS,
     logger,
   });
+  const readiness: { lastReason?: string } = {};
   const readinessPlugin = onlyOnPath(READY_PATH, useReadinessCheck({
     endpoint: READY_PATH,
     check: () => {
@@ -208,7 +209,9 @@ export function createAppParts(options: AppOptions): AppParts {
       if (lifecycle.shuttingDown) return false;
       const checked = store.check();
       const status = checked.ok ? store.probe() : checked;
-      if (!status.ok) logger.warn({ reason: status.reason }, 'readiness check failed');
+      // Logged when the verdict or its reason changes, not per probe: a balancer asks every second.
+      if (!status.ok && status.reason !== readiness.lastReason) logger.warn({ reason: status.reason }, 'readiness check failed');
+      readiness.lastReason = status.ok ? undefined : status.reason;
       return status.ok;
     },
   }));
@@ -232,7 +235,7 @@ export function createAppParts(options: AppOptions): AppParts {
     ['httpCaching', useHttpCaching()],
     ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
-    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf })],
+    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds() })],
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],

@@ -79,17 +79,18 @@ export interface BootOptions {
 }
 
 /**
- * Prove the master key decrypts stored secrets and seed an empty database.
+ * Prove the master key decrypts stored secrets and seed an empty database (`repo` null: no database to
+ * look at yet, only the master key is loaded).
  * On Postgres this runs under the boot lock, so of several replicas starting
  * together exactly one seeds and the others then find the data (and refuse
  * to start if their master key cannot decrypt it).
  */
 async function prepareData(
-  repo: AdminRepository,
+  repo: AdminRepository | null,
   config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'>,
 ): Promise<Pick<BootedData, 'secretBox' | 'masterKeySource' | 'seeded' | 'credentialsFile'>> {
   const { dataDir } = config;
-  const sample = await repo.anyKey();
+  const sample = repo ? await repo.anyKey() : undefined;
   // Generating a fresh master.key next to existing ciphertexts would only hide the real problem (a lost key file).
   if (sample && !config.masterKey && !fs.existsSync(path.join(dataDir, MASTER_KEY_FILE))) {
     throw new BootError(
@@ -121,11 +122,29 @@ async function prepareData(
 
   const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
   let seeded: DemoMerchantCredentials[] | null = null;
-  if (config.seedDemoData && (await repo.isEmpty())) {
+  if (repo && config.seedDemoData && (await repo.isEmpty())) {
     seeded = await seedDemoData(repo, secretBox);
     fs.writeFileSync(credentialsFile, `${JSON.stringify({ merchants: seeded }, null, 2)}\n`, { mode: 0o600 });
   }
   return { secretBox, masterKeySource: master.source, seeded, credentialsFile };
+}
+
+/**
+ * Create DATA_DIR and its master key file (unless MASTER_KEY is set) without opening the database: what
+ * node:cluster's primary does once when MIGRATE_ON_START=false (its workers prove the key against the data).
+ */
+export function prepareMasterKey(config: Pick<Config, 'dataDir' | 'masterKey'>): void {
+  try {
+    fs.mkdirSync(config.dataDir, { recursive: true });
+    loadOrCreateMasterKey(config.dataDir, config.masterKey);
+  } catch (err) {
+    throw new BootError(`cannot load or create the master key in ${config.dataDir}: ${describe(err)}`, { cause: err });
+  }
+}
+
+/** The master key without a database to prove it against (the schema is not there yet, so no secret is stored). */
+function prepareWithoutDatabase(config: Pick<Config, 'dataDir' | 'masterKey'>): Promise<Pick<BootedData, 'secretBox' | 'masterKeySource' | 'seeded' | 'credentialsFile'>> {
+  return prepareData(null, { ...config, seedDemoData: false });
 }
 
 /**
@@ -134,7 +153,11 @@ async function prepareData(
  * empty database. DATA_DIR is needed on both engines (master.key unless
  * MASTER_KEY is set, demo-credentials.json).
  */
-export async function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'> & { databaseUrl?: string | null }, options: BootOptions = {}): Promise<BootedData> {
+export async function bootData(
+  config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'> & Partial<Pick<Config, 'maxStalenessSeconds' | 'migrateOnStart'>> & { databaseUrl?: string | null },
+  options: BootOptions = {},
+): Promise<BootedData> {
+  const migrateOnStart = config.migrateOnStart ?? true;
   const { dataDir } = config;
   try {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -151,9 +174,14 @@ export async function bootData(config: Pick<Config, 'dataDir' | 'masterKey' | 's
       catalogue: new Catalog(),
       logger: options.logger,
       watch: options.watch,
-      prepare: (admin) => prepareData(admin, config),
+      maxStalenessSeconds: config.maxStalenessSeconds,
+      migrateOnStart,
+      // MIGRATE_ON_START=false never seeds (a seed is a write the migration step owns).
+      prepare: (admin) => prepareData(admin, { ...config, seedDemoData: config.seedDemoData && migrateOnStart }),
     });
-    return { store, ...prepared! };
+    // Undefined only while a server waits for `npm run migrate` (MIGRATE_ON_START=false): there is nothing stored
+    // to check the master key against yet; the store runs the same checks once the schema is there.
+    return { store, ...(prepared ?? (await prepareWithoutDatabase(config))) };
   } catch (err) {
     if (err instanceof StorageOpenError) throw new BootError(err.message, { cause: err.cause });
     throw err;

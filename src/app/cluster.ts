@@ -1,6 +1,7 @@
 /**
  * `WORKERS=n` (n > 1): this process becomes a node:cluster primary that
- * prepares DATA_DIR once (migrations, master key, demo seed) and then forks
+ * prepares DATA_DIR once (migrations, master key, demo seed; only the master
+ * key with MIGRATE_ON_START=false) and then forks
  * n workers, each running the ordinary server (src/app/server.ts `serve`) on the
  * same port (the primary owns the listening socket and hands connections
  * out). The workers share the SQLite file; WAL lets them read concurrently,
@@ -11,7 +12,7 @@
  * forwards the signal so each worker shuts down gracefully, then exits.
  */
 import cluster from 'node:cluster';
-import { BootError, bootData } from './boot.js';
+import { BootError, bootData, prepareMasterKey } from './boot.js';
 import { ConfigError, loadConfig } from '../shared/config.js';
 
 /**
@@ -30,9 +31,12 @@ export async function runClusterPrimaryIfConfigured(): Promise<boolean> {
   }
   if (config.workers <= 1) return false;
 
-  // Migrate, create the master key and seed exactly once, before any worker opens the file.
+  // Migrate, create the master key and seed exactly once, before any worker opens the file. With
+  // MIGRATE_ON_START=false there is no migration or seed to do: only the master key file, which workers
+  // starting together would otherwise race to create; each worker then waits for the schema itself.
   try {
-    await (await bootData(config, { watch: false })).store.close();
+    if (config.migrateOnStart) await (await bootData(config, { watch: false })).store.close();
+    else prepareMasterKey(config);
   } catch (err) {
     if (err instanceof BootError) {
       process.stderr.write(`\nerror: ${err.message}\n\n`);

@@ -60,6 +60,10 @@ pricing rules
   fee cancel RULE_ID                                 only before the rule starts
 audit
   audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N]   newest first
+database
+  migrate                                            apply pending migrations (and the demo seed of an empty
+                                                     database, SEED_DEMO_DATA) once, under the boot lock; also
+                                                     \`npm run migrate\`. Replicas with MIGRATE_ON_START=false wait for it
 
 Every command that changes something accepts --actor NAME (recorded in the audit trail; default: the OS user).
 
@@ -72,7 +76,7 @@ const COMMANDS = new Set([
   'merchant create', 'merchant list', 'merchant set-kyc', 'merchant channels', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key list', 'key revoke', 'channel list', 'channel create', 'channel update', 'currency list', 'currency set',
   'merchant set-category', 'fee set', 'fee list', 'fee cancel', 'audit list',
-  'merchant origins',
+  'merchant origins', 'migrate',
 ]);
 
 /** Commands that change something: they take --actor (contract §7 audit). */
@@ -449,7 +453,9 @@ async function main(argv: string[]): Promise<number> {
   let data: BootedData;
   try {
     // One-shot: no change watching; the config's DATABASE_URL selects Postgres exactly as for the server.
-    data = await bootData(loadConfig(), { watch: false });
+    // `migrate` is the migration step itself, whatever MIGRATE_ON_START says.
+    const config = loadConfig();
+    data = await bootData(command === 'migrate' ? { ...config, migrateOnStart: true } : config, { watch: false });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof BootError) {
       process.stderr.write(`error: ${err.message}\n`);
@@ -459,6 +465,10 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     if (data.seeded) process.stderr.write(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
+    if (command === 'migrate') {
+      process.stdout.write(`Database ${data.store.location} is at this version's schema.\n`);
+      return 0;
+    }
     await runCommand(new AdminService(data.store.admin, data.secretBox, { actor: actorOf(argv) }), argv, (text) => process.stdout.write(text));
     return 0;
   } catch (err) {

@@ -78,6 +78,16 @@ const envSchema = z.object({
    */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(65_000),
   /**
+   * Contract §6: how long a replica keeps serving its last catalogue while the database cannot be reached,
+   * counted from the last moment it was known current; 0 = refuse at once. One day at most (a bound, not "forever").
+   */
+  MAX_STALENESS_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** Contract §6: `false` = never migrate or seed at start; wait (not ready) for `npm run migrate`. */
+  MIGRATE_ON_START: z
+    .enum(['true', 'false', '1', '0'])
+    .default('true')
+    .transform((v) => v === 'true' || v === '1'),
+  /**
    * The URL clients reach this server at when it runs behind a load balancer (the balancer's); the start-up
    * banner shows it instead of the listening address. Unset: the listening address.
    */
@@ -132,6 +142,10 @@ export interface Config {
   redisUrl: string | null;
   /** `server.keepAliveTimeout`; `headersTimeout` is set a little above it. */
   keepAliveTimeoutMs: number;
+  /** How long the last catalogue is served while the database cannot be reached (s); 0 = refuse at once. */
+  maxStalenessSeconds: number;
+  /** Migrate (and seed) at start; false = wait for `npm run migrate`, never write DDL or seed. */
+  migrateOnStart: boolean;
   /** Where clients reach this server (a load balancer), without a trailing slash; null = the listening address. */
   publicBaseUrl: string | null;
 }
@@ -191,6 +205,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    maxStalenessSeconds: e.MAX_STALENESS_SECONDS,
+    migrateOnStart: e.MIGRATE_ON_START,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
   };
 }

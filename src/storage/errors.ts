@@ -3,7 +3,7 @@
  * that cannot be used right now (the pipeline answers 503 SERVICE_UNAVAILABLE and the process stays up)
  * versus anything else (a bug: masked as 500 and logged).
  */
-import { isPostgresUnavailable } from './postgres/errors.js';
+import { describePostgresError, isPostgresUnavailable } from './postgres/errors.js';
 import { isSqliteUnavailable } from './sqlite/errors.js';
 
 /** True for a failure of the database itself (either engine), not of the code using it. */
@@ -17,4 +17,12 @@ export class StorageOpenError extends Error {
     super(message, options);
     this.name = 'StorageOpenError';
   }
+}
+
+/**
+ * The underlying cause of a storage failure for logs and operator messages (wrappers such as drizzle's
+ * `Failed query: …` and AggregateError unwrapped down to the socket or server error: address, port, code).
+ */
+export function describeStorageFailure(err: unknown): string {
+  return describePostgresError(err);
 }

@@ -8,16 +8,20 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdminRepository } from './model/admin-repository.js';
 import { StorageOpenError } from './errors.js';
+import { describePostgresError } from './postgres/errors.js';
 import { openPgStore, redactUrl } from './postgres/store.js';
 import { openSqliteStore } from './sqlite/store.js';
 import type { CatalogueSink, Store } from './model/store.js';
 
 export type { AdminRepository } from './model/admin-repository.js';
 export type { CatalogueSink, DatabaseStatus, Store } from './model/store.js';
-export { isStorageUnavailable, StorageOpenError } from './errors.js';
+export { describeStorageFailure, isStorageUnavailable, StorageOpenError } from './errors.js';
 
 /** The SQLite database file inside DATA_DIR. */
 export const DATABASE_FILE = 'gateway.db';
+
+/** SQLite servers look at the file between requests this often (Postgres polls at the same pace). */
+const SQLITE_WATCH_INTERVAL_MS = 500;
 
 /** Options of {@link openStore}. */
 export interface OpenStoreOptions<C extends CatalogueSink, T> {
@@ -36,6 +40,16 @@ export interface OpenStoreOptions<C extends CatalogueSink, T> {
    * are passed through unchanged.
    */
   prepare?: (admin: AdminRepository) => Promise<T>;
+  /**
+   * How long a server keeps serving its last catalogue while the database cannot be reached
+   * (MAX_STALENESS_SECONDS). Default 0: refuse at once (the service passes its configuration, default 300).
+   */
+  maxStalenessSeconds?: number;
+  /**
+   * MIGRATE_ON_START (default true). False: never write DDL; `prepare` must then only read. A Postgres server on
+   * an older schema (either engine) stays not ready until `npm run migrate` has run (and `prepared` is undefined).
+   */
+  migrateOnStart?: boolean;
 }
 
 /** Why `prepare` failed, carried through the engine's own error handling unchanged. */
@@ -60,25 +74,48 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
     : undefined;
   if (options.databaseUrl) {
     try {
-      return await openPgStore(options.databaseUrl, options.catalogue, { logger: options.logger, watch: options.watch, prepare });
+      return await openPgStore(options.databaseUrl, options.catalogue, {
+        logger: options.logger,
+        watch: options.watch,
+        prepare,
+        maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
+        migrate: options.migrateOnStart ?? true,
+      });
     } catch (err) {
       if (err instanceof PrepareFailure) throw err.error;
-      throw new StorageOpenError(`cannot open or migrate the Postgres database ${redactUrl(options.databaseUrl)}: ${describe(err)}`, { cause: err });
+      throw new StorageOpenError(`cannot open or migrate the Postgres database ${redactUrl(options.databaseUrl)}: ${describePostgresError(err)}`, { cause: err });
     }
   }
 
   let store;
   try {
-    store = openSqliteStore(path.join(options.dataDir, DATABASE_FILE), options.catalogue, { logger: options.logger });
+    store = openSqliteStore(path.join(options.dataDir, DATABASE_FILE), options.catalogue, {
+      logger: options.logger,
+      maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
+      migrate: options.migrateOnStart ?? true,
+    });
   } catch (err) {
     throw new StorageOpenError(`cannot open or migrate the database in ${options.dataDir}: ${describe(err)}`, { cause: err });
   }
   try {
+    if (options.migrateOnStart === false) {
+      const pending = store.pendingMigrations();
+      if (pending > 0 && options.watch === false) {
+        throw new StorageOpenError(`the database schema in ${store.location} is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: run \`npm run migrate\` first`);
+      }
+      if (pending > 0) {
+        // A server waits, not ready, for `npm run migrate`; the read-only checks run once the schema is there.
+        store.deferUntilSchema(async (admin) => prepare?.(admin));
+        store.watch(SQLITE_WATCH_INTERVAL_MS);
+        return { store, prepared: undefined };
+      }
+    }
     const prepared = prepare ? await prepare(store.admin) : undefined;
     // Servers load the catalogue now, so a database they cannot read stops the start instead of the first request.
     if (options.watch !== false) {
       const status = store.check();
       if (!status.ok) throw new StorageOpenError(`cannot load the catalogue from ${store.location}: ${status.reason}`);
+      store.watch(SQLITE_WATCH_INTERVAL_MS);
     }
     return { store, prepared };
   } catch (err) {

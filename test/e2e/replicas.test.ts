@@ -4,8 +4,9 @@
  * each with its own DATA_DIR (nothing shared but the database, Redis and
  * MASTER_KEY), started at the same moment. Changes made with the admin CLI
  * reach all three within 1 s; the per-key budget is one budget; a killed
- * replica does not affect the others; Postgres stopped → 503 within 5 s and
- * back to 200 within 10 s with a change made meanwhile; Redis stopped →
+ * replica does not affect the others; Postgres stopped with MAX_STALENESS_SECONDS=0 (refuse at once) → 503
+ * within 5 s and back to 200 within 10 s with a change made meanwhile (the ride-through with a bound is
+ * test/e2e/database-outage.test.ts); Redis stopped →
  * still 200; failed authentications from an address never block correctly
  * signed requests from it.
  */
@@ -71,6 +72,8 @@ describe.skipIf(skip)('three replicas on one Postgres and one Redis', () => {
       RATE_LIMIT_BURST: '20',
       AUTH_FAILURES_PER_MINUTE: '20',
       LOG_LEVEL: 'info',
+      // Refuse at once when Postgres is lost (the immediate refusal is what the outage test below checks).
+      MAX_STALENESS_SECONDS: '0',
     };
     dirs = [makeTempDir('pgw-r1-'), makeTempDir('pgw-r2-'), makeTempDir('pgw-r3-')];
     // At the same moment: the boot lock makes exactly one of them migrate and seed.
@@ -146,7 +149,7 @@ describe.skipIf(skip)('three replicas on one Postgres and one Redis', () => {
     }
   });
 
-  it('Postgres stopped: 503 within 5 s, /ready 503, /health 200; started again: 200 within 10 s with a change made meanwhile', async () => {
+  it('Postgres stopped (MAX_STALENESS_SECONDS=0): 503 within 5 s, /ready 503, /health 200; started again: 200 within 10 s with a change made meanwhile', async () => {
     await postgres.stopServer();
     const downMs = await onAll(5000, async (url) => (await signed(url, pending)).status === 503);
     for (const r of replicas) {

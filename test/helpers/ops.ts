@@ -15,7 +15,7 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Environment for a child: the test's own, minus anything that would change the service's configuration. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const k of ['MASTER_KEY', 'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'METRICS_TOKEN', 'SEED_DEMO_DATA', 'NODE_ENV']) delete env[k];
+  for (const k of ['MASTER_KEY', 'PORT', 'HOST', 'DATA_DIR', 'DATABASE_URL', 'REDIS_URL', 'LOG_LEVEL', 'LOG_FORMAT', 'METRICS_TOKEN', 'SEED_DEMO_DATA', 'NODE_ENV', 'MAX_STALENESS_SECONDS', 'MIGRATE_ON_START']) delete env[k];
   // Under TEST_DB=postgres every process on a DATA_DIR uses that directory's own Postgres database.
   const databaseUrl = extra.DATA_DIR && !('DATABASE_URL' in extra) ? databaseUrlForDataDir(path.resolve(ROOT, extra.DATA_DIR)) : undefined;
   return { ...env, ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}), ...extra };

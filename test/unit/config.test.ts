@@ -88,4 +88,19 @@ describe('scale-out configuration (contract §6)', () => {
     const problems = (error as ConfigError).problems.join('\n');
     for (const name of ['DATABASE_URL', 'REDIS_URL', 'KEEP_ALIVE_TIMEOUT_MS']) expect(problems).toContain(`${name}:`);
   });
+
+  it('MAX_STALENESS_SECONDS (default 300, 0 = refuse at once, at most a day) and MIGRATE_ON_START (default true)', () => {
+    expect(loadConfig({})).toMatchObject({ maxStalenessSeconds: 300, migrateOnStart: true });
+    expect(loadConfig({ MAX_STALENESS_SECONDS: '0', MIGRATE_ON_START: 'false' })).toMatchObject({ maxStalenessSeconds: 0, migrateOnStart: false });
+    expect(loadConfig({ MAX_STALENESS_SECONDS: '86400', MIGRATE_ON_START: '1' })).toMatchObject({ maxStalenessSeconds: 86_400, migrateOnStart: true });
+    let error: unknown;
+    try {
+      loadConfig({ MAX_STALENESS_SECONDS: '86401', MIGRATE_ON_START: 'no' });
+    } catch (err) {
+      error = err;
+    }
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['MAX_STALENESS_SECONDS', 'MIGRATE_ON_START']) expect(problems).toContain(`${name}:`);
+    expect(() => loadConfig({ MAX_STALENESS_SECONDS: '-1' })).toThrow(/MAX_STALENESS_SECONDS/);
+  });
 });

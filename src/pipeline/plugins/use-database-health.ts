@@ -1,7 +1,10 @@
 /**
- * Requests that need the database are answered 503 SERVICE_UNAVAILABLE
- * (problem+json on REST, a GraphQL error on /graphql) while the database
- * monitor (src/storage/sqlite/database.ts) reports it unusable, without touching it. Any
+ * Requests that need current data are answered 503 SERVICE_UNAVAILABLE
+ * (problem+json on REST, a GraphQL error on /graphql) while the store reports
+ * its catalogue unusable, without touching the database: not loaded yet, or
+ * the database unreachable for longer than MAX_STALENESS_SECONDS (within
+ * that bound the store reports ok and the last catalogue is served,
+ * src/storage/model/freshness.ts). Any
  * 503 triggers a probe, so a fault first seen by a query (a lock held by
  * another process) also switches the service to fail-fast until it clears.
  * Health changes are logged once per transition.

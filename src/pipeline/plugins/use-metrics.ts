@@ -6,6 +6,9 @@
  *   `http_request_duration_seconds{method,route,status}` (histogram) for
  *   every response, including early ones (404, auth failures, /metrics);
  * - `auth_failures_total{code}` for SVC1 failures on the protected routes;
+ * - `gateway_catalogue_age_seconds`: seconds since the in-memory catalogue was
+ *   last known current (about the poll interval normally; grows while the
+ *   database cannot be reached, contract §6), read at scrape time;
  * - the usual process metrics (`process_*`, `nodejs_*`) when the caller
  *   enables them on its registry.
  *
@@ -18,7 +21,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { AppError, AUTH_ERROR_CODES } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
 import { problemResponse } from '../responses.js';
@@ -33,6 +36,8 @@ export interface MetricsOptions {
   token: string | null;
   /** Route template of a request path, from a fixed set (bounded label values). */
   routeOf: (pathname: string) => string;
+  /** Seconds since the catalogue was last known current (the store's); absent: no gauge. */
+  catalogueAgeSeconds?: () => number;
 }
 
 /** The contract codes counted as authentication failures. */
@@ -72,6 +77,17 @@ export function useMetrics(options: MetricsOptions): Plugin {
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  const catalogueAge = options.catalogueAgeSeconds;
+  if (catalogueAge) {
+    new Gauge({
+      name: 'gateway_catalogue_age_seconds',
+      help: 'Seconds since the in-memory catalogue was last known current; grows while the database cannot be reached (served up to MAX_STALENESS_SECONDS).',
+      registers: [registry],
+      collect() {
+        this.set(catalogueAge());
+      },
+    });
+  }
 
   /**
    * The counter and histogram children of one label set, bound once, so a request builds no label object

@@ -49,6 +49,8 @@ export interface Store<C extends CatalogueSink = CatalogueSink> {
   check(): DatabaseStatus;
   /** A live probe for /ready and after a 503 (SQLite queries; Postgres answers its monitor's latest verdict). */
   probe(): DatabaseStatus;
+  /** Seconds since the catalogue was last known current (`gateway_catalogue_age_seconds`; grows during an outage). */
+  catalogueAgeSeconds(): number;
   /** The catalogue's version token after catching up; equal tokens mean nothing changed in between. */
   version(): string;
   /** Resolves once every change committed before the call (by any process) is in the catalogue. */

@@ -19,3 +19,29 @@ export function isPostgresUnavailable(err: unknown): boolean {
   if (typeof code === 'string' && (UNAVAILABLE_SQLSTATE.test(code) || UNAVAILABLE_ERRNO.has(code))) return true;
   return UNAVAILABLE_MESSAGE.test(err.message);
 }
+
+/**
+ * The underlying cause of a Postgres failure for logs and operator messages: drizzle's `Failed query: …`
+ * wrapper and pg's AggregateError (one connection attempt per resolved address) are unwrapped down to the
+ * socket error (address, port, errno code) or the server's error (message and SQLSTATE).
+ */
+export function describePostgresError(err: unknown): string {
+  const seen = new Set<unknown>();
+  let root: unknown = err;
+  while (root instanceof Error && root.cause !== undefined && !seen.has(root.cause)) {
+    seen.add(root);
+    root = root.cause;
+  }
+  const leaves = root instanceof AggregateError && root.errors.length > 0 ? root.errors : [root];
+  return [...new Set(leaves.map(describeOne))].join('; ');
+}
+
+function describeOne(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const { code, address, port } = err as { code?: unknown; address?: unknown; port?: unknown };
+  let text = err.message || err.name;
+  // Socket errors carry the address in the message already ("connect ECONNREFUSED 127.0.0.1:5432"); add it when they do not.
+  if (typeof address === 'string' && !text.includes(address)) text += ` (${address}${typeof port === 'number' ? `:${port}` : ''})`;
+  if (typeof code === 'string' && !text.includes(code)) text += ` [${/^[0-9A-Z]{5}$/.test(code) ? 'SQLSTATE ' : ''}${code}]`;
+  return text;
+}

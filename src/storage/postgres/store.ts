@@ -13,31 +13,51 @@
  * order and "everything after lastSeq" never skips a late commit.
  *
  * Failure. Pool connections time out after `connectTimeoutMs` and every
- * statement after `statementTimeoutMs`, so nothing hangs. A failed poll marks
- * the database unavailable at once: requests answer 503 (the process stays
- * up, /health stays 200). The poll keeps trying; the first success reloads
- * everything (changes made meanwhile included) before the store reports
- * healthy again, so a recovered replica never serves data older than the
- * outage.
+ * query after `statementTimeoutMs` (client side, plus `SET LOCAL` in the read
+ * transactions: nothing is sent as a startup parameter or a session `SET`,
+ * which a transaction pooler such as PgBouncer refuses or leaks), so nothing
+ * hangs. A failed poll starts an outage (src/storage/model/freshness.ts): the
+ * last catalogue keeps being served for at most `maxStalenessMs` counted from
+ * the last successful poll, then requests answer 503 (the process stays up,
+ * /health stays 200). The poll keeps trying; the first success reloads
+ * everything (changes made meanwhile included) before the outage ends.
+ *
+ * Listening. Where LISTEN cannot work (a read-only standby refuses it; a
+ * transaction pooler accepts it but never delivers a NOTIFY, which a
+ * pg_notify round-trip right after LISTEN detects) the store says so once
+ * and relies on the poll, without retrying.
  */
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { sql } from 'drizzle-orm';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { migrate } from 'drizzle-orm/node-postgres/migrator';
-import { projectPath } from '../../shared/paths.js';
-import { PgAdminRepository } from './admin.js';
+import { PgAdminRepository, type PgDb } from './admin.js';
 import { PgCatalogReader } from './catalog-reader.js';
+import { describePostgresError, isPostgresUnavailable } from './errors.js';
+import { applyMigrations, pendingMigrationCount } from './migrations.js';
 import * as schema from './schema.js';
+import { CatalogueFreshness } from '../model/freshness.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
-
-/** Absolute path of the committed Postgres migrations. */
-export const PG_MIGRATIONS_DIR = projectPath('drizzle/pg');
 
 /** The NOTIFY channel the change-log triggers use. */
 export const CHANGE_CHANNEL = 'gateway_changes';
 
-/** Session advisory lock held while migrating and seeding, so replicas starting together do it once. */
+/**
+ * Transaction-level advisory lock held while migrating and seeding, so replicas starting together do it once.
+ * Transaction-level (released by COMMIT/ROLLBACK, never by an unlock that could land on another server
+ * connection behind a transaction pooler).
+ */
 const BOOT_LOCK_KEY = 7245190210;
+
+/** How long the boot transaction may wait for another replica's migration and run its own. */
+const BOOT_TIMEOUT_MS = 60_000;
+
+/** How long the LISTEN round-trip probe waits for its own notification. */
+const LISTEN_PROBE_MS = 2000;
+
+/** While waiting for `npm run migrate` (MIGRATE_ON_START=false): one log line per this many ms. */
+const SCHEMA_WAIT_LOG_MS = 10_000;
 
 /** Options of {@link openPgStore}. */
 export interface PgStoreOptions {
@@ -49,6 +69,8 @@ export interface PgStoreOptions {
   statementTimeoutMs?: number;
   /** Pool size per process. */
   maxConnections?: number;
+  /** How long the last catalogue is served while the database cannot be reached (0: refuse at once). */
+  maxStalenessMs?: number;
 }
 
 /** The URL with its password hidden, for logs and messages. */
@@ -62,8 +84,16 @@ export function redactUrl(url: string): string {
   }
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+const describe = describePostgresError;
+
+/** `host:port` of a URL, for log lines (the cause of a failure names where it went). */
+function hostPortOf(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}`;
+  } catch {
+    return '(unparseable URL)';
+  }
 }
 
 export class PgStore<C extends CatalogueSink> implements Store<C> {
@@ -76,7 +106,16 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
   readonly #listeners: ChangeListeners;
   readonly #logger?: Logger;
   readonly #options: Required<Omit<PgStoreOptions, 'logger'>>;
-  #status: DatabaseStatus = { ok: true };
+  readonly #freshness: CatalogueFreshness;
+  readonly #hostPort: string;
+  /**
+   * MIGRATE_ON_START=false on an older schema: the read-only start-up checks to run once `npm run migrate` has
+   * run; set while waiting (not ready), cleared once the catalogue is loaded.
+   */
+  #waitForSchema: ((admin: PgAdminRepository) => Promise<unknown>) | null = null;
+  #schemaLoggedAt = Number.NEGATIVE_INFINITY;
+  /** LISTEN cannot work here (standby, transaction pooler): said once, never retried. */
+  #listenUnsupported = false;
   /** True once the catalogue may be stale (start, or an outage): the next successful poll reloads everything. */
   #needsFullLoad = true;
   #catchUp: Promise<void> | null = null;
@@ -100,21 +139,26 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       connectTimeoutMs: options.connectTimeoutMs ?? 2000,
       statementTimeoutMs: options.statementTimeoutMs ?? 5000,
       maxConnections: options.maxConnections ?? 10,
+      maxStalenessMs: options.maxStalenessMs ?? 0,
     };
+    this.#hostPort = hostPortOf(url);
+    this.#freshness = new CatalogueFreshness({ maxStalenessMs: this.#options.maxStalenessMs, logger: options.logger, location: this.location });
     this.#pool = new pg.Pool({
       connectionString: url,
       max: this.#options.maxConnections,
       connectionTimeoutMillis: this.#options.connectTimeoutMs,
       idleTimeoutMillis: 30_000,
-      statement_timeout: this.#options.statementTimeoutMs,
-      // Client-side bound too: a server that stopped answering (not refusing) must not hold a request.
+      // No `statement_timeout` startup parameter: PgBouncer (default settings) refuses connections that send
+      // it. The bound is client side (a server that stopped answering must not hold anything) and `SET LOCAL`
+      // inside the read transactions (src/storage/postgres/catalog-reader.ts).
       query_timeout: this.#options.statementTimeoutMs + 1000,
       application_name: 'payment-gateway',
     });
     // An idle pooled connection that breaks (server restart) emits 'error'; the pool drops it. Unhandled, it would crash.
-    this.#pool.on('error', (err) => this.#logger?.warn({ err: describe(err) }, 'postgres pool connection lost'));
+    // Debug only: an outage is reported once by the poll (src/storage/model/freshness.ts), not once per connection.
+    this.#pool.on('error', (err) => this.#logger?.debug({ err: describe(err) }, 'postgres pool connection lost'));
     this.db = drizzle(this.#pool, { schema });
-    this.#reader = new PgCatalogReader(this.db);
+    this.#reader = new PgCatalogReader(this.db, this.#options.statementTimeoutMs);
     this.admin = new PgAdminRepository(this.db);
     this.#listeners = new ChangeListeners((err) => this.#logger?.error({ err }, 'catalogue change listener failed'));
     // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
@@ -127,18 +171,60 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
    */
   async start(): Promise<void> {
     if (!this.#options.watch) return;
-    await this.#fullLoad();
-    this.#connectListener();
+    // Waiting for `npm run migrate` (MIGRATE_ON_START=false): not ready; the poll below looks again and loads once it has run.
+    if (!this.#waitForSchema || !(await this.#schemaPending())) await this.#schemaReady();
     this.#poll = setInterval(() => void this.#pollOnce(), this.#options.pollIntervalMs);
     this.#poll.unref();
   }
 
   check(): DatabaseStatus {
-    return this.#status;
+    return this.#freshness.status();
   }
 
   probe(): DatabaseStatus {
-    return this.#status;
+    return this.#freshness.status();
+  }
+
+  /** MIGRATE_ON_START=false on an older schema: start() will wait for the schema, then run `checks` and load. */
+  deferUntilSchema(checks: (admin: PgAdminRepository) => Promise<unknown>): void {
+    this.#waitForSchema = checks;
+  }
+
+  /** Seconds since the catalogue was last known current (the `gateway_catalogue_age_seconds` gauge). */
+  catalogueAgeSeconds(): number {
+    return this.#freshness.ageSeconds();
+  }
+
+  /** True (and logged at most once per 10 s) while the database's schema is older than this build's. */
+  async #schemaPending(): Promise<boolean> {
+    const pending = await pendingMigrationCount(this.db);
+    if (pending === 0) return false;
+    const now = Date.now();
+    if (now - this.#schemaLoggedAt >= SCHEMA_WAIT_LOG_MS) {
+      this.#schemaLoggedAt = now;
+      this.#logger?.warn(
+        { database: this.location, pendingMigrations: pending },
+        `database schema is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: not ready until \`npm run migrate\` has run`,
+      );
+    }
+    return true;
+  }
+
+  /**
+   * The schema is at version: run the deferred checks (MIGRATE_ON_START=false), load, listen. Waiting ends only
+   * when all of it succeeded; otherwise the next poll tries the whole again.
+   */
+  async #schemaReady(): Promise<void> {
+    const checks = this.#waitForSchema;
+    if (checks) await checks(this.admin);
+    const at = Date.now();
+    await this.#fullLoad();
+    this.#freshness.current(at);
+    if (checks) {
+      this.#waitForSchema = null;
+      this.#logger?.info({ database: this.location }, 'database schema is at this version; catalogue loaded');
+    }
+    this.#connectListener();
   }
 
   version(): string {
@@ -168,23 +254,24 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
   }
 
   /**
-   * Run `fn` with a client holding the boot lock (migrations and seed happen once however many replicas
-   * start together; the others wait here, then find the work done).
+   * Run `fn` in one transaction holding the boot lock (migrations and seed happen once however many replicas
+   * start together; the others wait here, then find the work done). A dedicated connection with a longer
+   * client-side timeout: waiting for another replica's migration may take longer than one query may.
+   * `SET LOCAL` and the transaction-level lock end with the transaction, so nothing is left on a pooled
+   * server connection.
    */
-  async withBootLock<T>(fn: (db: NodePgDatabase<typeof schema>) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
+  async withBootLock<T>(fn: (tx: PgDb) => Promise<T>): Promise<T> {
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.#options.connectTimeoutMs, query_timeout: BOOT_TIMEOUT_MS + 5000 });
+    client.on('error', (err) => this.#logger?.warn({ err: describe(err) }, 'postgres boot connection lost'));
+    await client.connect();
     try {
-      // Waiting for another replica's migration may take longer than one statement may.
-      await client.query('set statement_timeout = 0');
-      await client.query('select pg_advisory_lock($1)', [BOOT_LOCK_KEY]);
-      try {
-        await client.query(`set statement_timeout = ${this.#options.statementTimeoutMs * 12}`);
-        return await fn(drizzle(client, { schema }));
-      } finally {
-        await client.query('select pg_advisory_unlock($1)', [BOOT_LOCK_KEY]);
-      }
+      return await drizzle(client, { schema }).transaction(async (tx) => {
+        await tx.execute(sql.raw(`set local statement_timeout = ${BOOT_TIMEOUT_MS}`));
+        await tx.execute(sql`select pg_advisory_xact_lock(${BOOT_LOCK_KEY})`);
+        return fn(tx);
+      });
     } finally {
-      client.release();
+      await client.end().catch(() => undefined);
     }
   }
 
@@ -206,24 +293,21 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       const timedOut = new Promise<never>((_, reject) => {
         deadline = setTimeout(() => reject(new Error(`no answer within ${this.#options.connectTimeoutMs} ms`)), this.#options.connectTimeoutMs);
       });
+      const at = Date.now();
+      if (this.#waitForSchema) {
+        if (!(await Promise.race([this.#schemaPending(), timedOut]))) await this.#schemaReady();
+        return;
+      }
       const seq = await Promise.race([this.#reader.maxSeq(), timedOut]);
       if (this.#needsFullLoad || seq > this.catalog.lastSeq) await Promise.race([this.#requestCatchUp(), timedOut]);
-      this.#setStatus({ ok: true });
+      this.#freshness.current(at);
     } catch (err) {
       this.#needsFullLoad = true;
-      this.#setStatus({ ok: false, reason: `postgres unavailable: ${describe(err)}` });
+      this.#freshness.failed(`postgres at ${this.#hostPort}: ${describe(err)}`);
     } finally {
       clearTimeout(deadline);
       this.#polling = false;
     }
-  }
-
-  #setStatus(status: DatabaseStatus): void {
-    if (status.ok !== this.#status.ok) {
-      if (status.ok) this.#logger?.info({ database: this.location }, 'postgres available again; catalogue reloaded');
-      else this.#logger?.error({ database: this.location, reason: status.reason }, 'postgres unavailable');
-    }
-    this.#status = status;
   }
 
   /** One catch-up at a time; a request during one schedules exactly one more (it may have missed the newest rows). */
@@ -251,16 +335,25 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     return this.#catchUp;
   }
 
-  /** LISTEN on a dedicated connection, re-established with backoff; each (re)connect catches up once. */
+  /**
+   * LISTEN on a dedicated connection, re-established with backoff; each (re)connect catches up once. Right
+   * after LISTEN a pg_notify round-trip proves that notifications arrive: through a transaction pooler LISTEN
+   * "succeeds" on a server connection this client is not linked to, and nothing ever arrives. Where LISTEN
+   * cannot work (that, or a server that refuses it, e.g. a hot standby) it is said once and not retried:
+   * the poll carries every change. A false verdict (a notification slower than the probe's wait) costs only
+   * the notification's speed-up: the poll alone keeps the 1 s bound.
+   */
   #connectListener(attempt = 0): void {
-    if (this.#closed) return;
+    if (this.#closed || this.#listenUnsupported) return;
     const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: this.#options.connectTimeoutMs, application_name: 'payment-gateway-listen' });
+    const probePayload = `probe:${randomUUID()}`;
+    let probeHeard: (() => void) | null = null;
     const retry = () => {
       if (this.#listener === client) this.#listener = null;
       client.removeAllListeners();
       client.on('error', () => undefined);
       void client.end().catch(() => undefined);
-      if (this.#closed || this.#listenerRetry) return;
+      if (this.#closed || this.#listenerRetry || this.#listenUnsupported) return;
       this.#listenerRetry = setTimeout(
         () => {
           this.#listenerRetry = null;
@@ -270,42 +363,88 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       );
       this.#listenerRetry.unref();
     };
+    const unsupported = (why: string) => {
+      this.#listenUnsupported = true;
+      this.#logger?.warn(
+        { database: this.location, reason: why, pollIntervalMs: this.#options.pollIntervalMs },
+        `postgres LISTEN/NOTIFY is not possible here (${why}); changes arrive by the ${this.#options.pollIntervalMs} ms poll`,
+      );
+      retry();
+    };
     client.on('error', (err) => {
-      this.#logger?.warn({ err: describe(err) }, 'postgres change listener lost; reconnecting');
+      // Debug only: the poll carries changes meanwhile and reports an outage once.
+      this.#logger?.debug({ err: describe(err) }, 'postgres change listener lost; reconnecting');
       retry();
     });
     client.on('end', retry);
-    client.on('notification', () => {
-      this.#requestCatchUp().catch((err) => this.#logger?.warn({ err: describe(err) }, 'catalogue catch-up failed; the poll retries'));
+    client.on('notification', (msg) => {
+      if (msg.payload === probePayload) return probeHeard?.();
+      this.#requestCatchUp().catch((err) => this.#logger?.debug({ err: describe(err) }, 'catalogue catch-up failed; the poll retries'));
     });
-    client
-      .connect()
-      .then(() => client.query(`LISTEN ${CHANGE_CHANNEL}`))
-      .then(() => {
-        if (this.#closed) return void client.end().catch(() => undefined);
-        this.#listener = client;
-        attempt = 0;
-        // Anything committed while not listening is picked up now.
-        return this.#requestCatchUp();
-      })
-      .catch((err) => {
-        this.#logger?.debug({ err: describe(err) }, 'postgres change listener could not connect; retrying');
-        retry();
+    const listen = async (): Promise<void> => {
+      await client.connect();
+      try {
+        await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      } catch (err) {
+        // Refused by the server itself (not a lost connection): e.g. "cannot execute LISTEN during recovery".
+        if (!isPostgresUnavailable(err) || (err as { code?: string }).code === '25006') return unsupported(describe(err));
+        throw err;
+      }
+      const heard = new Promise<boolean>((resolve) => {
+        probeHeard = () => resolve(true);
+        setTimeout(() => resolve(false), LISTEN_PROBE_MS).unref();
       });
+      await this.#pool.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, probePayload]);
+      if (!(await heard)) return unsupported(`a NOTIFY sent after LISTEN did not arrive within ${LISTEN_PROBE_MS} ms: a transaction pooler between this process and Postgres?`);
+      if (this.#closed) return void client.end().catch(() => undefined);
+      this.#listener = client;
+      attempt = 0;
+      // Anything committed while not listening is picked up now.
+      await this.#requestCatchUp();
+    };
+    listen().catch((err) => {
+      this.#logger?.debug({ err: describe(err) }, 'postgres change listener could not connect; retrying');
+      retry();
+    });
   }
 }
 
-/** Open a Postgres store: migrate (once across replicas, under the boot lock) and, if asked, run `prepare` under it too. */
+/**
+ * Open a Postgres store: migrate (once across replicas, under the boot lock) and, if asked, run `prepare` under
+ * it too. With `migrate: false` (MIGRATE_ON_START=false) nothing is written: `prepare` runs without the lock
+ * when the schema is at version, and a server (watch) on an older schema waits for it (see `waitForSchema`).
+ */
 export async function openPgStore<C extends CatalogueSink, T>(
   url: string,
   catalog: C,
-  options: PgStoreOptions & { prepare?: (admin: PgAdminRepository) => Promise<T> } = {},
+  options: PgStoreOptions & { prepare?: (admin: PgAdminRepository) => Promise<T>; migrate?: boolean } = {},
 ): Promise<{ store: PgStore<C>; prepared: T | undefined }> {
+  if (options.migrate === false) {
+    const store = new PgStore(url, catalog, options);
+    try {
+      const pending = await pendingMigrationCount(store.db);
+      if (pending > 0 && options.watch === false) {
+        throw new Error(`the database schema is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: run \`npm run migrate\` first`);
+      }
+      if (pending === 0) {
+        const prepared = options.prepare ? await options.prepare(store.admin) : undefined;
+        await store.start();
+        return { store, prepared };
+      }
+      store.deferUntilSchema(async (admin) => options.prepare?.(admin));
+      await store.start();
+      return { store, prepared: undefined };
+    } catch (err) {
+      await store.close().catch(() => undefined);
+      throw err;
+    }
+  }
   const store = new PgStore(url, catalog, options);
   try {
-    const prepared = await store.withBootLock(async (db) => {
-      await migrate(db, { migrationsFolder: PG_MIGRATIONS_DIR });
-      return options.prepare ? options.prepare(new PgAdminRepository(db)) : undefined;
+    const prepared = await store.withBootLock(async (tx) => {
+      const applied = await applyMigrations(tx);
+      if (applied > 0) options.logger?.info({ database: store.location, applied }, 'database migrated');
+      return options.prepare ? options.prepare(new PgAdminRepository(tx, true)) : undefined;
     });
     await store.start();
     return { store, prepared };

@@ -109,6 +109,11 @@ export interface OpenDatabaseOptions {
   lockGraceMs?: number;
   /** Clock in ms. */
   now?: () => number;
+  /**
+   * Apply pending migrations (default true). False (MIGRATE_ON_START=false): never write DDL; the caller checks
+   * the schema version (./migrations.ts) and waits for `npm run migrate`.
+   */
+  migrate?: boolean;
 }
 
 class MonitoredDatabase implements DatabaseHandle {
@@ -365,7 +370,7 @@ export function openDatabase(file: string, options: OpenDatabaseOptions = {}): D
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const conn = connect(file);
   try {
-    migrate(conn.db, { migrationsFolder: MIGRATIONS_DIR });
+    if (options.migrate !== false) migrate(conn.db, { migrationsFolder: MIGRATIONS_DIR });
   } catch (err) {
     conn.sqlite.close();
     throw err;
