@@ -1,0 +1,156 @@
+/**
+ * The browser-safe session client (contract §9): everything a checkout page or app may do with a checkout
+ * session's client secret, and nothing that needs an API secret. The merchant's server creates the session
+ * (`createClient(…).createCheckoutSession`) and hands only `clientSecret` to the browser.
+ *
+ * ```ts
+ * const session = createSessionClient({ baseUrl: 'http://127.0.0.1:4000', clientSecret });
+ * const { checkoutSession } = await session.graphql<{ checkoutSession: { amount: number } }>('{ checkoutSession { amount } }');
+ * const stop = session.subscribeChannels('code status', { next: (channels) => render(channels), error: show });
+ * ```
+ *
+ * Queries are `POST /graphql` with `Authorization: Bearer <clientSecret>`; the subscription runs over
+ * Server-Sent Events through The Guild's graphql-sse client ("distinct connections" mode, the protocol
+ * GraphQL Yoga serves). A refusal the server states (401 SESSION_EXPIRED / SESSION_INVALID, 403
+ * SESSION_SCOPE / ORIGIN_NOT_ALLOWED, a 400) ends the subscription at once with a {@link GatewayError};
+ * only a lost connection, a 429 or a 5xx is retried (graphql-sse's backoff, `retryAttempts`).
+ */
+import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
+import type { Channel } from './wire.js';
+import { graphqlData, restError } from './errors.js';
+
+/** Options of {@link createSessionClient}. */
+export interface SessionClientOptions {
+  /** The gateway, e.g. `http://127.0.0.1:4000` (its origin is used). */
+  baseUrl: string;
+  /** The session's client secret (`cs_…_secret_…`), as the merchant's server received it. */
+  clientSecret: string;
+  /** fetch implementation; default `globalThis.fetch`. */
+  fetch?: typeof globalThis.fetch;
+  /** Reconnections of a subscription after a lost connection, a 429 or a 5xx; default 5. */
+  retryAttempts?: number;
+}
+
+/** Callbacks of a subscription. */
+export interface SubscriptionHandlers<T> {
+  /** Every event's data (the first event is the current state). */
+  next(data: T): void;
+  /** The subscription ended with an error (a {@link GatewayError} when the server stated one). */
+  error?(error: unknown): void;
+  /** The server ended the stream (e.g. the session expired or its key was revoked). */
+  complete?(): void;
+}
+
+/** What a session may do. */
+export interface SessionClient {
+  /** `POST /graphql` with the session; resolves with `data`, rejects with a GatewayError on any error. */
+  graphql<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<TData>;
+  /** `GET /v1/payments/channel` with the session: the session's channels (seed field names). */
+  listChannels(): Promise<Channel[]>;
+  /** Any GraphQL subscription over SSE; returns the function that stops it. */
+  subscribe<TData = Record<string, unknown>>(query: string, variables: Record<string, unknown> | undefined, handlers: SubscriptionHandlers<TData>): () => void;
+  /**
+   * `subscription { paymentChannelsChanged { <selection> } }`: the session's channels now, then again after
+   * every change (judged against the session's amount and currency). Returns the function that stops it.
+   */
+  subscribeChannels<TChannel = Record<string, unknown>>(selection: string, handlers: SubscriptionHandlers<TChannel[]>): () => void;
+  /** Stops every subscription of this client. */
+  dispose(): void;
+}
+
+/** Statuses graphql-sse should retry (its NetworkError); any other refusal is final. */
+function retryable(status: number): boolean {
+  return status === 408 || status === 429 || status >= 500;
+}
+
+export function createSessionClient(options: SessionClientOptions): SessionClient {
+  const { clientSecret } = options;
+  if (!clientSecret) throw new TypeError('createSessionClient: clientSecret is required');
+  let origin: string;
+  try {
+    origin = new URL(options.baseUrl).origin;
+  } catch {
+    throw new TypeError(`createSessionClient: baseUrl is not a URL: ${options.baseUrl}`);
+  }
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const authorization = `Bearer ${clientSecret}`;
+  const endpoint = `${origin}/graphql`;
+
+  let sse: SseClient | undefined;
+  const sseClient = (): SseClient =>
+    (sse ??= createSseClient({
+      url: endpoint,
+      headers: { authorization },
+      retryAttempts: options.retryAttempts ?? 5,
+      // A stated refusal becomes a GatewayError, which graphql-sse reports at once instead of retrying.
+      fetchFn: async (input: RequestInfo | URL, init?: RequestInit) => {
+        const res = await doFetch(input, init);
+        if (res.ok || retryable(res.status)) return res;
+        return graphqlData(res);
+      },
+    }));
+
+  function subscribe<TData>(query: string, variables: Record<string, unknown> | undefined, handlers: SubscriptionHandlers<TData>): () => void {
+    let stop = (): void => {};
+    let done = false;
+    const fail = (err: unknown) => {
+      if (done) return;
+      done = true;
+      stop();
+      handlers.error?.(err);
+    };
+    stop = sseClient().subscribe<TData>(
+      { query, ...(variables ? { variables } : {}) },
+      {
+        next(result) {
+          if (done) return;
+          if (result.errors?.length) {
+            // The same conversion as a query's answer: the first error's contract code.
+            const body = JSON.stringify({ data: result.data ?? null, errors: result.errors });
+            graphqlData(new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })).catch(fail);
+            return;
+          }
+          if (result.data != null) handlers.next(result.data);
+        },
+        error: fail,
+        complete() {
+          if (done) return;
+          done = true;
+          handlers.complete?.();
+        },
+      },
+    );
+    return () => {
+      done = true;
+      stop();
+    };
+  }
+
+  return {
+    async graphql<TData>(query: string, variables?: Record<string, unknown>) {
+      const res = await doFetch(endpoint, {
+        method: 'POST',
+        headers: { authorization, accept: 'application/json', 'content-type': 'application/json' },
+        body: JSON.stringify(variables ? { query, variables } : { query }),
+      });
+      return graphqlData<TData>(res);
+    },
+    async listChannels() {
+      const res = await doFetch(`${origin}/v1/payments/channel`, { headers: { authorization, accept: 'application/json' } });
+      if (!res.ok) throw await restError(res);
+      return ((await res.json()) as { data: Channel[] }).data;
+    },
+    subscribe,
+    subscribeChannels<TChannel>(selection: string, handlers: SubscriptionHandlers<TChannel[]>) {
+      return subscribe<{ paymentChannelsChanged: TChannel[] }>(`subscription { paymentChannelsChanged { ${selection} } }`, undefined, {
+        next: (data) => handlers.next(data.paymentChannelsChanged),
+        error: handlers.error ? (e) => handlers.error!(e) : undefined,
+        complete: handlers.complete ? () => handlers.complete!() : undefined,
+      });
+    },
+    dispose() {
+      sse?.dispose();
+      sse = undefined;
+    },
+  };
+}

@@ -1,0 +1,121 @@
+/**
+ * The SDK as a user outside this repository gets it (issue 23 item 5): `npm pack` of packages/client
+ * (its prepack step builds dist/), the tarball installed into a fresh project in the temporary directory
+ * with npm, then
+ * - plain `node` (no tsx, no loader) imports it and makes a signed call, creates a checkout session, and
+ *   makes session calls (a query, the REST list, the SSE subscription) against a real server;
+ * - `tsc` type-checks a TypeScript consumer against the package's declarations (exports map `types`).
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/app.js';
+import { PROJECT_ROOT } from '../helpers/server.js';
+import { startRealServer, type RealServer } from '../helpers/real-server.js';
+
+const PACKAGE_DIR = path.join(PROJECT_ROOT, 'packages', 'client');
+const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+
+/** The consumer, as a user would write it: ESM, the package's name, nothing of this repository. */
+const CONSUMER = `
+import { createClient, createSessionClient, GatewayError } from '@payment-gateway/client';
+const [baseUrl, apiKey, apiSecret, merchantId] = process.argv.slice(2);
+const gateway = createClient({ baseUrl, apiKey, apiSecret });
+const signed = await gateway.listChannels();
+const session = await gateway.createCheckoutSession({ merchantId, amount: 150000, currency: 'IDR', methods: ['qris', 'ovo'] });
+const browser = createSessionClient({ baseUrl, clientSecret: session.clientSecret });
+const query = await browser.graphql('{ checkoutSession { id amount currency methods } paymentChannels { code fee(amount: 150000) { totalAmount } } }');
+const rest = await browser.listChannels();
+const streamed = await new Promise((resolve, reject) => {
+  const stop = browser.subscribeChannels('code status', { next: (channels) => { stop(); resolve(channels); }, error: reject });
+});
+const refused = await createSessionClient({ baseUrl, clientSecret: session.id + '_secret_' + 'A'.repeat(43) })
+  .graphql('{ checkoutSession { id } }')
+  .then(() => 'served', (e) => (e instanceof GatewayError ? e.code + ' ' + e.status : String(e)));
+browser.dispose();
+console.log(JSON.stringify({ signed: signed.map((c) => c.code), session, query, rest: rest.map((c) => c.code), streamed, refused }));
+`;
+
+/** A typed consumer: must compile against the published declarations. */
+const TYPED_CONSUMER = `
+import { createClient, createSessionClient, GatewayError, type CheckoutSession, type SessionClient } from '@payment-gateway/client';
+const gateway = createClient({ baseUrl: 'http://127.0.0.1:4000', apiKey: 'k', apiSecret: 's' });
+export async function run(): Promise<string> {
+  const s: CheckoutSession = await gateway.createCheckoutSession({ merchantId: 'm', amount: 1000, currency: 'IDR' });
+  const c: SessionClient = createSessionClient({ baseUrl: 'http://127.0.0.1:4000', clientSecret: s.clientSecret });
+  const data = await c.graphql<{ checkoutSession: { amount: number } }>('{ checkoutSession { amount } }');
+  const err: unknown = null;
+  return err instanceof GatewayError ? err.code : String(data.checkoutSession.amount + s.expiresAt.length);
+}
+`;
+
+describe('the SDK package (npm pack → install outside the repository → plain node)', () => {
+  let server: RealServer;
+  let project: string;
+
+  beforeAll(async () => {
+    server = await startRealServer();
+    project = makeTempDir('pgw-sdk-consumer-');
+    const packed = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', project], { cwd: PACKAGE_DIR, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })) as { filename: string }[];
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
+    // Only the tarball and what it declares (graphql-sse and its peer graphql), from npm's cache when it has them.
+    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `./${packed[0]!.filename}`], { cwd: project, stdio: ['ignore', 'pipe', 'pipe'] });
+  }, 120_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (project) fs.rmSync(project, { recursive: true, force: true });
+  });
+
+  it('the tarball holds the built module, its declarations and the manifest, no TypeScript source', () => {
+    const installed = path.join(project, 'node_modules', '@payment-gateway', 'client');
+    const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as { exports: Record<string, { types: string; import: string }>; dependencies: Record<string, string> };
+    expect(fs.existsSync(path.join(installed, manifest.exports['.']!.import))).toBe(true);
+    expect(fs.existsSync(path.join(installed, manifest.exports['.']!.types))).toBe(true);
+    expect(Object.keys(manifest.dependencies)).toEqual(['graphql-sse']);
+    const files = execFileSync('find', [installed, '-type', 'f'], { encoding: 'utf8' }).split('\n').filter(Boolean);
+    expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it('plain node makes a signed call, creates a session and makes session calls (query, REST, SSE)', () => {
+    fs.writeFileSync(path.join(project, 'consumer.mjs'), CONSUMER);
+    const { apiKey, apiSecret, merchantId } = server.approved;
+    const out = execFileSync(process.execPath, ['consumer.mjs', server.baseUrl, apiKey, apiSecret, merchantId], { cwd: project, encoding: 'utf8', timeout: 30_000 });
+    const result = JSON.parse(out) as {
+      signed: string[];
+      session: { id: string; clientSecret: string; amount: number; currency: string; methods: string[] };
+      query: { checkoutSession: { id: string; amount: number; currency: string; methods: string[] }; paymentChannels: { code: string; fee: { totalAmount: number } | null }[] };
+      rest: string[];
+      streamed: { code: string; status: string }[];
+      refused: string;
+    };
+    expect(result.signed).toContain('qris');
+    expect(result.session).toMatchObject({ amount: 150000, currency: 'IDR', methods: ['qris', 'ovo'] });
+    expect(result.session.clientSecret.startsWith(`${result.session.id}_secret_`)).toBe(true);
+    expect(result.query.checkoutSession).toMatchObject({ id: result.session.id, amount: 150000, currency: 'IDR' });
+    expect(result.query.paymentChannels.map((c) => c.code).sort()).toEqual(['ovo', 'qris']);
+    expect(result.query.paymentChannels.find((c) => c.code === 'qris')!.fee).toEqual({ totalAmount: 151050 });
+    expect([...result.rest].sort()).toEqual(['ovo', 'qris']);
+    expect(result.streamed.map((c) => c.code).sort()).toEqual(['ovo', 'qris']);
+    expect(result.refused).toBe('SESSION_INVALID 401');
+  }, 60_000);
+
+  it('a TypeScript consumer type-checks against the published declarations', () => {
+    fs.writeFileSync(path.join(project, 'typed.ts'), TYPED_CONSUMER);
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2023', 'DOM'], types: [] }, files: ['typed.ts'] }),
+    );
+    const tsc = () => {
+      const r = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: project, encoding: 'utf8' });
+      return { status: r.status, output: r.stdout + r.stderr };
+    };
+    expect(tsc()).toEqual({ status: 0, output: '' });
+    // And the check can fail: a wrong property type is refused.
+    fs.writeFileSync(path.join(project, 'typed.ts'), `${TYPED_CONSUMER}\nexport const wrong: number = gateway.createCheckoutSession;\n`);
+    const wrong = tsc();
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.output).toMatch(/typed\.ts\(\d+,\d+\): error TS2322/);
+  }, 60_000);
+});
