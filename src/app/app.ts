@@ -24,6 +24,7 @@ import { useApiDocs } from '../pipeline/plugins/use-api-docs.js';
 import { DOCS_PATH, GRAPHQL_ENDPOINT, HEALTH_PATH, IMAGE_PREFIX, METRICS_PATH, OPENAPI_PATH, PUBLIC_PATHS, READY_PATH, REST_PREFIX, routeTemplateOf } from '../shared/routes.js';
 import { useHttpCaching } from '../pipeline/plugins/use-http-caching.js';
 import { useChannelImages } from '../pipeline/plugins/use-channel-images.js';
+import { useCheckoutComponent } from '../pipeline/plugins/use-checkout-component.js';
 import { useMetrics } from '../pipeline/plugins/use-metrics.js';
 import { useRequestContext } from '../pipeline/plugins/use-request-context.js';
 import { useRateLimit, type RateLimitOptions } from '../pipeline/plugins/use-rate-limit.js';
@@ -217,6 +218,7 @@ export function createAppParts(options: AppOptions): AppParts {
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
+    ['checkoutComponent', useCheckoutComponent()],
     ['apiDocs', useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() })],
     ['signature', signaturePlugin],
     ['keyLimit', rateLimit.keyLimit],
