@@ -21,7 +21,7 @@ export default tseslint.config(
   {
     languageOptions: {
       globals: globals.node,
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'bin/*.mjs', 'packages/*/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'bin/*.mjs', 'packages/*/*.mjs', 'docs/examples/*/*.js'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // `_`-prefixed names are deliberately unused (destructuring to drop a field, parameters a signature requires).
