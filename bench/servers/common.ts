@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import { bootData } from '../../src/app/boot.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { ChannelService } from '../../src/modules/channels/service.js';
+import { SESSION_KEY_LABEL, SessionService } from '../../src/modules/sessions/service.js';
 import { FeeService } from '../../src/modules/pricing/service.js';
 import { ChangeFeed } from '../../src/modules/live/change-feed.js';
 import type { GraphQLContext, Services } from '../../src/graphql/context.js';
@@ -34,7 +35,12 @@ export async function baselineSetup(): Promise<BaselineSetup> {
   // The same in-memory catalogue the project serves from: every peer reads data held in memory.
   const channels = new ChannelService(data.store.catalog);
   // A change feed like the app's: it costs nothing until a subscription opens (the peers serve none).
-  const services: Services = { channels, fees: new FeeService(channels), changes: new ChangeFeed({ store: data.store, catchUpIntervalMs: 200 }) };
+  const services: Services = {
+    channels,
+    fees: new FeeService(channels),
+    changes: new ChangeFeed({ store: data.store, catchUpIntervalMs: 200 }),
+    sessions: new SessionService(data.secretBox.deriveKey(SESSION_KEY_LABEL), data.store.catalog, channels),
+  };
   const principal: Principal = { apiKeyId: approved.apiKey, mode: 'test', merchantId: approved.merchantId, merchantKyc: 'approved' };
   return { schema: buildSchema(), services, principal, context: () => ({ principal, services, requestId: 'bench' }), dataDir };
 }

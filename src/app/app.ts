@@ -21,7 +21,9 @@ import { useDatabaseHealth } from '../pipeline/plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from '../pipeline/plugins/use-abuse-limits.js';
 import { buildOpenApiDocument } from '../modules/docs/openapi-document.js';
 import { useApiDocs } from '../pipeline/plugins/use-api-docs.js';
-import { DOCS_PATH, GRAPHQL_ENDPOINT, HEALTH_PATH, IMAGE_PREFIX, METRICS_PATH, OPENAPI_PATH, PUBLIC_PATHS, READY_PATH, REST_PREFIX, routeTemplateOf } from '../shared/routes.js';
+import { DOCS_PATH, GRAPHQL_ENDPOINT, HEALTH_PATH, IMAGE_PREFIX, METRICS_PATH, OPENAPI_PATH, PUBLIC_PATHS, READY_PATH, REST_PREFIX, REST_ROUTE_BY_PATH, REST_ROUTES, routeTemplateOf } from '../shared/routes.js';
+import { SESSION_KEY_LABEL, SessionService } from '../modules/sessions/service.js';
+import { useCheckoutCors } from '../pipeline/plugins/use-checkout-cors.js';
 import { useHttpCaching } from '../pipeline/plugins/use-http-caching.js';
 import { useChannelImages } from '../pipeline/plugins/use-channel-images.js';
 import { useCheckoutComponent } from '../pipeline/plugins/use-checkout-component.js';
@@ -161,8 +163,10 @@ export function createAppParts(options: AppOptions): AppParts {
   const channelRepo: ChannelRepository = catalog;
   const channelService = new ChannelService(channelRepo);
   // Well under the contract's 1 s from commit to event, and one cheap `PRAGMA data_version` per tick on SQLite.
-  const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? 200, logger });
-  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes };
+  const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? 200, logger, now: options.now });
+  // Checkout sessions (contract §9): client secrets MAC'd under a key derived once from the master key.
+  const sessions = new SessionService(options.secretBox.deriveKey(SESSION_KEY_LABEL), catalog, channelService, options.now);
+  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes, sessions };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   const lifecycle = { shuttingDown: false };
@@ -174,14 +178,26 @@ export function createAppParts(options: AppOptions): AppParts {
     secretBox: options.secretBox,
     maxSkewSeconds: options.maxSkewSeconds,
     bodyLimitBytes: options.bodyLimitBytes,
-    isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`),
+    isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`) || REST_ROUTE_BY_PATH.has(p),
     now: options.now,
     dataVersion,
+    sessions: {
+      authenticClaims: (secret) => sessions.authenticClaims(secret),
+      principalOf: (claims) => sessions.principalOf(claims),
+      originAllowed: (merchantId, origin) => catalog.originAllowed(merchantId, origin),
+      isSessionPath: (p) => sessionPaths.has(p),
+    },
   };
+  // What a checkout session may call, with the methods a browser preflight may ask for.
+  const sessionPaths = new Map<string, readonly string[]>([
+    [GRAPHQL_ENDPOINT, ['GET', 'POST']],
+    ...REST_ROUTES.filter((r) => r.sessionAllowed).map((r): [string, readonly string[]] => [r.path, [r.method]]),
+  ]);
 
   const requestContextPlugin = useRequestContext({
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     restPrefix: REST_PREFIX,
+    restPaths: REST_ROUTES.filter((r) => !r.path.startsWith(`${REST_PREFIX}/`)).map((r) => r.path),
     publicPaths: PUBLIC_PATHS,
     logger,
   });
@@ -220,6 +236,7 @@ export function createAppParts(options: AppOptions): AppParts {
     ['channelImages', imagesPlugin],
     ['checkoutComponent', useCheckoutComponent()],
     ['apiDocs', useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() })],
+    ['checkoutCors', useCheckoutCors({ sessionPaths, isKnownOrigin: (origin) => catalog.isKnownOrigin(origin) })],
     ['signature', signaturePlugin],
     ['keyLimit', rateLimit.keyLimit],
     ['answerCacheLookup', answerCache.lookup],
@@ -275,6 +292,9 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
     graphiql: false,
     batching: false,
     multipart: false,
+    // CORS is contract §9's, by useCheckoutCors: only checkout session requests from allowed origins get it
+    // (Yoga's default would reflect any origin onto every answer, SVC1-signed ones included).
+    cors: false,
     // Request bodies are bounded by the signature plugin, which reads every body (all GraphQL POSTs are signed)
     // with the limit before Yoga parses it. Yoga's own limit would wrap each body in a second stream.
     maxRequestBodySize: false,

@@ -49,6 +49,16 @@ export const ORDER_CONSTRAINTS: readonly OrderConstraint[] = [
     why: 'the request context begins the request state (id, raw target, surface) that the signature is checked against',
   },
   {
+    before: 'requestContext',
+    after: 'checkoutCors',
+    why: 'a preflight answered by the CORS plugin is logged and carries a request id like every request',
+  },
+  {
+    before: 'checkoutCors',
+    after: 'signature',
+    why: 'a browser preflight carries no credentials: it is answered before authentication, and the CORS headers of an answer are decided from what authentication recorded',
+  },
+  {
     before: 'signature',
     after: 'keyLimit',
     why: 'the per-key budget is the verified key’s: a forged request never spends another key’s budget',

@@ -3,6 +3,7 @@ import type { Principal } from '../modules/auth/principal.js';
 import type { ChangeFeed } from '../modules/live/change-feed.js';
 import type { ChannelService } from '../modules/channels/service.js';
 import type { FeeService } from '../modules/pricing/service.js';
+import type { SessionService } from '../modules/sessions/service.js';
 
 /** Services, built once per process. */
 export interface Services {
@@ -10,6 +11,8 @@ export interface Services {
   fees: FeeService;
   /** Change notifications per API key, for subscriptions (contract §8). */
   changes: ChangeFeed;
+  /** Checkout sessions (contract §9). */
+  sessions: SessionService;
 }
 
 /**

@@ -76,6 +76,50 @@ export type ChannelStatus =
   /** The channel is down; do not offer it. */
   | 'offline';
 
+/** A checkout session as its holder sees it (never its secret). */
+export type CheckoutSession = {
+  __typename?: 'CheckoutSession';
+  /** The only amount the session lists channels for and prices. */
+  amount: Scalars['Decimal']['output'];
+  /** The only currency. */
+  currency: Scalars['String']['output'];
+  /** ISO 8601 UTC instant after which the session answers SESSION_EXPIRED. */
+  expiresAt: Scalars['String']['output'];
+  /** Session id, `cs_…`. */
+  id: Scalars['ID']['output'];
+  /** The only channels (lower-case codes). */
+  methods: Array<Scalars['String']['output']>;
+};
+
+/** A created checkout session. `clientSecret` is shown only here. */
+export type CheckoutSessionCreated = {
+  __typename?: 'CheckoutSessionCreated';
+  amount: Scalars['Decimal']['output'];
+  /** The credential for `Authorization: Bearer`; treat it as opaque and never log it. */
+  clientSecret: Scalars['String']['output'];
+  currency: Scalars['String']['output'];
+  /** ISO 8601 UTC instant after which the session answers SESSION_EXPIRED. */
+  expiresAt: Scalars['String']['output'];
+  /** Session id, `cs_…` (safe to log). */
+  id: Scalars['ID']['output'];
+  /** Lower-case channel codes the session may list and price. */
+  methods: Array<Scalars['String']['output']>;
+};
+
+/** What a checkout session may list and price. */
+export type CreateCheckoutSessionInput = {
+  /** The payment amount in the currency's major unit (> 0, at most the currency's decimals). */
+  amount: Scalars['Decimal']['input'];
+  /** ISO 4217 code of the payment (a currency this service knows). */
+  currency: Scalars['String']['input'];
+  /** Lifetime in seconds, 60 to 86400; default 900. */
+  expiresInSeconds?: InputMaybe<Scalars['Int']['input']>;
+  /** Optional; when given it must be the authenticated key's merchant (MERCHANT_MISMATCH). */
+  merchantId?: InputMaybe<Scalars['ID']['input']>;
+  /** Channel codes (case-insensitive) enabled for the merchant; omitted: every channel of the merchant. */
+  methods?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
 /** One amount band of a fee rule: a payment whose amount is in this band pays percentage + fixed on the whole amount. */
 export type FeeBand = {
   __typename?: 'FeeBand';
@@ -215,6 +259,21 @@ export type FeeRuleSource =
   /** A rule for this merchant only (a per-merchant fee override is one). */
   | 'MERCHANT';
 
+export type Mutation = {
+  __typename?: 'Mutation';
+  /**
+   * Create a checkout session (contract §9): a short-lived, read-only client secret for a browser or app,
+   * scoped to this merchant, one amount and currency, and some of its channels. SVC1-signed callers only (a
+   * session gets SESSION_SCOPE). The same operation as REST `POST /v1/checkout/sessions`.
+   */
+  createCheckoutSession: CheckoutSessionCreated;
+};
+
+
+export type MutationCreateCheckoutSessionArgs = {
+  input: CreateCheckoutSessionInput;
+};
+
 /** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
 export type PaymentChannel = {
   __typename?: 'PaymentChannel';
@@ -289,6 +348,11 @@ export type Query = {
    * AMOUNT_OUT_OF_RANGE, MERCHANT_MISMATCH, INVALID_REQUEST).
    */
   calculateFee: FeeCalculation;
+  /**
+   * The checkout session the request was made with (contract §9, `Authorization: Bearer <clientSecret>`),
+   * so a browser can show what it may do and until when; null for SVC1-signed callers.
+   */
+  checkoutSession: Maybe<CheckoutSession>;
   /**
    * The payment channels enabled for the authenticated merchant, in display
    * order. Channels that are offline or under maintenance are listed with their
@@ -450,6 +514,9 @@ export type ResolversTypes = {
   CalculateFeeInput: CalculateFeeInput;
   ChannelAvailability: ResolverTypeWrapper<Availability>;
   ChannelStatus: null;
+  CheckoutSession: ResolverTypeWrapper<CheckoutSession>;
+  CheckoutSessionCreated: ResolverTypeWrapper<CheckoutSessionCreated>;
+  CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   Decimal: ResolverTypeWrapper<Scalars['Decimal']['output']>;
   FeeBand: ResolverTypeWrapper<FeeBandModel>;
   FeeBearer: FeeBearer;
@@ -462,6 +529,7 @@ export type ResolversTypes = {
   FeeRuleSource: FeeRuleSource;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PaymentChannel: ResolverTypeWrapper<ListedChannel>;
   PaymentChannelFilter: PaymentChannelFilter;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
@@ -478,6 +546,9 @@ export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   CalculateFeeInput: CalculateFeeInput;
   ChannelAvailability: Availability;
+  CheckoutSession: CheckoutSession;
+  CheckoutSessionCreated: CheckoutSessionCreated;
+  CreateCheckoutSessionInput: CreateCheckoutSessionInput;
   Decimal: Scalars['Decimal']['output'];
   FeeBand: FeeBandModel;
   FeeBreakdown: Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversParentTypes['AppliedPricing'] };
@@ -487,6 +558,7 @@ export type ResolversParentTypes = {
   FeeRule: FeeRuleModel;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
+  Mutation: Record<PropertyKey, never>;
   PaymentChannel: ListedChannel;
   PaymentChannelFilter: PaymentChannelFilter;
   Query: Record<PropertyKey, never>;
@@ -509,6 +581,23 @@ export type ChannelAvailabilityResolvers<ContextType = GraphQLContext, ParentTyp
 };
 
 export type ChannelStatusResolvers = { ACTIVE: 'active', MAINTENANCE: 'maintenance', OFFLINE: 'offline' };
+
+export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSession'] = ResolversParentTypes['CheckoutSession']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  methods?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type CheckoutSessionCreatedResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSessionCreated'] = ResolversParentTypes['CheckoutSessionCreated']> = {
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  clientSecret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  methods?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+};
 
 export interface DecimalScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['Decimal'], any> {
   name: 'Decimal';
@@ -572,6 +661,10 @@ export type FeeRuleResolvers<ContextType = GraphQLContext, ParentType extends Re
   taxPercentage?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
 };
 
+export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
+  createCheckoutSession?: Resolver<ResolversTypes['CheckoutSessionCreated'], ParentType, ContextType, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
+};
+
 export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentChannel'] = ResolversParentTypes['PaymentChannel']> = {
   availability?: Resolver<ResolversTypes['ChannelAvailability'], ParentType, ContextType>;
   code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -590,6 +683,7 @@ export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType ext
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
   calculateFee?: Resolver<ResolversTypes['FeeCalculation'], ParentType, ContextType, RequireFields<QueryCalculateFeeArgs, 'input'>>;
+  checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
   paymentChannels?: Resolver<Array<ResolversTypes['PaymentChannel']>, ParentType, ContextType, Partial<QueryPaymentChannelsArgs>>;
 };
 
@@ -606,6 +700,8 @@ export type Resolvers<ContextType = GraphQLContext> = {
   AppliedPricing?: AppliedPricingResolvers<ContextType>;
   ChannelAvailability?: ChannelAvailabilityResolvers<ContextType>;
   ChannelStatus?: ChannelStatusResolvers;
+  CheckoutSession?: CheckoutSessionResolvers<ContextType>;
+  CheckoutSessionCreated?: CheckoutSessionCreatedResolvers<ContextType>;
   Decimal?: GraphQLScalarType;
   FeeBand?: FeeBandResolvers<ContextType>;
   FeeBreakdown?: FeeBreakdownResolvers<ContextType>;
@@ -613,6 +709,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   FeeInfo?: FeeInfoResolvers<ContextType>;
   FeePart?: FeePartResolvers<ContextType>;
   FeeRule?: FeeRuleResolvers<ContextType>;
+  Mutation?: MutationResolvers<ContextType>;
   PaymentChannel?: PaymentChannelResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RoundingRule?: RoundingRuleResolvers<ContextType>;

@@ -2,7 +2,7 @@
  * Resolvers: thin adapters from GraphQL to the services. No business rule
  * lives here.
  */
-import type { FeeCalculationResolvers, FeeRuleResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from './generated.js';
+import type { FeeCalculationResolvers, MutationResolvers, FeeRuleResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from './generated.js';
 import { DecimalScalar } from './decimal-scalar.js';
 import { paymentChannelsChanged } from './subscriptions.js';
 
@@ -10,6 +10,13 @@ const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent
   filter == null ? ctx.services.channels.listForMerchant(ctx.principal) : ctx.services.channels.search(ctx.principal, filter);
 
 const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { input }, ctx) => ctx.services.fees.quote(ctx.principal, input);
+
+const checkoutSession: NonNullable<QueryResolvers['checkoutSession']> = (_parent, _args, ctx) => {
+  const session = ctx.principal.session;
+  return session ? { id: session.id, amount: session.amount, currency: session.currency, methods: [...session.methods], expiresAt: new Date(session.expiresAt).toISOString() } : null;
+};
+
+const createCheckoutSession: NonNullable<MutationResolvers['createCheckoutSession']> = (_parent, { input }, ctx) => ctx.services.sessions.create(ctx.principal, input);
 
 const PaymentChannel: PaymentChannelResolvers = {
   feeRule: (channel) => channel.pricing.rule,
@@ -44,7 +51,8 @@ export const resolvers: Resolvers = {
   Decimal: DecimalScalar,
   // Internal enum values are the lower-case database/REST values.
   ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
-  Query: { paymentChannels, calculateFee },
+  Query: { paymentChannels, calculateFee, checkoutSession },
+  Mutation: { createCheckoutSession },
   Subscription: { paymentChannelsChanged },
   PaymentChannel,
   FeeCalculation,

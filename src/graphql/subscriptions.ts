@@ -23,7 +23,11 @@ export const paymentChannelsChanged: NonNullable<SubscriptionResolvers['paymentC
     return ctx.services.changes.watch(ctx.principal);
   },
   resolve: (payload: ChannelsChangedPayload, { filter }: SubscriptionPaymentChannelsChangedArgs, ctx: GraphQLContext) => {
-    if (payload.kind === 'revoked') throw new AppError('INVALID_API_KEY', 'The API key of this stream was revoked; the stream ends.');
+    if (payload.kind === 'expired') throw new AppError('SESSION_EXPIRED', 'The checkout session of this stream expired; the stream ends.');
+    if (payload.kind === 'revoked') {
+      if (ctx.principal.session) throw new AppError('SESSION_INVALID', 'The checkout session of this stream ended (its API key was revoked); the stream ends.');
+      throw new AppError('INVALID_API_KEY', 'The API key of this stream was revoked; the stream ends.');
+    }
     // A stream outlives the state it was opened with: the fields of this event (availability, KYC gating)
     // must see the key's merchant as it is now, so the stream's context follows the feed's principal.
     ctx.principal = payload.principal;

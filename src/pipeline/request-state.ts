@@ -18,7 +18,7 @@ import type { Surface } from '../shared/routes.js';
 
 /** The REST route a request matched, if any. */
 export interface RestRoute {
-  name: 'listChannels' | 'calculateFee';
+  name: 'listChannels' | 'calculateFee' | 'createCheckoutSession';
   /** Variables for the route's prebuilt GraphQL operation. */
   variables?: Record<string, unknown>;
 }
@@ -61,6 +61,11 @@ export interface RequestState {
   ifNoneMatch?: string;
   /** The caller, once the signature plugin verified it. Execution never starts without one. */
   principal?: Principal;
+  /**
+   * The `Origin` a checkout session request may be answered to with CORS headers: set by the authentication
+   * step only for an authentic client secret whose merchant allows that origin (contract §9).
+   */
+  corsOrigin?: string;
   /** The body bytes the signature covered, for the REST adapter and the answer cache (never read twice). */
   verifiedBody?: Uint8Array<ArrayBuffer>;
   /** The REST route this request was rewritten from (REST adapter; the answer cache for kept lists). */

@@ -21,8 +21,18 @@ export const REST_CALCULATE_FEE = /* GraphQL */ `
   }
 `;
 
+export const REST_CREATE_CHECKOUT_SESSION = /* GraphQL */ `
+  mutation RestCreateCheckoutSession($input: CreateCheckoutSessionInput!) {
+    createCheckoutSession(input: $input) { id clientSecret expiresAt amount currency methods }
+  }
+`;
+
 /** The prebuilt operation of each REST route (src/shared/routes.ts names the routes). */
-export const REST_OPERATIONS: Readonly<Record<RestRouteDef['name'], string>> = { listChannels: REST_LIST_CHANNELS, calculateFee: REST_CALCULATE_FEE };
+export const REST_OPERATIONS: Readonly<Record<RestRouteDef['name'], string>> = {
+  listChannels: REST_LIST_CHANNELS,
+  calculateFee: REST_CALCULATE_FEE,
+  createCheckoutSession: REST_CREATE_CHECKOUT_SESSION,
+};
 
 /** A channel as the GraphQL operation returns it. */
 export interface GqlChannel {

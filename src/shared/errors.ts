@@ -29,6 +29,10 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   SERVICE_UNAVAILABLE: 503,
   INTERNAL_ERROR: 500,
+  SESSION_INVALID: 401,
+  SESSION_EXPIRED: 401,
+  SESSION_SCOPE: 403,
+  ORIGIN_NOT_ALLOWED: 403,
 } as const;
 
 /** A contract error code. */
@@ -43,6 +47,9 @@ export const AUTH_ERROR_CODES: readonly ErrorCode[] = [
   'INVALID_API_KEY',
   'SIGNATURE_MISMATCH',
 ];
+
+/** The failures of a checkout session's client secret (contract §9), besides the common ones. */
+export const SESSION_ERROR_CODES: readonly ErrorCode[] = ['SESSION_INVALID', 'SESSION_EXPIRED', 'SESSION_SCOPE', 'ORIGIN_NOT_ALLOWED'];
 
 /** Short human titles for problem details (`title` member). */
 const TITLES: Record<ErrorCode, string> = {
@@ -66,6 +73,10 @@ const TITLES: Record<ErrorCode, string> = {
   RATE_LIMITED: 'Too many requests',
   SERVICE_UNAVAILABLE: 'Service unavailable',
   INTERNAL_ERROR: 'Internal error',
+  SESSION_INVALID: 'Checkout session invalid',
+  SESSION_EXPIRED: 'Checkout session expired',
+  SESSION_SCOPE: 'Outside the checkout session',
+  ORIGIN_NOT_ALLOWED: 'Origin not allowed',
 };
 
 /** Extra problem members a code may carry (`field`, `min`, `max`, `serverTime`, …). */

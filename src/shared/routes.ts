@@ -17,6 +17,8 @@ export type Surface = 'graphql' | 'rest' | 'public';
 export const GRAPHQL_ENDPOINT = '/graphql';
 /** Every path under it is the REST surface: signed first, then routed (an unknown one answers NOT_FOUND). */
 export const REST_PREFIX = '/v1/payments';
+/** Checkout session creation (contract §9): a signed REST route outside the legacy prefix. */
+export const CHECKOUT_SESSIONS_PATH = '/v1/checkout/sessions';
 export const METRICS_PATH = '/metrics';
 export const OPENAPI_PATH = '/v1/openapi.json';
 export const DOCS_PATH = '/docs';
@@ -38,6 +40,16 @@ export const calculateRequestBody = z.object({
 });
 export type CalculateRequestBody = z.infer<typeof calculateRequestBody>;
 
+/** Contract §9's session creation body: types only here; values are judged by the session service. */
+export const createSessionRequestBody = z.object({
+  merchantId: z.string().nullish().meta({ description: "Optional; must be the API key's merchant." }),
+  amount: z.number().meta({ exclusiveMinimum: 0, description: "Major unit, at most the currency's decimals (IDR: integer)." }),
+  currency: z.string().meta({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217, a currency this service settles.' }),
+  methods: z.array(z.string()).nullish().meta({ description: 'Channel codes (case-insensitive) enabled for the merchant; default: every channel of the merchant.' }),
+  expiresInSeconds: z.number().int().nullish().meta({ minimum: 60, maximum: 86400, description: 'Lifetime in seconds, 60–86400 (default 900).' }),
+});
+export type CreateSessionRequestBody = z.infer<typeof createSessionRequestBody>;
+
 /** Codes any signed /v1 route can answer (auth, limits, pipeline). */
 const COMMON_REST_CODES: readonly ErrorCode[] = [...AUTH_ERROR_CODES, 'METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'];
 
@@ -45,15 +57,29 @@ const COMMON_REST_CODES: readonly ErrorCode[] = [...AUTH_ERROR_CODES, 'METHOD_NO
 export interface RestRouteDef {
   path: string;
   method: 'GET' | 'POST';
-  name: 'listChannels' | 'calculateFee';
-  /** What it can answer besides 200 (contract §4), for the OpenAPI document. */
+  name: 'listChannels' | 'calculateFee' | 'createCheckoutSession';
+  /** What it can answer besides its success (contract §4), for the OpenAPI document. */
   errorCodes: readonly ErrorCode[];
   /** The JSON body a POST route takes. */
-  body?: typeof calculateRequestBody;
+  body?: typeof calculateRequestBody | typeof createSessionRequestBody;
+  /** Status of a success (200 unless it creates something). */
+  successStatus: 200 | 201;
+  /** A checkout session (contract §9) may call it with `Authorization: Bearer`. */
+  sessionAllowed: boolean;
+  /** It creates something: its answer is never kept or replayed. */
+  creates: boolean;
 }
 
 export const REST_ROUTES: readonly RestRouteDef[] = [
-  { path: `${REST_PREFIX}/channel`, method: 'GET', name: 'listChannels', errorCodes: COMMON_REST_CODES },
+  {
+    path: `${REST_PREFIX}/channel`,
+    method: 'GET',
+    name: 'listChannels',
+    errorCodes: [...COMMON_REST_CODES, 'SESSION_INVALID', 'SESSION_EXPIRED', 'SESSION_SCOPE', 'ORIGIN_NOT_ALLOWED'],
+    successStatus: 200,
+    sessionAllowed: true,
+    creates: false,
+  },
   {
     path: `${REST_PREFIX}/calculate`,
     method: 'POST',
@@ -70,6 +96,19 @@ export const REST_ROUTES: readonly RestRouteDef[] = [
       'AMOUNT_OUT_OF_RANGE',
     ],
     body: calculateRequestBody,
+    successStatus: 200,
+    sessionAllowed: false,
+    creates: false,
+  },
+  {
+    path: CHECKOUT_SESSIONS_PATH,
+    method: 'POST',
+    name: 'createCheckoutSession',
+    errorCodes: [...COMMON_REST_CODES, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'MERCHANT_MISMATCH', 'SESSION_SCOPE'],
+    body: createSessionRequestBody,
+    successStatus: 201,
+    sessionAllowed: false,
+    creates: true,
   },
 ];
 

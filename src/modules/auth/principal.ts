@@ -7,4 +7,23 @@ export interface Principal {
   merchantId: string;
   /** The merchant's KYC at the time the key was verified (a subscription refreshes it per event). */
   merchantKyc: KycStatus;
+  /**
+   * Set when the caller presented a checkout session's client secret (contract §9) instead of SVC1: the
+   * session acts for `merchantId` only, read-only, within this scope (the services enforce it).
+   */
+  session?: SessionScope;
+}
+
+/** What a checkout session allows (contract §9). */
+export interface SessionScope {
+  /** `cs_…`; the only part of a session ever logged. */
+  id: string;
+  /** Exact decimal text: the only amount the session may list or price. */
+  amount: string;
+  /** ISO 4217, upper case: the only currency. */
+  currency: string;
+  /** Lower-case channel codes: the only channels listed or priced. */
+  methods: readonly string[];
+  /** Expiry, Unix ms. */
+  expiresAt: number;
 }

@@ -5,7 +5,7 @@
  *
  * Stored form: base64(nonce[12] ‖ tag[16] ‖ ciphertext).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -38,6 +38,14 @@ export class SecretBox {
     cipher.setAAD(Buffer.from(keyId, 'utf8'));
     const ciphertext = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
     return Buffer.concat([nonce, cipher.getAuthTag(), ciphertext]).toString('base64');
+  }
+
+  /**
+   * A 32-byte key for another purpose, derived from the master key with HKDF-SHA256 under `label` (each
+   * purpose its own label, so no derived key equals the master key or another purpose's key).
+   */
+  deriveKey(label: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), Buffer.from(label, 'utf8'), 32));
   }
 
   decrypt(keyId: string, stored: string): string {

@@ -72,6 +72,8 @@ export interface CatalogOptions {
 export class Catalog {
   readonly #now: () => number;
   #currencies = new Map<string, number>();
+  /** merchant id → its allowed web origins (normalised, as browsers send them). */
+  #origins = new Map<string, Set<string>>();
   #merchants = new Map<string, MerchantRow>();
   #keys = new Map<string, ApiKeyRow>();
   #keysByMerchant = new Map<string, string[]>();
@@ -208,6 +210,22 @@ export class Catalog {
     const merchant = this.#merchants.get(key.merchantId);
     if (!merchant) return undefined;
     return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus };
+  }
+
+  /** True when `origin` (exactly as a browser sends it) is an allowed web origin of the merchant (contract §9). */
+  originAllowed(merchantId: string, origin: string): boolean {
+    return this.#origins.get(merchantId)?.has(origin) ?? false;
+  }
+
+  /** True when some merchant allows `origin` (a preflight, which carries no credentials). */
+  isKnownOrigin(origin: string): boolean {
+    for (const set of this.#origins.values()) if (set.has(origin)) return true;
+    return false;
+  }
+
+  /** Decimals of a currency the service settles (undefined: unknown currency). */
+  minorUnitsOf(code: string): number | undefined {
+    return this.#currencies.get(code);
   }
 
   /** KYC status of a merchant (undefined: no such merchant). */

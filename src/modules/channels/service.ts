@@ -6,7 +6,7 @@ import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
 import type { ChannelPricing } from '../pricing/domain/pricing.js';
 import type { Principal } from '../auth/principal.js';
 import type { ChannelRepository, MerchantChannel } from '../catalogue/records.js';
-import { invalidRequest } from '../../shared/errors.js';
+import { AppError, invalidRequest } from '../../shared/errors.js';
 import { parseDecimalText } from '../../shared/money.js';
 import { availabilityOf, type Availability, type PaymentContext } from './eligibility.js';
 
@@ -51,6 +51,7 @@ export class ChannelService {
    * the merchant's KYC is approved.
    */
   listForMerchant(principal: Principal): MerchantChannel[] {
+    if (principal.session) return this.search(principal, null);
     return this.channels.listForMerchant(principal.merchantId).filter((c) => kycAllows(c, principal.merchantKyc));
   }
 
@@ -61,7 +62,7 @@ export class ChannelService {
    * and `selectableOnly`/`status` narrow the list.
    */
   search(principal: Principal, filter: ChannelFilter | null | undefined): ListedChannel[] {
-    const f = filter ?? {};
+    const f = principal.session ? sessionFilter(principal, filter) : (filter ?? {});
     const payment: PaymentContext = {};
     if (f.amount != null) {
       const amount = parseDecimalText(f.amount, 'filter.amount');
@@ -73,8 +74,10 @@ export class ChannelService {
       payment.currency = f.currency.toUpperCase();
     }
     const statuses = f.status ? new Set(f.status) : null;
+    const methods = principal.session ? new Set(principal.session.methods) : null;
     return this.channels
       .listForMerchant(principal.merchantId)
+      .filter((c) => methods === null || methods.has(c.code))
       .filter((c) => f.includeIneligible === true || kycAllows(c, principal.merchantKyc))
       .filter((c) => statuses === null || statuses.has(c.status))
       .map((c) => ({ ...c, availability: availabilityOf(c, principal.merchantKyc, payment) }))
@@ -86,6 +89,25 @@ export class ChannelService {
     return channel.availability ?? availabilityOf(channel, principal.merchantKyc);
   }
 
+  /**
+   * Codes of every channel enabled for the merchant, any status, KYC-gated ones included, matched
+   * case-insensitively from `methods` (checkout session creation); throws INVALID_REQUEST naming the first
+   * unknown one. Absent: every enabled code.
+   */
+  resolveMethods(principal: Principal, methods: readonly string[] | null | undefined): string[] {
+    const enabled = this.enabledCodes(principal);
+    if (methods == null) return enabled;
+    if (methods.length === 0) throw invalidRequest('methods', 'methods must name at least one channel (omit it for every channel).');
+    const known = new Set(enabled);
+    const out: string[] = [];
+    for (const [i, m] of methods.entries()) {
+      const code = m.trim().toLowerCase();
+      if (!known.has(code)) throw invalidRequest(`methods.${i}`, `methods.${i}: no channel "${m.slice(0, 64)}" is enabled for this merchant.`);
+      if (!out.includes(code)) out.push(code);
+    }
+    return out;
+  }
+
   /** Codes of every channel enabled for the merchant, any status, KYC-gated ones included (what `method` may name). */
   enabledCodes(principal: Principal): string[] {
     return this.channels.listForMerchant(principal.merchantId).map((c) => c.code);
@@ -95,4 +117,20 @@ export class ChannelService {
   findForMerchant(principal: Principal, method: string): MerchantChannel | undefined {
     return this.channels.findForMerchant(principal.merchantId, method.trim().toLowerCase());
   }
+}
+
+/**
+ * A checkout session's list filter (contract §9): judged against the session's amount and currency. A filter
+ * naming another amount or currency is outside the session (SESSION_SCOPE); the other members narrow as usual.
+ */
+function sessionFilter(principal: Principal, filter: ChannelFilter | null | undefined): ChannelFilter {
+  const session = principal.session!;
+  const f = filter ?? {};
+  if (f.amount != null && !parseDecimalText(f.amount, 'filter.amount').eq(session.amount)) {
+    throw new AppError('SESSION_SCOPE', `This checkout session lists channels for ${session.amount} ${session.currency} only.`, { field: 'filter.amount' });
+  }
+  if (f.currency != null && f.currency.toUpperCase() !== session.currency) {
+    throw new AppError('SESSION_SCOPE', `This checkout session lists channels for ${session.currency} only.`, { field: 'filter.currency' });
+  }
+  return { ...f, amount: session.amount, currency: session.currency };
 }

@@ -49,6 +49,10 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   RATE_LIMITED: 'per-key rate limit exceeded; `Retry-After` header',
   SERVICE_UNAVAILABLE: 'the database cannot be reached',
   INTERNAL_ERROR: 'anything unexpected (masked; quote the requestId)',
+  SESSION_INVALID: 'checkout session client secret malformed, unknown, forged, or its API key revoked',
+  SESSION_EXPIRED: 'checkout session past its `expiresAt`',
+  SESSION_SCOPE: 'outside the checkout session: another amount, currency or method, a mutation, or a route sessions may not call',
+  ORIGIN_NOT_ALLOWED: 'the `Origin` is not an allowed web origin of the session\'s merchant (admin CLI `merchant origins add`)',
 };
 
 type Json = Record<string, unknown>;

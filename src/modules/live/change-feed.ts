@@ -29,7 +29,9 @@ export type ChangeEvent =
   /** The key's merchant may see something new (or this is the first event). */
   | { kind: 'changed'; principal: Principal }
   /** The key was revoked (or its merchant deleted): last event. */
-  | { kind: 'revoked' };
+  | { kind: 'revoked' }
+  /** The checkout session the stream was opened with expired (contract §9): last event. */
+  | { kind: 'expired' };
 
 /** Options of {@link ChangeFeed}. */
 export interface ChangeFeedOptions {
@@ -37,6 +39,8 @@ export interface ChangeFeedOptions {
   /** How often the catalogue is caught up while watchers are open (ms, > 0). */
   catchUpIntervalMs: number;
   logger?: Logger;
+  /** Clock in ms (checkout session expiry); default Date.now. */
+  now?: () => number;
 }
 
 /** The catalogue's current principal for a key, or undefined when it is revoked/unknown. */
@@ -56,14 +60,37 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
   #dirty = true; // the first event is the current state
   #done = false;
   #revoked = false;
+  #expired = false;
+  #expiryTimer: NodeJS.Timeout | undefined;
   #wake: (() => void) | undefined;
+  private readonly keyId: string;
+  private readonly merchantId: string;
+  /** The checkout session of the stream, kept on every reported principal (its scope never changes). */
+  private readonly session: Principal['session'];
 
   constructor(
     private readonly feed: ChangeFeed,
     private readonly store: ChangeFeedOptions['store'],
-    private readonly keyId: string,
-    private readonly merchantId: string,
-  ) {}
+    opener: Principal,
+    now: number,
+  ) {
+    this.keyId = opener.apiKeyId;
+    this.merchantId = opener.merchantId;
+    this.session = opener.session;
+    if (this.session) {
+      // A session's stream ends at its expiry (contract §9), whether or not anything changes.
+      this.#expiryTimer = setTimeout(() => {
+        this.#expired = true;
+        this.#wake?.();
+      }, Math.max(0, this.session.expiresAt - now));
+      this.#expiryTimer.unref();
+    }
+  }
+
+  #principal(): Principal | undefined {
+    const p = principalOf(this.store, this.keyId);
+    return p && this.session ? { ...p, session: this.session } : p;
+  }
 
   /** Called by the feed after every catalogue change. */
   notify(): void {
@@ -76,6 +103,10 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
 
   async next(): Promise<IteratorResult<ChangeEvent>> {
     while (!this.#done) {
+      if (this.#expired) {
+        this.#finish();
+        return { done: false, value: { kind: 'expired' } };
+      }
       if (this.#revoked) {
         this.#finish();
         return { done: false, value: { kind: 'revoked' } };
@@ -84,7 +115,7 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
         this.#dirty = false;
         // Read the version before building anything: a change landing after this line marks us dirty again.
         this.#lastVersion = this.store.catalog.merchantVersion(this.merchantId);
-        const principal = principalOf(this.store, this.keyId);
+        const principal = this.#principal();
         if (!principal) {
           this.#revoked = true;
           continue;
@@ -110,6 +141,7 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
   #finish(): void {
     if (this.#done) return;
     this.#done = true;
+    clearTimeout(this.#expiryTimer);
     this.feed.detach(this);
     this.#wake?.();
   }
@@ -143,7 +175,7 @@ export class ChangeFeed {
    * change of that merchant's data (or the key's revocation). After {@link shutdown} the iterator is already done.
    */
   watch(principal: Principal): AsyncIterableIterator<ChangeEvent> {
-    const watcher = new Watcher(this, this.#options.store, principal.apiKeyId, principal.merchantId);
+    const watcher = new Watcher(this, this.#options.store, principal, (this.#options.now ?? Date.now)());
     if (this.#closed) {
       watcher.end();
       return watcher;

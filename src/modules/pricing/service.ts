@@ -45,11 +45,29 @@ export function assertMerchantScope(principal: Principal, merchantId: string | n
   }
 }
 
+/** A checkout session prices its own amount and currency only (contract §9): anything else is SESSION_SCOPE. */
+function assertSessionAmount(principal: Principal, amountText: string, currency: string): void {
+  const session = principal.session!;
+  const amount = parseDecimalText(amountText, 'amount');
+  if (!amount.eq(session.amount)) {
+    throw new AppError('SESSION_SCOPE', `This checkout session prices ${session.amount} ${session.currency} only.`, { field: 'amount' });
+  }
+  if (currency.toUpperCase() !== session.currency) {
+    throw new AppError('SESSION_SCOPE', `This checkout session prices ${session.currency} only.`, { field: 'currency' });
+  }
+}
+
 export class FeeService {
   constructor(private readonly channels: ChannelService) {}
 
   quote(principal: Principal, input: FeeQuoteInput): PricedFee {
     assertMerchantScope(principal, input.merchantId);
+    if (principal.session) {
+      assertSessionAmount(principal, input.amount, input.currency);
+      if (!principal.session.methods.includes(input.method.trim().toLowerCase())) {
+        throw new AppError('SESSION_SCOPE', 'This checkout session does not include that method.', { field: 'method' });
+      }
+    }
 
     if (!CURRENCY.test(input.currency)) throw invalidRequest('currency', 'currency must be a three-letter ISO 4217 code, e.g. "IDR".');
     const currency = input.currency.toUpperCase();
@@ -69,6 +87,7 @@ export class FeeService {
    * {@link quote}, minus the lookup.
    */
   quoteForChannel(principal: Principal, channel: MerchantChannel, amountText: string, chargeFeeToCustomer?: boolean | null): PricedFee {
+    if (principal.session) assertSessionAmount(principal, amountText, channel.currency);
     const amount = parseDecimalText(amountText, 'amount');
     if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
     return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer);

@@ -27,6 +27,7 @@
  *   (VersionedCache + the store's version), and an answer computed across a
  *   change is not kept (the version token taken at lookup must still hold).
  */
+import { getOperationAST, OperationTypeNode, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { isAsyncIterable } from 'graphql-yoga';
 import { VersionedCache } from '../../shared/versioned-cache.js';
@@ -103,14 +104,15 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       const principal = state?.principal;
-      if (!state || !principal) return;
+      // A checkout session's answers depend on its scope, not only on its key: never kept or replayed.
+      if (!state || !principal || principal.session) return;
       const accept = request.headers.get('accept') ?? '';
       // Event streams (subscriptions) are never answers to keep.
       if (accept.includes('text/event-stream') || request.headers.get('origin') !== null) return;
       const pathname = url.pathname;
       // The REST routes' own table: a wrong method is the REST adapter's 405 to give, never a kept answer.
       const route = REST_ROUTE_BY_PATH.get(pathname);
-      if (route !== undefined && request.method !== route.method) return;
+      if (route !== undefined && (request.method !== route.method || route.creates)) return;
       let cache: VersionedCache<string, KeptAnswer>;
       let key: string;
       const isList = route?.name === 'listChannels';
@@ -142,6 +144,12 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       // The same Buffer for every hit, never modified: onResponse hooks may memoise per Buffer (ETags).
       response[RESPONSE_BYTES] = value.bytes;
       endResponse(response);
+    },
+    onExecute({ args }) {
+      // A mutation creates something (a checkout session): its answer must never be replayed.
+      const { contextValue, document, operationName } = args as { contextValue: object; document: DocumentNode; operationName?: string | null };
+      const pending = requestStateOf(contextValue)?.pendingAnswer;
+      if (pending && getOperationAST(document, operationName)?.operation !== OperationTypeNode.QUERY) pending.ok = false;
     },
     onResultProcess({ result, serverContext }) {
       const pending = requestStateOf(serverContext)?.pendingAnswer;

@@ -39,6 +39,8 @@ import { eventStreamResponse } from './event-stream.js';
 export interface LiveStreamOptions {
   /** Open streams allowed per API key in this process (contract default 10; SUBSCRIPTIONS_PER_KEY). */
   maxStreamsPerKey: number;
+  /** Open streams allowed per checkout session in this process (contract §9: 2). */
+  maxStreamsPerSession?: number;
   /** Interval of the heartbeat comment in ms (contract: 15 s). */
   heartbeatMs: number;
   /** `Retry-After` (seconds) of a refused stream. */
@@ -52,6 +54,8 @@ export interface LiveStreamOptions {
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Default open streams per API key (contract §8). */
 export const DEFAULT_STREAMS_PER_KEY = 10;
+/** Open streams per checkout session (contract §9). */
+export const DEFAULT_STREAMS_PER_SESSION = 2;
 
 const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
 
@@ -76,6 +80,8 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
   const { maxStreamsPerKey, heartbeatMs, logger } = options;
   if (!Number.isInteger(maxStreamsPerKey) || maxStreamsPerKey < 1) throw new Error('useLiveStreams: maxStreamsPerKey must be a positive integer');
   if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1) throw new Error('useLiveStreams: heartbeatMs must be a positive integer');
+  const maxStreamsPerSession = options.maxStreamsPerSession ?? DEFAULT_STREAMS_PER_SESSION;
+  if (!Number.isInteger(maxStreamsPerSession) || maxStreamsPerSession < 1) throw new Error('useLiveStreams: maxStreamsPerSession must be a positive integer');
   const retryAfterSeconds = options.retryAfterSeconds ?? 5;
   if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1) throw new Error('useLiveStreams: retryAfterSeconds must be a positive integer');
 
@@ -96,13 +102,16 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
     onRequest({ request, serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state?.principal || state.surface !== 'graphql' || !acceptsEventStream(request)) return;
-      const keyId = state.principal.apiKeyId;
+      // A checkout session has slots of its own (session ids and key ids never collide: `cs_` vs `pk_`).
+      const session = state.principal.session;
+      const keyId = session ? session.id : state.principal.apiKeyId;
+      const limit = session ? maxStreamsPerSession : maxStreamsPerKey;
       const held = open.get(keyId) ?? 0;
-      if (held >= maxStreamsPerKey) {
+      if (held >= limit) {
         const error = new AppError(
           'RATE_LIMITED',
-          `This API key already has ${held} open event streams (at most ${maxStreamsPerKey}); close one, or retry after ${retryAfterSeconds} s.`,
-          { retryAfter: retryAfterSeconds, scope: 'streams', limit: maxStreamsPerKey },
+          `This ${session ? 'checkout session' : 'API key'} already has ${held} open event streams (at most ${limit}); close one, or retry after ${retryAfterSeconds} s.`,
+          { retryAfter: retryAfterSeconds, scope: 'streams', limit },
           { 'Retry-After': String(retryAfterSeconds) },
         );
         endResponse(errorResponseFor(fetchAPI.Response, state, error));

@@ -40,6 +40,10 @@ export interface RateLimitOptions {
   keyRatePerSecond: number;
   /** Largest burst per API key. */
   keyBurst: number;
+  /** Sustained requests per second per checkout session (contract §9: 20). */
+  sessionRatePerSecond?: number;
+  /** Largest burst per checkout session (contract §9: 40). */
+  sessionBurst?: number;
   /** Failed authentications answered 401 per client address per minute; further failures get 429. */
   authFailuresPerMinute: number;
   /** Client address; default: the node socket's remote address. Proxy headers are not trusted. */
@@ -79,11 +83,13 @@ export interface RateLimitPlugins {
 
 const AUTH_FAILURE_STATUS = 401;
 
-function rateLimited(scope: 'key' | 'address', retryAfterSeconds: number): AppError {
+function rateLimited(scope: 'key' | 'session' | 'address', retryAfterSeconds: number): AppError {
   const message =
     scope === 'key'
       ? `Rate limit for this API key exceeded; retry after ${retryAfterSeconds} s.`
-      : `Too many failed authentications from this address; retry after ${retryAfterSeconds} s.`;
+      : scope === 'session'
+        ? `Rate limit for this checkout session exceeded; retry after ${retryAfterSeconds} s.`
+        : `Too many failed authentications from this address; retry after ${retryAfterSeconds} s.`;
   return new AppError('RATE_LIMITED', message, { retryAfter: retryAfterSeconds, scope }, { 'Retry-After': String(retryAfterSeconds) });
 }
 
@@ -97,6 +103,8 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
   const store = options.redisUrl ? new SharedRateLimitStore({ redisUrl: options.redisUrl, logger: env.logger, registry: env.registry, commandTimeoutMs: options.redisCommandTimeoutMs }) : null;
   const common = { maxEntries, logger: env.logger, store: store ?? undefined };
   const keys = new RateBudget({ name: 'key', ...keyWindow, ...common });
+  // A session spends its own budget, never its creating key's: customers' browsers cannot starve the merchant's server.
+  const sessions = new RateBudget({ name: 'session', ...keyBudgetWindow(options.sessionRatePerSecond ?? 20, options.sessionBurst ?? 40), ...common });
   const failures = new RateBudget({ name: 'auth_failures', points: options.authFailuresPerMinute, durationSeconds: 60, ...common });
 
   /** Spend one failure of the request's address; past the budget the 401 becomes a 429. */
@@ -106,7 +114,7 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
   }
 
   function refuseKey(retryAfter: number, state: RequestState, endResponse: (r: Response) => void, ResponseCtor: typeof Response): void {
-    if (retryAfter > 0) endResponse(errorResponseFor(ResponseCtor, state, rateLimited('key', retryAfter)));
+    if (retryAfter > 0) endResponse(errorResponseFor(ResponseCtor, state, rateLimited(state.principal?.session ? 'session' : 'key', retryAfter)));
   }
 
   const addressGate: Plugin = {
@@ -125,7 +133,8 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
     onRequest({ serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state?.principal) return;
-      const decision = keys.consume(state.principal.apiKeyId);
+      const session = state.principal.session;
+      const decision = session ? sessions.consume(session.id) : keys.consume(state.principal.apiKeyId);
       if (typeof decision === 'number') return refuseKey(decision, state, endResponse, fetchAPI.Response);
       return decision.then((retryAfter) => refuseKey(retryAfter, state, endResponse, fetchAPI.Response));
     },

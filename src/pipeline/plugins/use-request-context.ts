@@ -19,6 +19,8 @@ export interface RequestContextOptions {
   graphqlEndpoint: string;
   /** Prefix of the legacy REST routes (`/v1/payments`). */
   restPrefix: string;
+  /** Further exact paths of signed REST routes outside the prefix (`/v1/checkout/sessions`). */
+  restPaths?: readonly string[];
   /** Paths (exact, or prefixes ending in "/") served publicly by later plugins. */
   publicPaths: readonly string[];
   logger: Logger;
@@ -52,6 +54,8 @@ export function logRequest(logger: Logger, state: RequestState, status: number):
     status,
     durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
     merchantId: state.principal?.merchantId,
+    // A checkout session is logged by its id only, never by its client secret (contract §9).
+    sessionId: state.principal?.session?.id,
     errorCode: state.errorCode,
   };
   if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
@@ -63,11 +67,12 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
   if (!graphqlEndpoint.startsWith('/') || !restPrefix.startsWith('/')) throw new Error('useRequestContext: paths must start with "/"');
   const exact = new Set(options.publicPaths.filter((p) => !p.endsWith('/')));
   const prefixes = options.publicPaths.filter((p) => p.endsWith('/'));
+  const restPaths = new Set(options.restPaths ?? []);
 
   function surfaceOf(request: Request, pathname: string): Surface | null {
     // The GraphiQL page is public (contract §3): no signature, no database.
     if (pathname === graphqlEndpoint) return isGraphiQLPageRequest(request) ? 'public' : 'graphql';
-    if (pathname === restPrefix || pathname.startsWith(`${restPrefix}/`)) return 'rest';
+    if (pathname === restPrefix || pathname.startsWith(`${restPrefix}/`) || restPaths.has(pathname)) return 'rest';
     if (exact.has(pathname) || prefixes.some((p) => pathname.startsWith(p))) return 'public';
     return null;
   }

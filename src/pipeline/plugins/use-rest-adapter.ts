@@ -15,11 +15,15 @@ import { BufferedRequest, NodeHeaders } from '../transport/node-request.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../request-state.js';
 import { problemResponse, responseHeaders } from '../responses.js';
 import { REST_OPERATIONS, toRestChannel, type GqlChannel } from '../rest-routes.js';
-import { calculateRequestBody, REST_ROUTE_BY_PATH } from '../../shared/routes.js';
+import { REST_ROUTE_BY_PATH, type RestRouteDef } from '../../shared/routes.js';
 
 
-/** Parse and type-check the calculate body into GraphQL variables. */
-export function calculateVariables(request: { headers: { get(name: string): string | null } }, body: Uint8Array | undefined): Record<string, unknown> {
+/** Parse and type-check a POST route's JSON body (`schema`) into its operation's `input` variable. */
+export function bodyVariables(
+  schema: NonNullable<RestRouteDef['body']>,
+  request: { headers: { get(name: string): string | null } },
+  body: Uint8Array | undefined,
+): Record<string, unknown> {
   const contentType = request.headers.get('content-type') ?? '';
   if (!JSON_MEDIA.test(contentType)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON (Content-Type: application/json).', { contentType });
@@ -34,7 +38,7 @@ export function calculateVariables(request: { headers: { get(name: string): stri
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.', { field: 'body' });
   }
-  const checked = calculateRequestBody.safeParse(parsed);
+  const checked = schema.safeParse(parsed);
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const field = issue.path.join('.') || 'body';
@@ -52,17 +56,21 @@ function restResponse(Response: typeof globalThis.Response, state: RequestState,
     state.errorCode = appError.code;
     return problemResponse(Response, appError, state.id);
   }
-  return new Response(restSuccessBody(state.rest?.name, result.data), { status: 200, headers: responseHeaders(REST_SUCCESS_HEADERS) });
+  const status = state.rest?.name === undefined ? 200 : (REST_ROUTE_BY_NAME.get(state.rest.name)?.successStatus ?? 200);
+  return new Response(restSuccessBody(state.rest?.name, result.data), { status, headers: responseHeaders(REST_SUCCESS_HEADERS) });
 }
+
+const REST_ROUTE_BY_NAME: ReadonlyMap<RestRouteDef['name'], RestRouteDef> = new Map([...REST_ROUTE_BY_PATH.values()].map((r) => [r.name, r]));
 
 /** Headers of a successful REST answer. */
 export const REST_SUCCESS_HEADERS: Readonly<Record<string, string>> = { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' };
 
 /** The seed's wire body for a successful route result. */
 export function restSuccessBody(route: RestRoute['name'] | undefined, resultData: unknown): string {
-  const data = resultData as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown> };
-  // The envelope's `status` mirrors the HTTP status (seed); calculate answers the flat object.
-  const body = route === 'listChannels' ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) } : data.calculateFee;
+  const data = resultData as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown>; createCheckoutSession?: Record<string, unknown> };
+  // The envelope's `status` mirrors the HTTP status (seed); calculate and session creation answer the flat object.
+  const body =
+    route === 'listChannels' ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) } : route === 'createCheckoutSession' ? data.createCheckoutSession : data.calculateFee;
   return JSON.stringify(body);
 }
 
@@ -97,7 +105,7 @@ export function useRestAdapter(options: RestAdapterOptions): Plugin {
         if (request.method.toUpperCase() !== route.method) {
           throw new AppError('METHOD_NOT_ALLOWED', `${url.pathname} accepts ${route.method} only.`, { allow: route.method }, { Allow: route.method });
         }
-        const variables = route.method === 'POST' ? calculateVariables(request, state.verifiedBody) : undefined;
+        const variables = route.body ? bodyVariables(route.body, request, state.verifiedBody) : undefined;
         state.rest = { name: route.name, variables };
         // The route's prebuilt operation, handed to Yoga as a JSON POST to the GraphQL endpoint; the params are
         // passed already parsed (BufferedRequest.json), so nothing is serialised and parsed again.

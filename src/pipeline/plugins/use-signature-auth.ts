@@ -22,6 +22,22 @@ import { BufferedRequest, hasLimitedBody } from '../transport/node-request.js';
 import { requestStateOf, type Principal, type RequestState } from '../request-state.js';
 import { errorResponseFor } from '../responses.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
+import type { SessionClaims } from '../../modules/auth/client-secret.js';
+
+const BEARER = /^\s*Bearer\s+(\S*)\s*$/i;
+
+/**
+ * The client secret of a request that authenticates as a checkout session: `Authorization: Bearer …` and
+ * none of the SVC1 headers (a request carrying any SVC1 header is judged as SVC1, never as a session, so
+ * a signed server call cannot be turned into a session one). Null: not a session request.
+ */
+export function sessionSecretOf(request: HeaderSource): string | null {
+  const authorization = request.headers.get('authorization');
+  if (authorization === null) return null;
+  if (request.headers.get('x-service-api-key') !== null || request.headers.get('x-service-timestamp') !== null || request.headers.get('x-service-signature') !== null) return null;
+  const match = BEARER.exec(authorization);
+  return match ? match[1]! : null;
+}
 
 /** Options of {@link useSignatureAuth}. */
 export interface SignatureAuthOptions {
@@ -42,6 +58,20 @@ export interface SignatureAuthOptions {
    * takes effect on the next request. Absent: looked up and decrypted per request.
    */
   dataVersion?: DataVersion;
+  /** Checkout sessions (contract §9): `Authorization: Bearer <clientSecret>` instead of SVC1. Absent: SVC1 only. */
+  sessions?: SessionAuthOptions;
+}
+
+/** How the authentication step verifies a checkout session's client secret (contract §9). */
+export interface SessionAuthOptions {
+  /** The claims of an authentic secret (any state), undefined when malformed or forged. */
+  authenticClaims(clientSecret: string): SessionClaims | undefined;
+  /** The live session's principal; throws SESSION_INVALID / SESSION_EXPIRED. */
+  principalOf(claims: SessionClaims | undefined): Principal;
+  /** True when `origin` (exactly as sent) is an allowed web origin of the merchant. */
+  originAllowed(merchantId: string, origin: string): boolean;
+  /** The paths a session may call (the others answer SESSION_SCOPE). */
+  isSessionPath(pathname: string): boolean;
 }
 
 /** What verification reads from a request: its method and headers (WHATWG Request or a Node adapter). */
@@ -171,11 +201,34 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
 
 export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
   const verifier = createSignatureVerifier(options);
+  // A NodeRequest / BufferedRequest keeps its bytes for every later reader; any other Request is streamed once.
+  const bodyReader = (request: Request) => (limit: number) => (hasLimitedBody(request) ? request.readBytes(limit) : readBodyWithin(request, limit));
   /** Verify and return the principal, or throw the contract error. */
   async function verify(request: Request, state: RequestState): Promise<void> {
-    // A NodeRequest / BufferedRequest keeps its bytes for every later reader; any other Request is streamed once.
-    const { principal, body } = await verifier(request, state.target, (limit) => (hasLimitedBody(request) ? request.readBytes(limit) : readBodyWithin(request, limit)));
+    const { principal, body } = await verifier(request, state.target, bodyReader(request));
     state.verifiedBody = body;
+    state.principal = principal;
+  }
+
+  /**
+   * A checkout session (contract §9), in the same step as SVC1: authentic → not expired → its key active
+   * (SESSION_INVALID / SESSION_EXPIRED) → the Origin, when sent, allowed for its merchant
+   * (ORIGIN_NOT_ALLOWED) → a path sessions may call (SESSION_SCOPE). An authentic secret's allowed origin
+   * may read even the refusal (CORS), so a browser can tell an expired session from a network failure.
+   */
+  async function verifySession(sessions: SessionAuthOptions, secret: string, request: Request, pathname: string, state: RequestState): Promise<void> {
+    assertDeclaredLengthWithin(request, options.bodyLimitBytes);
+    const claims = sessions.authenticClaims(secret);
+    const origin = request.headers.get('origin');
+    if (claims && origin !== null && sessions.originAllowed(claims.merchantId, origin)) state.corsOrigin = origin;
+    const principal = sessions.principalOf(claims);
+    if (origin !== null && state.corsOrigin === undefined) {
+      throw new AppError('ORIGIN_NOT_ALLOWED', 'This web origin is not allowed for the merchant of this checkout session (admin CLI: merchant origins add).', { sessionId: principal.session!.id });
+    }
+    if (!sessions.isSessionPath(pathname)) {
+      throw new AppError('SESSION_SCOPE', 'A checkout session may only call POST /graphql (queries and subscriptions) and GET /v1/payments/channel.', { sessionId: principal.session!.id });
+    }
+    state.verifiedBody = await bodyReader(request)(options.bodyLimitBytes);
     state.principal = principal;
   }
 
@@ -184,7 +237,9 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
       const state = requestStateOf(serverContext);
       if (!state || !options.isProtectedPath(url.pathname)) return;
       try {
-        await verify(request, state);
+        const secret = options.sessions ? sessionSecretOf(request) : null;
+        if (secret !== null) await verifySession(options.sessions!, secret, request, url.pathname, state);
+        else await verify(request, state);
         const body = state.verifiedBody;
         // A plain Request's body stream is consumed now: hand the pipeline an identical request with the bytes
         // that were verified. (A NodeRequest serves the same bytes to every reader already.)

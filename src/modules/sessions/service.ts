@@ -1,0 +1,129 @@
+/**
+ * Checkout sessions (contract §9): creation by a merchant's signed call, and authentication of the client
+ * secret a browser presents instead of SVC1.
+ *
+ * Stateless (docs/SCALING.md, "Checkout sessions"): nothing is written per session. The client secret
+ * carries the session's facts under a MAC (src/modules/auth/client-secret.ts); a session is alive while
+ * its MAC verifies, it has not expired, and the API key that created it is still active in the in-memory
+ * catalogue (so revoking the key ends its sessions on every replica within the propagation bound).
+ */
+import { AppError, invalidRequest } from '../../shared/errors.js';
+import { parseDecimalText, scaleOf, toDecimalString } from '../../shared/money.js';
+import type { Principal } from '../auth/principal.js';
+import { ClientSecretCodec, ClientSecretError, MAX_CLIENT_SECRET_LENGTH, newSessionId, type SessionClaims } from '../auth/client-secret.js';
+import type { ChannelService } from '../channels/service.js';
+import { assertMerchantScope } from '../pricing/service.js';
+import type { ActiveKeyRecord } from '../../storage/model/records.js';
+
+/** HKDF label of the session MAC key: its own purpose, never the key that encrypts API secrets. */
+export const SESSION_KEY_LABEL = 'payment-gateway checkout-session client-secret v1';
+
+/** Lifetime bounds (contract §9), seconds. */
+export const SESSION_TTL = { min: 60, max: 86_400, default: 900 } as const;
+
+/** Most channel codes one session may name (also bounds the client secret's size). */
+export const MAX_SESSION_METHODS = 64;
+
+/** A session creation request after GraphQL coercion (amount: canonical decimal text). */
+export interface CreateSessionInput {
+  merchantId?: string | null;
+  amount: string;
+  currency: string;
+  methods?: readonly string[] | null;
+  expiresInSeconds?: number | null;
+}
+
+/** The created session (contract §9's 201 answer). */
+export interface CreatedSession {
+  id: string;
+  clientSecret: string;
+  expiresAt: string;
+  amount: string;
+  currency: string;
+  methods: string[];
+}
+
+/** What the session service reads from the catalogue. */
+export interface SessionCatalogue {
+  findActiveKey(keyId: string): ActiveKeyRecord | undefined;
+  /** Decimals of a known currency; undefined when the service does not know it. */
+  minorUnitsOf(currency: string): number | undefined;
+}
+
+const CURRENCY = /^[A-Za-z]{3}$/;
+
+export class SessionService {
+  readonly #codec: ClientSecretCodec;
+
+  constructor(
+    sessionKey: Buffer,
+    private readonly catalogue: SessionCatalogue,
+    private readonly channels: ChannelService,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#codec = new ClientSecretCodec(sessionKey);
+  }
+
+  /** Validate and issue a session for the (SVC1-authenticated) caller. */
+  create(principal: Principal, input: CreateSessionInput): CreatedSession {
+    if (principal.session) throw new AppError('SESSION_SCOPE', 'A checkout session cannot create checkout sessions; create them with a signed call from your server.');
+    assertMerchantScope(principal, input.merchantId);
+    if (!CURRENCY.test(input.currency)) throw invalidRequest('currency', 'currency must be a three-letter ISO 4217 code, e.g. "IDR".');
+    const currency = input.currency.toUpperCase();
+    const minorUnits = this.catalogue.minorUnitsOf(currency);
+    if (minorUnits === undefined) throw invalidRequest('currency', `currency ${currency} is not a currency this service settles.`);
+    const amount = parseDecimalText(input.amount, 'amount');
+    if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
+    if (scaleOf(amount) > minorUnits) throw invalidRequest('amount', `amount has more decimals than ${currency} allows (${minorUnits}).`);
+    if (input.methods != null && input.methods.length > MAX_SESSION_METHODS) throw invalidRequest('methods', `methods may name at most ${MAX_SESSION_METHODS} channels.`);
+    const methods = this.channels.resolveMethods(principal, input.methods);
+    const ttl = input.expiresInSeconds ?? SESSION_TTL.default;
+    if (!Number.isInteger(ttl) || ttl < SESSION_TTL.min || ttl > SESSION_TTL.max) {
+      throw invalidRequest('expiresInSeconds', `expiresInSeconds must be an integer from ${SESSION_TTL.min} to ${SESSION_TTL.max}.`);
+    }
+    const expiresAt = Math.floor(this.now() / 1000) + ttl;
+    const claims: SessionClaims = { id: newSessionId(), merchantId: principal.merchantId, apiKeyId: principal.apiKeyId, amount: toDecimalString(amount), currency, methods, expiresAt };
+    let clientSecret: string;
+    try {
+      clientSecret = this.#codec.issue(claims);
+    } catch (err) {
+      if (err instanceof RangeError) throw invalidRequest('methods', `too many methods for one session (the client secret would exceed ${MAX_CLIENT_SECRET_LENGTH} characters).`);
+      throw err;
+    }
+    return { id: claims.id, clientSecret, expiresAt: new Date(expiresAt * 1000).toISOString(), amount: claims.amount, currency, methods };
+  }
+
+  /**
+   * The claims of an authentic client secret, whatever its state (expired or revoked included), or
+   * undefined when it is malformed or forged. For deciding CORS on a refusal: only an authentic secret
+   * names a merchant whose origins may read the answer.
+   */
+  authenticClaims(clientSecret: string): SessionClaims | undefined {
+    try {
+      return this.#codec.verify(clientSecret);
+    } catch (err) {
+      if (err instanceof ClientSecretError) return undefined;
+      throw err;
+    }
+  }
+
+  /**
+   * The principal of a live session. Order: authentic (SESSION_INVALID) → not expired (SESSION_EXPIRED) →
+   * its creating key still active for its merchant (SESSION_INVALID).
+   */
+  principalOf(claims: SessionClaims | undefined): Principal {
+    if (!claims) throw new AppError('SESSION_INVALID', 'The client secret is not a valid checkout session.');
+    if (this.now() >= claims.expiresAt * 1000) {
+      throw new AppError('SESSION_EXPIRED', `The checkout session expired at ${new Date(claims.expiresAt * 1000).toISOString()}; create a new one.`, { sessionId: claims.id });
+    }
+    const key = this.catalogue.findActiveKey(claims.apiKeyId);
+    if (!key || key.merchantId !== claims.merchantId) throw new AppError('SESSION_INVALID', 'The checkout session has ended (its API key was revoked).', { sessionId: claims.id });
+    return {
+      apiKeyId: key.keyId,
+      mode: key.mode,
+      merchantId: key.merchantId,
+      merchantKyc: key.merchantKyc,
+      session: { id: claims.id, amount: claims.amount, currency: claims.currency, methods: claims.methods, expiresAt: claims.expiresAt * 1000 },
+    };
+  }
+}
