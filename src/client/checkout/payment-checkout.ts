@@ -198,7 +198,7 @@ export class PaymentCheckoutElement extends HTMLElement {
         // Null only for a signed caller: this page's credential is no session.
         if (!checkoutSession) return this.#end('SESSION_INVALID');
         this.#session = checkoutSession;
-        this.#formatter = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: 'currency', currency: checkoutSession.currency });
+        this.#formatter = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: 'currency', currency: checkoutSession.currency, minimumFractionDigits: 0 });
         this.#summary.textContent = `Amount: ${this.#money(checkoutSession.amount)}`;
         this.#armExpiry(checkoutSession.expiresAt);
         this.#stop = client.subscribe<{ paymentChannelsChanged: ChannelView[] }>(CHANNELS_SUBSCRIPTION, { amount: checkoutSession.amount }, {
