@@ -27,6 +27,10 @@ merchants
   merchant channels MERCHANT_ID
   merchant enable-channel MERCHANT_ID CODE [overrides]
   merchant disable-channel MERCHANT_ID CODE
+  merchant origins list MERCHANT_ID                  allowed web origins for checkout sessions
+  merchant origins add MERCHANT_ID ORIGIN [--allow-insecure-http]
+  merchant origins remove MERCHANT_ID ORIGIN
+      ORIGIN: scheme://host[:port], no path; http only for localhost/127.0.0.1 unless --allow-insecure-http
       overrides: --fee-percentage N --fee-value N --additional-fee-percentage N
                  --additional-fee-value N --min N --max N --fee-to-customer true|false
                  (the value "default" clears an override)
@@ -68,12 +72,14 @@ const COMMANDS = new Set([
   'merchant create', 'merchant list', 'merchant set-kyc', 'merchant channels', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key list', 'key revoke', 'channel list', 'channel create', 'channel update', 'currency list', 'currency set',
   'merchant set-category', 'fee set', 'fee list', 'fee cancel', 'audit list',
+  'merchant origins',
 ]);
 
 /** Commands that change something: they take --actor (contract §7 audit). */
 const CHANGING = new Set([
   'merchant create', 'merchant set-kyc', 'merchant set-category', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key revoke', 'channel create', 'channel update', 'currency set', 'fee set', 'fee cancel',
+  'merchant origins',
 ]);
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -238,6 +244,29 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       const channels = typeof values.channels === 'string' ? (values.channels === 'all' ? 'all' : values.channels.split(',').map((c) => c.trim()).filter(Boolean)) : undefined;
       const m = await service.createMerchant({ name: required(values, 'name'), kycStatus: values.kyc, category: values.category as string | undefined, channels });
       emit(io, m, () => `Created merchant ${m.id} (${m.name}, KYC ${m.kycStatus}, category ${m.category}).\n`);
+      return;
+    }
+    case 'merchant origins': {
+      // `merchant origins list|add|remove MERCHANT_ID [ORIGIN]`: the sub-command is the first positional.
+      const { values, positionals, io } = run({ 'allow-insecure-http': { type: 'boolean' } }, 3);
+      const sub = positional(positionals, 0, 'list|add|remove');
+      const merchantId = positional(positionals, 1, 'MERCHANT_ID');
+      if (sub === 'list') {
+        if (positionals.length > 2) throw new UsageError(`unexpected argument: ${positionals[2]}`);
+        const origins = await service.listOrigins(merchantId);
+        emit(io, { merchantId, origins }, () => (origins.length === 0 ? `Merchant ${merchantId} has no allowed origins.\n` : `${origins.join('\n')}\n`));
+        return;
+      }
+      if (sub !== 'add' && sub !== 'remove') throw new UsageError(`unknown origins command "${sub}": use list, add or remove`);
+      const origin = positional(positionals, 2, 'ORIGIN');
+      if (sub === 'add') {
+        const r = await service.addOrigin(merchantId, origin, { allowInsecureHttp: values['allow-insecure-http'] === true });
+        emit(io, r, () => `${r.origin} is now an allowed origin of merchant ${merchantId}.\n`);
+      } else {
+        if (values['allow-insecure-http'] !== undefined) throw new UsageError('--allow-insecure-http belongs to "merchant origins add"');
+        const r = await service.removeOrigin(merchantId, origin);
+        emit(io, r, () => `${r.origin} is no longer an allowed origin of merchant ${merchantId}.\n`);
+      }
       return;
     }
     case 'merchant set-category': {

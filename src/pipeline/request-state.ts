@@ -66,6 +66,8 @@ export interface RequestState {
    * step only for an authentic client secret whose merchant allows that origin (contract §9).
    */
   corsOrigin?: string;
+  /** The id of an authentic checkout session secret (refused or not), for the request log; never the secret. */
+  sessionId?: string;
   /** The body bytes the signature covered, for the REST adapter and the answer cache (never read twice). */
   verifiedBody?: Uint8Array<ArrayBuffer>;
   /** The REST route this request was rewritten from (REST adapter; the answer cache for kept lists). */

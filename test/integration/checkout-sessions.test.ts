@@ -4,7 +4,9 @@
  * server with TEST_DB=postgres TEST_TRANSPORT=node.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, gql, type TestApp } from '../helpers/app.js';
+import { createTestApp, gql, UNREACHABLE_RATE_LIMIT, type TestApp } from '../helpers/app.js';
+import { CHANNELS_SUBSCRIPTION, openEventStream } from '../helpers/sse.js';
+import { AdminService } from '../../src/modules/admin/service.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -212,6 +214,189 @@ describe('lifetime', () => {
       expect(await problem(here)).toMatchObject({ code: 'SESSION_INVALID' });
     } finally {
       await other.close();
+    }
+  });
+});
+
+describe('origins and CORS', () => {
+  const allowed = 'http://localhost:4100';
+  const foreign = 'https://evil.example';
+
+  it('an allowed origin gets the CORS headers; SVC1 never does', async () => {
+    const s = await session();
+    const res = await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret, { Origin: allowed }) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe(allowed);
+    expect(res.headers.get('vary')).toContain('Origin');
+    expect(res.headers.get('access-control-expose-headers')).toContain('X-Request-Id');
+    const gqlRes = await sessionGql(s.clientSecret, '{ paymentChannels { code } }', undefined, { Origin: 'http://127.0.0.1:4100' });
+    expect(gqlRes.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:4100');
+
+    const signed = await t.signedFetch('/v1/payments/channel', { headers: { Origin: allowed } });
+    expect(signed.status).toBe(200);
+    expect(signed.headers.get('access-control-allow-origin')).toBeNull();
+    const signedGql = await t.signedFetch('/graphql', { method: 'POST', body: '{"query":"{ paymentChannels { code } }"}', headers: { Origin: allowed } });
+    expect(signedGql.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('another origin → 403 ORIGIN_NOT_ALLOWED without CORS headers; no Origin (an app) is served', async () => {
+    const s = await session();
+    for (const origin of [foreign, 'http://localhost:4101', 'null']) {
+      const res = await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret, { Origin: origin }) });
+      expect(res.status).toBe(403);
+      expect(await problem(res)).toMatchObject({ code: 'ORIGIN_NOT_ALLOWED' });
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+    }
+    const gqlRes = await sessionGql(s.clientSecret, '{ paymentChannels { code } }', undefined, { Origin: foreign });
+    expect(gqlRes.status).toBe(403);
+    expect(((await gqlRes.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('ORIGIN_NOT_ALLOWED');
+    expect((await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret) })).status).toBe(200);
+  });
+
+  it("origins are per merchant: another merchant's allowed origin is refused", async () => {
+    await t.execute(`insert into merchant_origins (merchant_id, origin) values ('${t.pending.merchantId}', 'https://pending.example')`);
+    const s = await session();
+    const res = await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret, { Origin: 'https://pending.example' }) });
+    expect(res.status).toBe(403);
+    await t.execute(`delete from merchant_origins where merchant_id = '${t.pending.merchantId}'`);
+  });
+
+  it('an expired session can still be told apart by an allowed page (CORS on the 401); a forged one cannot', async () => {
+    const s = await session({ expiresInSeconds: 60 });
+    const saved = t.clock.now;
+    try {
+      t.clock.now = Date.parse(s.expiresAt) + 1000;
+      const res = await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret, { Origin: allowed }) });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('access-control-allow-origin')).toBe(allowed);
+    } finally {
+      t.clock.now = saved;
+    }
+    const forged = await t.fetch('/v1/payments/channel', { headers: bearer(`${s.clientSecret.slice(0, -2)}AA`, { Origin: allowed }) });
+    expect(forged.status).toBe(401);
+    expect(forged.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('preflight: 204 with methods, headers and max-age for a known origin; 403 otherwise', async () => {
+    for (const path of ['/graphql', '/v1/payments/channel']) {
+      const res = await t.fetch(path, { method: 'OPTIONS', headers: { Origin: allowed, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' } });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(allowed);
+      expect(res.headers.get('access-control-allow-methods')).toContain('GET');
+      expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
+      expect(res.headers.get('access-control-allow-headers')).toMatch(/Content-Type/);
+      expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
+      const refused = await t.fetch(path, { method: 'OPTIONS', headers: { Origin: foreign, 'Access-Control-Request-Method': 'POST' } });
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('access-control-allow-origin')).toBeNull();
+    }
+    expect((await t.fetch('/graphql', { method: 'OPTIONS', headers: { Origin: allowed } })).headers.get('access-control-allow-methods')).toBe('GET, POST');
+  });
+
+  it('an origin added or removed by an operator takes effect without a restart', async () => {
+    const s = await session();
+    const shop = 'https://shop.example';
+    expect((await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret, { Origin: shop }) })).status).toBe(403);
+    await t.execute(`insert into merchant_origins (merchant_id, origin) values ('${t.approved.merchantId}', '${shop}')`);
+    expect((await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret, { Origin: shop }) })).status).toBe(200);
+    await t.execute(`delete from merchant_origins where origin = '${shop}'`);
+    expect((await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret, { Origin: shop }) })).status).toBe(403);
+  });
+});
+
+describe('revocation, limits and logs', () => {
+  it("revoking the creating key ends its sessions (401 SESSION_INVALID) and their open streams; other keys' sessions live on", async () => {
+    const admin = new AdminService(t.store.admin, t.data.secretBox);
+    const key = await admin.createKey(t.approved.merchantId);
+    await t.sync();
+    const as = { ...t.approved, apiKey: key.apiKey, apiSecret: key.apiSecret };
+    const doomed = (await (await createSession({}, as)).json()) as Created;
+    const other = await session();
+    expect((await t.fetch('/v1/payments/channel', { headers: bearer(doomed.clientSecret) })).status).toBe(200);
+    const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as, fetch: t.streamFetch, headers: bearer(doomed.clientSecret, { Origin: 'http://localhost:4100' }) });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('access-control-allow-origin')).toBe('http://localhost:4100');
+    await stream.waitFor((s) => s.results().length >= 1, 2000, 'the first event');
+    expect(stream.results()[0].data.paymentChannelsChanged.map((c: { code: string }) => c.code).sort()).toEqual(['ovo', 'qris']);
+
+    await admin.revokeKey(key.apiKey);
+    await stream.waitFor((s) => s.isEnded(), 1000, 'the stream to end');
+    expect(stream.results().at(-1).errors[0].extensions.code).toBe('SESSION_INVALID');
+    await t.sync();
+    const res = await t.fetch('/v1/payments/channel', { headers: bearer(doomed.clientSecret) });
+    expect(res.status).toBe(401);
+    expect(await problem(res)).toMatchObject({ code: 'SESSION_INVALID' });
+    expect((await t.fetch('/v1/payments/channel', { headers: bearer(other.clientSecret) })).status).toBe(200);
+  });
+
+  it('a stream ends when its session expires (last event SESSION_EXPIRED)', async () => {
+    const saved = t.clock.now;
+    let s: Created;
+    try {
+      // Created 58.5 s "ago" (expiry is in whole seconds): it expires 0.5 to 1.5 s from now.
+      t.clock.now = Date.now() - 58_500;
+      s = await session({ expiresInSeconds: 60 });
+    } finally {
+      t.clock.now = saved;
+    }
+    t.clock.now = Date.now();
+    const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as: t.approved, fetch: t.streamFetch, headers: bearer(s.clientSecret) });
+    expect(stream.status).toBe(200);
+    await stream.waitFor((r) => r.isEnded(), 3000, 'the stream to end at expiry');
+    expect(stream.results().at(-1).errors[0].extensions.code).toBe('SESSION_EXPIRED');
+  });
+
+  it('at most 2 open event streams per session (the third → 429), its own budget, not the key’s', async () => {
+    const s = await session();
+    const open = () => openEventStream(CHANNELS_SUBSCRIPTION, { as: t.approved, fetch: t.streamFetch, headers: bearer(s.clientSecret) });
+    const held = [await open(), await open()];
+    for (const h of held) expect(h.status).toBe(200);
+    const third = await open();
+    expect(third.status).toBe(429);
+    await third.close();
+    const another = await session();
+    const fine = await openEventStream(CHANNELS_SUBSCRIPTION, { as: t.approved, fetch: t.streamFetch, headers: bearer(another.clientSecret) });
+    expect(fine.status).toBe(200);
+    for (const h of [...held, fine]) await h.close();
+  });
+
+  it('at most 40 requests at once per session (20/s sustained), then 429 RATE_LIMITED; another session is unaffected', async () => {
+    const s = await session();
+    const statuses: number[] = [];
+    for (let i = 0; i < 41; i++) statuses.push((await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret) })).status);
+    expect(statuses.slice(0, 40).every((x) => x === 200)).toBe(true);
+    expect(statuses[40]).toBe(429);
+    const other = await session();
+    expect((await t.fetch('/v1/payments/channel', { headers: bearer(other.clientSecret) })).status).toBe(200);
+  });
+
+  it('never logs a client secret: the request line names the session id only', async () => {
+    const logLines: string[] = [];
+    const logged = await createTestApp({ logLines });
+    try {
+      const res = await logged.signedFetch('/v1/checkout/sessions', { method: 'POST', body: JSON.stringify({ amount: 150000, currency: 'IDR' }) });
+      const s = (await res.json()) as Created;
+      await logged.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret) });
+      await logged.fetch('/v1/payments/calculate', { method: 'POST', headers: bearer(s.clientSecret, { 'content-type': 'application/json' }), body: '{}' });
+      await logged.fetch('/v1/payments/channel', { headers: bearer(`${s.clientSecret}x`) });
+      const text = logLines.join('\n');
+      expect(text).not.toContain(s.clientSecret.slice(s.id.length));
+      expect(text).not.toContain('_secret_');
+      // The list and the refused calculate; the forged secret names no session.
+      expect(logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.sessionId === s.id)).toHaveLength(2);
+    } finally {
+      await logged.close();
+    }
+  });
+
+  it('invalid and expired secrets spend the failed-authentication address budget', async () => {
+    const gated = await createTestApp({ app: { rateLimit: { ...UNREACHABLE_RATE_LIMIT, authFailuresPerMinute: 3, clientAddress: () => '203.0.113.7' } } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await gated.fetch('/v1/payments/channel', { headers: { Authorization: 'Bearer cs_nope' } })).status);
+      expect(statuses).toEqual([401, 401, 401, 429]);
+    } finally {
+      await gated.close();
     }
   });
 });

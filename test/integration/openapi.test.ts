@@ -69,7 +69,10 @@ describe('GET /v1/openapi.json', () => {
   });
 
   it('documents the three SVC1 headers on every operation and every code each route can return', () => {
-    expect(Object.values<Json>(doc.components.securitySchemes).map((s) => s.name)).toEqual(['X-SERVICE-API-Key', 'X-SERVICE-Timestamp', 'X-SERVICE-Signature']);
+    expect(Object.values<Json>(doc.components.securitySchemes).filter((s) => s.type === 'apiKey').map((s) => s.name)).toEqual(['X-SERVICE-API-Key', 'X-SERVICE-Timestamp', 'X-SERVICE-Signature']);
+    // Contract §9: the channel list also takes a checkout session's client secret.
+    expect(doc.components.securitySchemes.CheckoutSession).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(doc.paths['/v1/payments/channel'].get.security).toEqual([{ SVC1ApiKey: [], SVC1Timestamp: [], SVC1Signature: [] }, { CheckoutSession: [] }]);
     expect(doc.security).toEqual([{ SVC1ApiKey: [], SVC1Timestamp: [], SVC1Signature: [] }]);
     const documented = (path: string, method: string) =>
       Object.entries<Json>(doc.paths[path][method].responses).flatMap(([status, r]) => {

@@ -53,6 +53,7 @@ function enablement(merchantId: string, channelId: string, extra: Partial<Mercha
 function rows(): CatalogRows {
   return {
     currencies: [{ code: 'IDR', minorUnits: 0 }],
+    merchantOrigins: [{ merchantId: 'm1', origin: 'https://shop.example', createdAt: at }],
     merchants: [
       { id: 'm1', name: 'One', kycStatus: 'approved', createdAt: at, category: 'regular' },
       { id: 'm2', name: 'Two', kycStatus: 'pending', createdAt: at, category: 'regular' },
@@ -113,7 +114,7 @@ describe('targeted invalidation', () => {
     const [v1, v2, global] = [c.merchantVersion('m1'), c.merchantVersion('m2'), c.version];
     c.apply(
       {
-        merchants: new Map([['m2', { merchant: rows().merchants[1]!, keys: rows().apiKeys.slice(1), enablements: [enablement('m2', 'c-bca')] }]]),
+        merchants: new Map([['m2', { merchant: rows().merchants[1]!, keys: rows().apiKeys.slice(1), enablements: [enablement('m2', 'c-bca')], origins: [] }]]),
         channels: new Map(),
         currencies: new Map(),
       },
@@ -137,9 +138,21 @@ describe('targeted invalidation', () => {
     expect(c.findForMerchant('m2', 'bca_va')?.status).toBe('maintenance');
   });
 
+  it("knows each merchant's allowed origins, replaced with the merchant's rows (contract §9)", () => {
+    const c = loaded();
+    expect(c.originAllowed('m1', 'https://shop.example')).toBe(true);
+    expect(c.originAllowed('m2', 'https://shop.example')).toBe(false);
+    expect(c.isKnownOrigin('https://shop.example')).toBe(true);
+    expect(c.isKnownOrigin('https://evil.example')).toBe(false);
+    const m1 = rows().merchants[0]!;
+    c.apply({ merchants: new Map([['m1', { merchant: m1, keys: rows().apiKeys.slice(0, 1), enablements: [], origins: [{ merchantId: 'm1', origin: 'http://localhost:4100', createdAt: at }] }]]), channels: new Map(), currencies: new Map() }, 12);
+    expect(c.originAllowed('m1', 'https://shop.example')).toBe(false);
+    expect(c.originAllowed('m1', 'http://localhost:4100')).toBe(true);
+  });
+
   it('a deleted merchant loses its keys and lists; a renamed channel code is found by its new code only', () => {
     const c = loaded();
-    c.apply({ merchants: new Map([['m1', { merchant: undefined, keys: [], enablements: [] }]]), channels: new Map(), currencies: new Map() }, 11);
+    c.apply({ merchants: new Map([['m1', { merchant: undefined, keys: [], enablements: [], origins: [] }]]), channels: new Map(), currencies: new Map() }, 11);
     expect(c.findActiveKey('pk_test_1')).toBeUndefined();
     expect(c.listForMerchant('m1')).toEqual([]);
     c.apply({ merchants: new Map(), channels: new Map([['c-ovo', { channel: channel('c-ovo', 'ovo_wallet', 20), feeRules: [] }]]), currencies: new Map() }, 12);

@@ -29,6 +29,9 @@ export interface DemoMerchantCredentials {
 /** The approved demo merchant uses the contract's sample merchantId, so the seed's sample body works as is. */
 export const DEMO_APPROVED_MERCHANT_ID = '3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13';
 
+/** Allowed web origins of the approved demo merchant (contract §9): the reference merchant integration's local page. */
+export const DEMO_CHECKOUT_ORIGINS: readonly string[] = ['http://localhost:4100', 'http://127.0.0.1:4100'];
+
 interface DemoChannel {
   code: string;
   name: string;
@@ -146,6 +149,7 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
       ...NO_FEE_SETTINGS,
       ...settings,
     });
+    for (const origin of DEMO_CHECKOUT_ORIGINS) await tx.addOrigin(DEMO_APPROVED_MERCHANT_ID, origin);
     const micro = demoMerchants.find((m) => m.category === 'micro')!;
     await tx.insertFeeRule(rule('qris', DEMO_MICRO_QRIS_BANDS, now, { category: 'micro' }, { maxFee: DEMO_MICRO_QRIS_MAX_FEE }));
     await tx.insertFeeRule(

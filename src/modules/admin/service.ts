@@ -47,6 +47,7 @@ import {
 } from '../pricing/domain/pricing.js';
 import type { AdminRepository, AuditRow, CatalogueChannelListing as CatalogueChannel, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/model/admin-repository.js';
 import type { ApiKeyRecord, MerchantRecord } from '../../storage/model/records.js';
+import { normalizeOrigin } from '../sessions/domain/origins.js';
 
 /** Why an admin change was refused. `kind` decides the CLI exit code. */
 export class AdminError extends Error {
@@ -264,6 +265,43 @@ export class AdminService {
 
   listMerchants(): Promise<MerchantRecord[]> {
     return this.repo.listMerchants();
+  }
+
+  // Allowed web origins for checkout sessions (contract §9)
+
+  /** The merchant's allowed origins, sorted. */
+  async listOrigins(merchantId: string): Promise<string[]> {
+    await merchantOf(this.repo, merchantId);
+    return this.repo.listOrigins(merchantId);
+  }
+
+  /** Allow a web origin (validated and normalised); a conflict when it is already allowed. */
+  async addOrigin(merchantId: string, text: string, options: { allowInsecureHttp?: boolean } = {}): Promise<{ merchantId: string; origin: string; origins: string[] }> {
+    const checked = normalizeOrigin(text, options);
+    if (!checked.ok) throw new AdminError('invalid', [checked.problem]);
+    return this.repo.transaction(async (repo) => {
+      await merchantOf(repo, merchantId);
+      const before = await repo.listOrigins(merchantId);
+      if (!(await repo.addOrigin(merchantId, checked.origin))) throw new AdminError('conflict', [`${checked.origin} is already an allowed origin of merchant ${merchantId}`]);
+      const after = await repo.listOrigins(merchantId);
+      await this.#audit(repo, 'merchant.origin-add', merchantId, { origins: before }, { origins: after });
+      return { merchantId, origin: checked.origin, origins: after };
+    });
+  }
+
+  /** Stop allowing a web origin (matched after normalisation); not found when it was not allowed. */
+  async removeOrigin(merchantId: string, text: string): Promise<{ merchantId: string; origin: string; origins: string[] }> {
+    // Removal never refuses an insecure origin: whatever was stored can be taken away.
+    const checked = normalizeOrigin(text, { allowInsecureHttp: true });
+    if (!checked.ok) throw new AdminError('invalid', [checked.problem]);
+    return this.repo.transaction(async (repo) => {
+      await merchantOf(repo, merchantId);
+      const before = await repo.listOrigins(merchantId);
+      if (!(await repo.removeOrigin(merchantId, checked.origin))) throw new AdminError('not_found', [`${checked.origin} is not an allowed origin of merchant ${merchantId}`]);
+      const after = await repo.listOrigins(merchantId);
+      await this.#audit(repo, 'merchant.origin-remove', merchantId, { origins: before }, { origins: after });
+      return { merchantId, origin: checked.origin, origins: after };
+    });
   }
 
   async setKyc(merchantId: string, status: unknown): Promise<MerchantRecord> {

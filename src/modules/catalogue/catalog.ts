@@ -152,6 +152,8 @@ export class Catalog {
     for (const c of rows.channels) this.#putRules(c, rows.feeRules.filter((r) => r.channelId === c.id));
     this.#enabled = new Map();
     for (const e of rows.merchantChannels) this.#putEnablement(e);
+    this.#origins = new Map();
+    for (const o of rows.merchantOrigins) this.#putOrigin(o.merchantId, o.origin);
     this.#baseRecords.clear();
     this.#lists.clear();
     this.#merchantVersions.clear();
@@ -406,6 +408,7 @@ export class Catalog {
     for (const keyId of this.#keysByMerchant.get(id) ?? []) this.#keys.delete(keyId);
     this.#keysByMerchant.delete(id);
     this.#enabled.delete(id);
+    this.#origins.delete(id);
     if (!entity.merchant) {
       this.#merchants.delete(id);
       return;
@@ -413,6 +416,13 @@ export class Catalog {
     this.#merchants.set(id, entity.merchant);
     for (const k of entity.keys) this.#putKey(k);
     for (const e of entity.enablements) this.#putEnablement(e);
+    for (const o of entity.origins) this.#putOrigin(id, o.origin);
+  }
+
+  #putOrigin(merchantId: string, origin: string): void {
+    const set = this.#origins.get(merchantId);
+    if (set) set.add(origin);
+    else this.#origins.set(merchantId, new Set([origin]));
   }
 
   /**

@@ -14,6 +14,7 @@ import { SIGNATURE_MISMATCH_HINT } from '../auth/svc1.js';
 
 const listRoute = restRoute('listChannels');
 const calculateRoute = restRoute('calculateFee');
+const createSessionRoute = restRoute('createCheckoutSession');
 
 function restRoute(name: RestRouteDef['name']): RestRouteDef {
   const route = REST_ROUTES.find((r) => r.name === name);
@@ -202,12 +203,17 @@ export function buildOpenApiDocument(): Json {
     },
     servers: [{ url: '/', description: 'This server' }],
     security: [{ SVC1ApiKey: [], SVC1Timestamp: [], SVC1Signature: [] }],
-    tags: [{ name: 'payments', description: 'Payment channels and fee calculation.' }],
+    tags: [
+      { name: 'payments', description: 'Payment channels and fee calculation.' },
+      { name: 'checkout', description: 'Checkout sessions (contract §9): short-lived client secrets for browsers and apps, created by the merchant server.' },
+    ],
     paths: {
       [listRoute.path]: {
         get: {
           operationId: listRoute.name,
           tags: ['payments'],
+          // SVC1, or a checkout session's client secret (contract §9).
+          security: [{ SVC1ApiKey: [], SVC1Timestamp: [], SVC1Signature: [] }, { CheckoutSession: [] }],
           summary: 'List the payment channels of the authenticated merchant',
           description:
             'All statuses are listed (hide `offline`/`maintenance` ones at checkout). Channels requiring approved KYC are left out for a merchant whose KYC is not approved. ' +
@@ -318,9 +324,37 @@ export function buildOpenApiDocument(): Json {
           },
         },
       },
+      [createSessionRoute.path]: {
+        post: {
+          operationId: createSessionRoute.name,
+          tags: ['checkout'],
+          summary: 'Create a checkout session for a browser or app',
+          description:
+            'Called by the merchant server (SVC1-signed). The answer\'s `clientSecret` is shown only here: hand it to the browser, which sends ' +
+            '`Authorization: Bearer <clientSecret>` on `POST /graphql` (queries and the `paymentChannelsChanged` subscription) and `GET /v1/payments/channel`. ' +
+            'The session acts for this merchant only, read-only: channel lists are judged against its amount and currency and hold only its methods; ' +
+            'fees only for its amount and currency (else `403 SESSION_SCOPE`). After `expiresAt`: `401 SESSION_EXPIRED`; revoking the creating API key ends it. ' +
+            'Browsers: the page\'s origin must be an allowed origin of the merchant (admin CLI `merchant origins add`), else `403 ORIGIN_NOT_ALLOWED`. ' +
+            'Limits per session: 20 requests/s (burst 40), 2 open event streams.',
+          requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/CreateCheckoutSessionRequest' } } } },
+          responses: {
+            '201': {
+              description: 'The session and its client secret (flat object, no envelope).',
+              headers: HEADER_DOC,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/CheckoutSession' } } },
+            },
+            ...errorResponses(createSessionRoute),
+          },
+        },
+      },
     },
     components: {
       securitySchemes: {
+        CheckoutSession: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A checkout session\'s client secret (`cs_…_secret_…`), instead of the SVC1 headers, on `GET /v1/payments/channel` and `/graphql` only (contract §9).',
+        },
         SVC1ApiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-API-Key', description: 'The API key id, e.g. `pk_test_…` / `pk_live_…`.' },
         SVC1Timestamp: { type: 'apiKey', in: 'header', name: 'X-SERVICE-Timestamp', description: 'Unix time in seconds, decimal digits only.' },
         SVC1Signature: {
@@ -368,6 +402,20 @@ export function buildOpenApiDocument(): Json {
           properties: { status: { type: 'integer', const: 200 }, data: { type: 'array', items: { $ref: '#/components/schemas/Channel' } } },
         },
         CalculateRequest: bodySchema(calculateRoute),
+        CreateCheckoutSessionRequest: bodySchema(createSessionRoute),
+        CheckoutSession: {
+          type: 'object',
+          required: ['id', 'clientSecret', 'expiresAt', 'amount', 'currency', 'methods'],
+          additionalProperties: false,
+          properties: {
+            id: { type: 'string', pattern: '^cs_[0-9a-f]{32}$', description: 'Session id (safe to log).' },
+            clientSecret: { type: 'string', maxLength: 1024, description: 'Opaque; `<id>_secret_<…>`. Never log it in full.' },
+            expiresAt: { type: 'string', format: 'date-time' },
+            amount: { type: 'number' },
+            currency: { type: 'string' },
+            methods: { type: 'array', items: { type: 'string' }, description: 'Lower-case channel codes.' },
+          },
+        },
         FeeCalculation: {
           type: 'object',
           required: ['amount', 'fee', 'additionalFee', 'totalAmount', 'getBalance', 'currency', 'feeTax', 'customerFee', 'merchantFee'],

@@ -55,7 +55,7 @@ export function logRequest(logger: Logger, state: RequestState, status: number):
     durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
     merchantId: state.principal?.merchantId,
     // A checkout session is logged by its id only, never by its client secret (contract §9).
-    sessionId: state.principal?.session?.id,
+    sessionId: state.sessionId,
     errorCode: state.errorCode,
   };
   if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');

@@ -24,7 +24,8 @@ import { errorResponseFor } from '../responses.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { SessionClaims } from '../../modules/auth/client-secret.js';
 
-const BEARER = /^\s*Bearer\s+(\S*)\s*$/i;
+/** `Bearer` with its token; an empty token (`Bearer`, as HTTP trims `Bearer `) is a session attempt that fails. */
+const BEARER = /^\s*Bearer(?:\s+(\S*))?\s*$/i;
 
 /**
  * The client secret of a request that authenticates as a checkout session: `Authorization: Bearer …` and
@@ -36,7 +37,7 @@ export function sessionSecretOf(request: HeaderSource): string | null {
   if (authorization === null) return null;
   if (request.headers.get('x-service-api-key') !== null || request.headers.get('x-service-timestamp') !== null || request.headers.get('x-service-signature') !== null) return null;
   const match = BEARER.exec(authorization);
-  return match ? match[1]! : null;
+  return match ? (match[1] ?? '') : null;
 }
 
 /** Options of {@link useSignatureAuth}. */
@@ -219,6 +220,7 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
   async function verifySession(sessions: SessionAuthOptions, secret: string, request: Request, pathname: string, state: RequestState): Promise<void> {
     assertDeclaredLengthWithin(request, options.bodyLimitBytes);
     const claims = sessions.authenticClaims(secret);
+    state.sessionId = claims?.id;
     const origin = request.headers.get('origin');
     if (claims && origin !== null && sessions.originAllowed(claims.merchantId, origin)) state.corsOrigin = origin;
     const principal = sessions.principalOf(claims);

@@ -65,6 +65,12 @@ export interface AdminRepository {
   setCategory(id: string, category: string): Promise<void>;
   /** True when at least one merchant has this category. */
   categoryInUse(category: string): Promise<boolean>;
+  /** A merchant's allowed web origins (contract §9), sorted. */
+  listOrigins(merchantId: string): Promise<string[]>;
+  /** Allow an (already normalised) origin; false when it was allowed already. */
+  addOrigin(merchantId: string, origin: string): Promise<boolean>;
+  /** Stop allowing an origin; false when it was not allowed. */
+  removeOrigin(merchantId: string, origin: string): Promise<boolean>;
   /** True when no merchant exists (never seeded). */
   isEmpty(): Promise<boolean>;
   insertKey(key: { id: string; merchantId: string; mode: KeyMode; secretCiphertext: string }): Promise<void>;

@@ -4,9 +4,9 @@
  * rows.ts).
  */
 import type { ChangeEntity } from '../../shared/vocabulary.js';
-import type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantRow } from './rows.js';
+import type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantOriginRow, MerchantRow } from './rows.js';
 
-export type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantRow } from './rows.js';
+export type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantOriginRow, MerchantRow } from './rows.js';
 
 /** Everything the catalogue holds, as loaded from either engine. */
 export interface CatalogRows {
@@ -15,6 +15,7 @@ export interface CatalogRows {
   apiKeys: ApiKeyRow[];
   channels: ChannelRow[];
   merchantChannels: MerchantChannelRow[];
+  merchantOrigins: MerchantOriginRow[];
   feeRules: FeeRuleRow[];
 }
 
@@ -30,6 +31,8 @@ export interface MerchantEntity {
   merchant: MerchantRow | undefined;
   keys: ApiKeyRow[];
   enablements: MerchantChannelRow[];
+  /** Its allowed web origins (contract §9). */
+  origins: MerchantOriginRow[];
 }
 
 /** A channel's current rows (row absent = deleted). */
@@ -58,6 +61,7 @@ export interface ChangedRows {
   merchants: MerchantRow[];
   apiKeys: ApiKeyRow[];
   merchantChannels: MerchantChannelRow[];
+  merchantOrigins: MerchantOriginRow[];
   channels: ChannelRow[];
   feeRules: FeeRuleRow[];
   currencies: CurrencyRow[];
@@ -71,6 +75,7 @@ export function assembleChanged(ids: Record<ChangeEntity, string[]>, rows: Chang
       merchant: rows.merchants.find((m) => m.id === id),
       keys: rows.apiKeys.filter((k) => k.merchantId === id),
       enablements: rows.merchantChannels.filter((e) => e.merchantId === id),
+      origins: rows.merchantOrigins.filter((o) => o.merchantId === id),
     });
   }
   for (const id of ids.channel) out.channels.set(id, { channel: rows.channels.find((c) => c.id === id), feeRules: rows.feeRules.filter((r) => r.channelId === id) });

@@ -75,6 +75,13 @@ export interface MerchantChannelRow {
   feeSetAt: string;
 }
 
+/** An allowed web origin of a merchant (contract §9): normalised `scheme://host[:port]`, as browsers send `Origin`. */
+export interface MerchantOriginRow {
+  merchantId: string;
+  origin: string;
+  createdAt: string;
+}
+
 export interface ChangeLogRow {
   seq: number;
   entity: ChangeEntity;
@@ -118,6 +125,7 @@ export interface ModelRows {
   apiKeys: ApiKeyRow;
   channels: ChannelRow;
   merchantChannels: MerchantChannelRow;
+  merchantOrigins: MerchantOriginRow;
   changeLog: ChangeLogRow;
   feeRules: FeeRuleRow;
   auditLog: AuditRow;
@@ -134,6 +142,7 @@ export interface RowTypesConform {
   channels: true;
   channelInsert: true;
   merchantChannels: true;
+  merchantOrigins: true;
   changeLog: true;
   feeRules: true;
   auditLog: true;

@@ -9,7 +9,7 @@ import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql, type Ex
 import type { NodePgDatabase, NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema.js';
-import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
 import type { FeeRuleRow } from '../model/catalogue-rows.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
 import type {
@@ -72,6 +72,20 @@ export class PgAdminRepository implements AdminRepository {
 
   async isEmpty(): Promise<boolean> {
     return (await this.db.select({ id: merchants.id }).from(merchants).limit(1)).length === 0;
+  }
+
+  // Allowed origins (contract §9)
+
+  async listOrigins(merchantId: string): Promise<string[]> {
+    return (await this.db.select({ origin: merchantOrigins.origin }).from(merchantOrigins).where(eq(merchantOrigins.merchantId, merchantId)).orderBy(asc(merchantOrigins.origin))).map((r) => r.origin);
+  }
+
+  async addOrigin(merchantId: string, origin: string): Promise<boolean> {
+    return (await this.db.insert(merchantOrigins).values({ merchantId, origin }).onConflictDoNothing().returning({ o: merchantOrigins.origin })).length === 1;
+  }
+
+  async removeOrigin(merchantId: string, origin: string): Promise<boolean> {
+    return (await this.db.delete(merchantOrigins).where(and(eq(merchantOrigins.merchantId, merchantId), eq(merchantOrigins.origin, origin))).returning({ o: merchantOrigins.origin })).length === 1;
   }
 
   // Keys

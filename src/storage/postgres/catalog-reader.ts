@@ -7,7 +7,7 @@ import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
 import * as schema from './schema.js';
-import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
+import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
 
 const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
 
@@ -25,6 +25,7 @@ export class PgCatalogReader {
           apiKeys: await tx.select().from(apiKeys),
           channels: await tx.select().from(channels),
           merchantChannels: await tx.select().from(merchantChannels),
+          merchantOrigins: await tx.select().from(merchantOrigins),
           feeRules: await tx.select().from(feeRules),
         },
       };
@@ -54,6 +55,7 @@ export class PgCatalogReader {
           merchants: await tx.select().from(merchants).where(inArray(merchants.id, ids.merchant.length ? ids.merchant : none)),
           apiKeys: await tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant.length ? ids.merchant : none)),
           merchantChannels: await tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant.length ? ids.merchant : none)),
+          merchantOrigins: await tx.select().from(merchantOrigins).where(inArray(merchantOrigins.merchantId, ids.merchant.length ? ids.merchant : none)),
           channels: await tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)),
           feeRules: await tx.select().from(feeRules).where(inArray(feeRules.channelId, ids.channel.length ? ids.channel : none)),
           currencies: await tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)),

@@ -107,6 +107,24 @@ export const merchantChannels = pgTable(
   (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
 );
 
+/**
+ * A merchant's allowed web origins for checkout sessions (contract §9): `origin` is normalised by
+ * normalizeOrigin (src/modules/sessions/domain/origins.ts) before it is written, so it compares equal to the
+ * `Origin` header a browser sends. A write here is logged as a `merchant` change by a trigger (custom
+ * migration), so every server's catalogue sees it within the propagation bound.
+ */
+export const merchantOrigins = pgTable(
+  'merchant_origins',
+  {
+    merchantId: text('merchant_id')
+      .notNull()
+      .references(() => merchants.id, { onDelete: 'cascade' }),
+    origin: text('origin').notNull(),
+    createdAt: text('created_at').notNull().default(now),
+  },
+  (t) => [primaryKey({ columns: [t.merchantId, t.origin] })],
+);
+
 export const changeLog = pgTable('change_log', {
   seq: bigserial('seq', { mode: 'number' }).primaryKey(),
   entity: text('entity', { enum: CHANGE_ENTITIES }).notNull(),
@@ -162,6 +180,7 @@ interface Tables {
   apiKeys: typeof apiKeys;
   channels: typeof channels;
   merchantChannels: typeof merchantChannels;
+  merchantOrigins: typeof merchantOrigins;
   changeLog: typeof changeLog;
   feeRules: typeof feeRules;
   auditLog: typeof auditLog;
@@ -172,4 +191,4 @@ export const ROW_TYPES_CONFORM: {
   [K in keyof RowTypesConform]: K extends 'channelInsert'
     ? Conforms<ChannelInsert extends typeof channels.$inferInsert ? true : false, true>
     : Conforms<Tables[Exclude<K, 'channelInsert'>]['$inferSelect'], ModelRows[Exclude<K, 'channelInsert'>]>;
-} = { currencies: true, merchants: true, apiKeys: true, channels: true, channelInsert: true, merchantChannels: true, changeLog: true, feeRules: true, auditLog: true };
+} = { currencies: true, merchants: true, apiKeys: true, channels: true, channelInsert: true, merchantChannels: true, merchantOrigins: true, changeLog: true, feeRules: true, auditLog: true };

@@ -8,7 +8,7 @@
 import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
 import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
-import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
 import type { FeeRuleRow } from '../model/catalogue-rows.js';
 import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
@@ -98,6 +98,20 @@ export class SqliteAdminRepository implements AdminRepository {
 
   async isEmpty(): Promise<boolean> {
     return this.db.select({ id: merchants.id }).from(merchants).limit(1).all().length === 0;
+  }
+
+  // Allowed origins (contract §9)
+
+  async listOrigins(merchantId: string): Promise<string[]> {
+    return this.db.select({ origin: merchantOrigins.origin }).from(merchantOrigins).where(eq(merchantOrigins.merchantId, merchantId)).orderBy(asc(merchantOrigins.origin)).all().map((r) => r.origin);
+  }
+
+  async addOrigin(merchantId: string, origin: string): Promise<boolean> {
+    return this.db.insert(merchantOrigins).values({ merchantId, origin }).onConflictDoNothing().run().changes === 1;
+  }
+
+  async removeOrigin(merchantId: string, origin: string): Promise<boolean> {
+    return this.db.delete(merchantOrigins).where(and(eq(merchantOrigins.merchantId, merchantId), eq(merchantOrigins.origin, origin))).run().changes === 1;
   }
 
   // Keys

@@ -6,7 +6,7 @@
 import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { Db } from './database.js';
 import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
-import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchants } from './schema.js';
+import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
 
 export class SqliteCatalogReader {
   constructor(private readonly db: Db) {}
@@ -22,6 +22,7 @@ export class SqliteCatalogReader {
           apiKeys: tx.select().from(apiKeys).all(),
           channels: tx.select().from(channels).all(),
           merchantChannels: tx.select().from(merchantChannels).all(),
+          merchantOrigins: tx.select().from(merchantOrigins).all(),
           feeRules: tx.select().from(feeRules).all(),
         },
       }),
@@ -50,6 +51,7 @@ export class SqliteCatalogReader {
           merchants: tx.select().from(merchants).where(inArray(merchants.id, ids.merchant.length ? ids.merchant : none)).all(),
           apiKeys: tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant.length ? ids.merchant : none)).all(),
           merchantChannels: tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant.length ? ids.merchant : none)).all(),
+          merchantOrigins: tx.select().from(merchantOrigins).where(inArray(merchantOrigins.merchantId, ids.merchant.length ? ids.merchant : none)).all(),
           channels: tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)).all(),
           feeRules: tx.select().from(feeRules).where(inArray(feeRules.channelId, ids.channel.length ? ids.channel : none)).all(),
           currencies: tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)).all(),
