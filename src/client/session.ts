@@ -17,7 +17,7 @@
  */
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
 import type { Channel } from './wire.js';
-import { graphqlData, restError } from './errors.js';
+import { graphqlData, restError, type GraphQLErrorPayload } from './errors.js';
 
 /** Options of {@link createSessionClient}. */
 export interface SessionClientOptions {
@@ -33,8 +33,8 @@ export interface SessionClientOptions {
 
 /** Callbacks of a subscription. */
 export interface SubscriptionHandlers<T> {
-  /** Every event's data (the first event is the current state). */
-  next(data: T): void;
+  /** Every event's data (the first event is the current state), with the errors of fields that resolved to null. */
+  next(data: T, fieldErrors: GraphQLErrorPayload[]): void;
   /** The subscription ended with an error (a {@link GatewayError} when the server stated one). */
   error?(error: unknown): void;
   /** The server ended the stream (e.g. the session expired or its key was revoked). */
@@ -104,13 +104,16 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
       {
         next(result) {
           if (done) return;
-          if (result.errors?.length) {
-            // The same conversion as a query's answer: the first error's contract code.
-            const body = JSON.stringify({ data: result.data ?? null, errors: result.errors });
+          if (result.data == null) {
+            // No data at all: the first error's contract code, the same conversion as a query's answer.
+            const body = JSON.stringify({ data: null, errors: result.errors ?? [] });
             graphqlData(new Response(body, { status: 200, headers: { 'content-type': 'application/json' } })).catch(fail);
             return;
           }
-          if (result.data != null) handlers.next(result.data);
+          // Partial data is data: a field that could not be resolved (a channel that cannot price the
+          // amount) is null with its error, and the rest of the event holds.
+          const fieldErrors = (result.errors ?? []).map((e): GraphQLErrorPayload => ({ message: e.message, path: e.path ? [...e.path] : undefined, extensions: { ...e.extensions } }));
+          handlers.next(result.data, fieldErrors);
         },
         error: fail,
         complete() {
@@ -143,7 +146,7 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
     subscribe,
     subscribeChannels<TChannel>(selection: string, handlers: SubscriptionHandlers<TChannel[]>) {
       return subscribe<{ paymentChannelsChanged: TChannel[] }>(`subscription { paymentChannelsChanged { ${selection} } }`, undefined, {
-        next: (data) => handlers.next(data.paymentChannelsChanged),
+        next: (data, fieldErrors) => handlers.next(data.paymentChannelsChanged, fieldErrors),
         error: handlers.error ? (e) => handlers.error!(e) : undefined,
         complete: handlers.complete ? () => handlers.complete!() : undefined,
       });

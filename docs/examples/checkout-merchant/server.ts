@@ -59,7 +59,7 @@ const CSP = [
   "default-src 'none'",
   `script-src 'self' ${gateway}`,
   `connect-src ${gateway}`,
-  `img-src ${gateway}`,
+  `img-src 'self' ${gateway}`,
   "style-src 'self'",
   "base-uri 'none'",
   "form-action 'self'",

@@ -119,6 +119,7 @@ export class PaymentCheckoutElement extends HTMLElement {
   #gateway = '';
   #selected: string | undefined;
   #ended = false;
+  #connected = false;
   #formatter: Intl.NumberFormat | undefined;
 
   constructor() {
@@ -156,15 +157,18 @@ export class PaymentCheckoutElement extends HTMLElement {
   }
 
   connectedCallback(): void {
+    this.#connected = true;
     this.#start();
   }
 
   disconnectedCallback(): void {
+    this.#connected = false;
     this.#teardown();
   }
 
+  /** A changed secret or gateway starts over (the upgrade's initial attribute calls precede connectedCallback). */
   attributeChangedCallback(_name: string, oldValue: string | null, newValue: string | null): void {
-    if (oldValue !== newValue && this.isConnected) this.#start();
+    if (oldValue !== newValue && this.#connected) this.#start();
   }
 
   #teardown(): void {
