@@ -208,19 +208,27 @@ export class PaymentCheckoutElement extends HTMLElement {
         this.#stop = client.subscribe<{ paymentChannelsChanged: ChannelView[] }>(CHANNELS_SUBSCRIPTION, { amount: checkoutSession.amount }, {
           next: (data) => this.#render(data.paymentChannelsChanged),
           error: (err) => this.#fail(err),
-          // The gateway ends the stream when the session expires or its key is revoked: ask it which.
-          complete: () => this.#check(),
+          // The gateway ends the stream when the session expires or its key is revoked: past `expiresAt` it
+          // is the expiry (no request, whose 401 a browser would log as an error); before, ask it which.
+          complete: () => (this.#isPastExpiry() ? this.#end('SESSION_EXPIRED') : this.#check()),
         });
       },
     ).catch((err: unknown) => this.#fail(err));
   }
 
-  /** At `expiresAt` (by the page's clock), ask the gateway whether the session still holds. */
+  #isPastExpiry(): boolean {
+    return this.#session !== undefined && Date.now() >= Date.parse(this.#session.expiresAt);
+  }
+
+  /**
+   * A fallback for a stream that outlives `expiresAt` (by the page's clock, plus 2 s): ask the gateway
+   * whether the session still holds. Normally the gateway has ended the stream by then.
+   */
   #armExpiry(expiresAt: string): void {
     const due = Date.parse(expiresAt) - Date.now();
     if (!Number.isFinite(due)) return;
     // setTimeout's limit is 2^31-1 ms; sessions last at most a day.
-    this.#expiryTimer = setTimeout(() => this.#check(), Math.min(Math.max(due + 250, 0), 2_147_000_000));
+    this.#expiryTimer = setTimeout(() => this.#check(), Math.min(Math.max(due + 2_000, 0), 2_147_000_000));
   }
 
   /** Re-ask the gateway for the session: an error says why it ended; success means it still holds. */
