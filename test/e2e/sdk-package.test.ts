@@ -101,6 +101,18 @@ describe('the SDK package (npm pack → install outside the repository → plain
     expect(result.refused).toBe('SESSION_INVALID 401');
   }, 60_000);
 
+  it('the README\'s "Frontend (TypeScript)" snippet runs as written under plain node', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const snippet = /<!-- readme-test:sdk-node -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet).toBeDefined();
+    fs.writeFileSync(path.join(project, 'app.js'), snippet!);
+    const { apiKey, apiSecret } = server.approved;
+    const out = execFileSync(process.execPath, ['app.js'], { cwd: project, encoding: 'utf8', env: { ...process.env, BASE_URL: server.baseUrl, API_KEY: apiKey, API_SECRET: apiSecret }, timeout: 30_000 });
+    const [first, second] = out.trim().split('\n');
+    expect(first).toMatch(/^\d+ 151050 \d+ \d{4}-\d\d-\d\dT[\d:.]+Z$/);
+    expect(second).toBe('422 AMOUNT_OUT_OF_RANGE');
+  }, 30_000);
+
   it('a TypeScript consumer type-checks against the published declarations', () => {
     fs.writeFileSync(path.join(project, 'typed.ts'), TYPED_CONSUMER);
     fs.writeFileSync(
