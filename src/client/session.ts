@@ -13,7 +13,7 @@
  * Server-Sent Events through The Guild's graphql-sse client ("distinct connections" mode, the protocol
  * GraphQL Yoga serves). A refusal the server states (401 SESSION_EXPIRED / SESSION_INVALID, 403
  * SESSION_SCOPE / ORIGIN_NOT_ALLOWED, a 400) ends the subscription at once with a {@link GatewayError};
- * only a lost connection, a 429 or a 5xx is retried (graphql-sse's backoff, `retryAttempts`).
+ * only a lost connection, a 408, a 429 or a 5xx is retried (randomised exponential backoff, `retryAttempts`).
  */
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
 import type { Channel } from './wire.js';
@@ -76,30 +76,54 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
   const authorization = `Bearer ${clientSecret}`;
   const endpoint = `${origin}/graphql`;
 
-  let sse: SseClient | undefined;
-  const sseClient = (): SseClient =>
-    (sse ??= createSseClient({
+  /** Stops of the open subscriptions, for dispose(). */
+  const open = new Set<() => void>();
+
+  /**
+   * One graphql-sse client per subscription ("distinct connections"), so a refusal belongs to its own
+   * subscription: graphql-sse treats any failed fetch as a lost connection and retries it, so a stated
+   * refusal is kept aside and the retry hook ends the subscription with it instead of retrying.
+   */
+  function sseClient(): { client: SseClient; refusal: () => Error | undefined } {
+    let refusal: Error | undefined;
+    const client = createSseClient({
       url: endpoint,
       headers: { authorization },
       retryAttempts: options.retryAttempts ?? 5,
-      // A stated refusal becomes a GatewayError, which graphql-sse reports at once instead of retrying.
       fetchFn: async (input: RequestInfo | URL, init?: RequestInit) => {
         const res = await doFetch(input, init);
         if (res.ok || retryable(res.status)) return res;
-        return graphqlData(res);
+        // A non-2xx answer always rejects (with a GatewayError unless its body could not be read).
+        refusal = await graphqlData<never>(res).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
+        throw refusal;
       },
-    }));
+      retry: async (retries: number) => {
+        if (refusal !== undefined) throw refusal;
+        // graphql-sse's own default: randomised exponential backoff from 1 s.
+        await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** retries + Math.floor(Math.random() * 2700 + 300)));
+      },
+    });
+    return { client, refusal: () => refusal };
+  }
 
   function subscribe<TData>(query: string, variables: Record<string, unknown> | undefined, handlers: SubscriptionHandlers<TData>): () => void {
-    let stop = (): void => {};
+    const sse = sseClient();
+    let unsubscribe = (): void => {};
     let done = false;
+    const stop = () => {
+      done = true;
+      open.delete(stop);
+      unsubscribe();
+      sse.client.dispose();
+    };
     const fail = (err: unknown) => {
       if (done) return;
-      done = true;
       stop();
-      handlers.error?.(err);
+      // Without retries graphql-sse reports the refusal wrapped as a NetworkError: report the refusal itself.
+      handlers.error?.(sse.refusal() ?? err);
     };
-    stop = sseClient().subscribe<TData>(
+    open.add(stop);
+    unsubscribe = sse.client.subscribe<TData>(
       { query, ...(variables ? { variables } : {}) },
       {
         next(result) {
@@ -118,15 +142,12 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
         error: fail,
         complete() {
           if (done) return;
-          done = true;
+          stop();
           handlers.complete?.();
         },
       },
     );
-    return () => {
-      done = true;
-      stop();
-    };
+    return stop;
   }
 
   return {
@@ -152,8 +173,7 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
       });
     },
     dispose() {
-      sse?.dispose();
-      sse = undefined;
+      for (const stop of [...open]) stop();
     },
   };
 }

@@ -34,8 +34,17 @@ const streamed = await new Promise((resolve, reject) => {
 const refused = await createSessionClient({ baseUrl, clientSecret: session.id + '_secret_' + 'A'.repeat(43) })
   .graphql('{ checkoutSession { id } }')
   .then(() => 'served', (e) => (e instanceof GatewayError ? e.code + ' ' + e.status : String(e)));
+// A stated refusal ends a subscription at once with its code (graphql-sse retries only lost connections).
+const started = Date.now();
+const refusedStream = await new Promise((resolve) => {
+  createSessionClient({ baseUrl, clientSecret: session.id + '_secret_' + 'A'.repeat(43) }).subscribeChannels('code', {
+    next: () => resolve('data'),
+    error: (e) => resolve(e instanceof GatewayError ? e.code + ' ' + e.status : String(e)),
+  });
+});
+const refusedAfterMs = Date.now() - started;
 browser.dispose();
-console.log(JSON.stringify({ signed: signed.map((c) => c.code), session, query, rest: rest.map((c) => c.code), streamed, refused }));
+console.log(JSON.stringify({ signed: signed.map((c) => c.code), session, query, rest: rest.map((c) => c.code), streamed, refused, refusedStream, refusedAfterMs }));
 `;
 
 /** A typed consumer: must compile against the published declarations. */
@@ -89,6 +98,8 @@ describe('the SDK package (npm pack → install outside the repository → plain
       rest: string[];
       streamed: { code: string; status: string }[];
       refused: string;
+      refusedStream: string;
+      refusedAfterMs: number;
     };
     expect(result.signed).toContain('qris');
     expect(result.session).toMatchObject({ amount: 150000, currency: 'IDR', methods: ['qris', 'ovo'] });
@@ -99,6 +110,9 @@ describe('the SDK package (npm pack → install outside the repository → plain
     expect([...result.rest].sort()).toEqual(['ovo', 'qris']);
     expect(result.streamed.map((c) => c.code).sort()).toEqual(['ovo', 'qris']);
     expect(result.refused).toBe('SESSION_INVALID 401');
+    expect(result.refusedStream).toBe('SESSION_INVALID 401');
+    // graphql-sse's first retry waits at least 1 s: an answer before that was not retried.
+    expect(result.refusedAfterMs).toBeLessThan(1_000);
   }, 60_000);
 
   it('the README\'s "Frontend (TypeScript)" snippet runs as written under plain node', () => {
