@@ -7,7 +7,8 @@
  * - the session's channels render with the gateway's totals, unavailable ones disabled with a reason;
  * - mouse and keyboard choose (radio roles), the page hears the choice as an event;
  * - a CLI maintenance change disables the chosen channel and says so within 1 s;
- * - a session created with the shortest lifetime (60 s) shows its expiry message;
+ * - a session created with the shortest lifetime (60 s) shows its expiry message; revoking the API key that
+ *   created a session ends it on the page;
  * - a page on a non-allowed origin is refused by the browser (CORS) and by the gateway (403);
  * - no console error on the allowed pages; neither the API secret nor another merchant's client secret
  *   appears in the pages, their network traffic or their storage.
@@ -256,4 +257,18 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     for (const t of traffic) for (const s of secrets) expect(JSON.stringify(t).includes(s), t.url).toBe(false);
     expect(seen.flatMap((o) => o.errors)).toEqual([]);
   }, 90_000);
+
+  it('revoking the API key that created the session ends it on the page within 1 s', async () => {
+    const page = await context.newPage();
+    const { errors } = observe(page);
+    await page.goto(merchant.url);
+    await expect.poll(() => radios(page).count(), { timeout: 15_000 }).toBeGreaterThan(5);
+    const r = await admin(server.dataDir, ['key', 'revoke', approved.apiKey]);
+    expect(r.code, r.stderr).toBe(0);
+    await expect.poll(() => statusText(page), { timeout: 1_000, interval: 50 }).toBe('This checkout session is no longer valid. Reload the page to start again.');
+    expect(await page.locator('[role="radio"]:not([aria-disabled="true"])').count()).toBe(0);
+    // At most the browser's own note of the gateway's 401 SESSION_INVALID, which told the component why.
+    expect(errors.filter((e) => e !== 'Failed to load resource: the server responded with a status of 401 (Unauthorized)')).toEqual([]);
+    await page.close();
+  }, 60_000);
 });
