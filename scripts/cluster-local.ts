@@ -1,13 +1,14 @@
 /**
- * `npm run cluster:local -- --replicas 3` (issue 11 item 8): the scale-out set-up on one machine, with one
- * command. Starts a throwaway Postgres and Redis (scripts/lib/local-services.ts), builds once
- * (dist/main.mjs), starts N replicas sharing DATABASE_URL, REDIS_URL, one generated MASTER_KEY and one
- * DATA_DIR, and a round-robin TCP load balancer in front of them. Ctrl-C / SIGTERM stops everything:
- * balancer, every replica's process group, Redis, Postgres and their temporary directories.
+ * `npm run cluster:local -- --replicas 3` (issue 11 item 8, issue 24 items 5-6): the scale-out set-up on one
+ * machine, with one command. Starts a throwaway Postgres and Redis (scripts/lib/local-services.ts), builds
+ * once (dist/main.mjs), starts N replicas sharing DATABASE_URL, REDIS_URL, one generated MASTER_KEY and one
+ * DATA_DIR, and HAProxy (Debian's `haproxy` package) in front of them, health-checking `/ready` and retrying
+ * on another replica (scripts/lib/haproxy.ts; the configuration is printed at start). Ctrl-C / SIGTERM stops
+ * everything: HAProxy, every replica's process group, Redis, Postgres and their temporary directories.
  *
  * Options (all optional):
  *   --replicas N            replicas (1-16, default 3)
- *   --port P                balancer port (default 4000; 0 = any free port)
+ *   --port P                HAProxy's port (default 4000; 0 = any free port)
  *   --base-port B           first replica port, then B+1, … (default 4001; 0 = any free ports)
  *   --data-dir DIR          shared DATA_DIR (default ./data/cluster; emptied at start, see below)
  *   --replica-command CMD   how to start one replica (default "node dist/main.mjs"; split on spaces,
@@ -17,19 +18,20 @@
  * The DATA_DIR belongs to the cluster: the Postgres database is new on every run, so files from an
  * earlier run (demo credentials, a SQLite file) would be stale; it is emptied at start, and only if it
  * is empty or was made by this script (marker file), never any other directory. It keeps
- * demo-credentials.json and cluster.env (mode 0600: DATABASE_URL, REDIS_URL, MASTER_KEY, DATA_DIR) so
- * the admin CLI can be pointed at the running cluster: `set -a; . data/cluster/cluster.env; set +a`.
+ * demo-credentials.json and cluster.env (mode 0600: BASE_URL of the balancer, GATEWAY_CREDENTIALS,
+ * DATABASE_URL, REDIS_URL, MASTER_KEY, DATA_DIR), so that `set -a; . data/cluster/cluster.env; set +a`
+ * points the admin CLI, `npm run sign` and docs/examples/* at the running cluster. Each replica runs with
+ * PUBLIC_BASE_URL set to the balancer, so its banner sends people there.
  *
  * The last line of start-up is `CLUSTER_READY {json}` (URLs, pids, directories) for scripts and tests.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { freePort, startPostgres, startRedis, type LocalService } from './lib/local-services.js';
+import { acceptsConnections, freePort, startHaproxy, startPostgres, startRedis, type LocalService } from './lib/local-services.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const MARKER = '.cluster-local';
@@ -139,60 +141,9 @@ async function waitHealthy(replica: Replica, timeoutMs: number): Promise<void> {
 }
 
 /**
- * Round-robin TCP load balancer: each client connection goes to the next replica (a replica that refuses
- * the connection is skipped, at most once each); bytes are piped both ways untouched, so keep-alive
- * connections stay on their replica, as with any L4 balancer.
+ * Signal a replica's group, SIGKILL after the grace period; resolves when its process has exited. The whole
+ * cluster stopping sends SIGINT: the balancer goes too, so there is nobody to drain for (no SHUTDOWN_DELAY_MS).
  */
-function startBalancer(port: number, backends: readonly number[]): Promise<{ server: net.Server; port: number; close(): Promise<void> }> {
-  const sockets = new Set<net.Socket>();
-  let next = 0;
-  const track = (socket: net.Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  };
-  const server = net.createServer({ pauseOnConnect: true }, (client) => {
-    track(client);
-    // A client that goes away resets its socket; that is routine for a proxy, not an error of the balancer.
-    client.on('error', () => client.destroy());
-    const attempt = (tries: number) => {
-      const upstream = net.connect(backends[next++ % backends.length]!, '127.0.0.1');
-      track(upstream);
-      let connected = false;
-      upstream.once('connect', () => {
-        connected = true;
-        client.pipe(upstream);
-        upstream.pipe(client);
-        client.resume();
-      });
-      upstream.on('error', () => {
-        // Refused before connecting: try the next replica (bounded by the number of replicas).
-        if (!connected && tries + 1 < backends.length && !client.destroyed) attempt(tries + 1);
-        else client.destroy();
-      });
-      upstream.once('close', () => {
-        if (connected) client.destroy();
-      });
-      client.once('close', () => upstream.destroy());
-    };
-    attempt(0);
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
-      resolve({
-        server,
-        port: (server.address() as net.AddressInfo).port,
-        close: () =>
-          new Promise<void>((done) => {
-            server.close(() => done());
-            for (const s of sockets) s.destroy();
-          }),
-      });
-    });
-  });
-}
-
-/** SIGTERM a replica's group, SIGKILL after the grace period; resolves when its process has exited. */
 async function stopReplica(replica: Replica): Promise<void> {
   const { child } = replica;
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
@@ -204,7 +155,7 @@ async function stopReplica(replica: Replica): Promise<void> {
       if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err; // ESRCH: already gone
     }
   };
-  signal('SIGTERM');
+  signal('SIGINT');
   const timer = setTimeout(() => signal('SIGKILL'), STOP_GRACE_MS);
   await exited;
   clearTimeout(timer);
@@ -217,17 +168,38 @@ function shownPath(file: string): string {
   return relative.startsWith('..') || path.isAbsolute(relative) ? file : relative;
 }
 
+/** Poll the balancer until GET /ready through it answers 200 (HAProxy has a replica up). */
+async function waitBalancer(url: string, haproxy: LocalService, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (!haproxy.running()) throw new Error(`haproxy exited during start-up:\n${haproxy.log()}`);
+    const status = await fetch(`${url}/ready`).then(
+      (r) => r.status,
+      () => 0, // not listening yet: poll again
+    );
+    if (status === 200) return;
+    if (Date.now() > deadline) throw new Error(`the balancer ${url} did not answer /ready 200 within ${timeoutMs} ms:\n${haproxy.log()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A value for a sourced env file: single-quoted unless plainly safe. */
+function envValue(value: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const services: LocalService[] = [];
   const replicas: Replica[] = [];
-  let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
+  let haproxy: LocalService | undefined;
   let stopping: Promise<void> | undefined;
 
   const stopAll = (code: number): Promise<void> =>
     (stopping ??= (async () => {
-      process.stderr.write('cluster:local: stopping balancer, replicas, Redis and Postgres …\n');
-      await balancer?.close();
+      process.stderr.write('cluster:local: stopping HAProxy, replicas, Redis and Postgres …\n');
+      // HAProxy first: nothing new reaches the replicas while they stop.
+      await haproxy?.stop();
       await Promise.all(replicas.map(stopReplica));
       for (const s of services.reverse()) await s.stop();
       process.stderr.write('cluster:local: stopped\n');
@@ -246,11 +218,26 @@ async function main(): Promise<void> {
       if (built.status !== 0) throw new Error(`build failed (${built.status ?? built.signal})`);
     }
 
+    const balancerPort = options.port === 0 ? await freePort() : options.port;
+    if (await acceptsConnections(balancerPort)) throw new Error(`port ${balancerPort} is already in use (choose another with --port)`);
+    const balancerUrl = `http://127.0.0.1:${balancerPort}`;
     const masterKey = randomBytes(32).toString('hex');
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+    const credentialsFile = path.join(options.dataDir, 'demo-credentials.json');
+    // PUBLIC_BASE_URL: each replica's banner sends people to the balancer, never to the replica's own port.
+    // LOG_LEVEL warn unless set: at info every replica would log HAProxy's health check, one line a second.
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, PUBLIC_BASE_URL: balancerUrl, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+    // One file that points every tool at this cluster: the admin CLI (DATABASE_URL, MASTER_KEY), npm run sign
+    // and docs/examples/* (BASE_URL, GATEWAY_CREDENTIALS).
+    const envFile = path.join(options.dataDir, 'cluster.env');
+    const envVars = { BASE_URL: balancerUrl, GATEWAY_CREDENTIALS: credentialsFile, DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir };
     fs.writeFileSync(
-      path.join(options.dataDir, 'cluster.env'),
-      `DATABASE_URL=${postgres.url}\nREDIS_URL=${redis.url}\nMASTER_KEY=${masterKey}\nDATA_DIR=${options.dataDir}\n`,
+      envFile,
+      [
+        '# Made by `npm run cluster:local`: points the admin CLI, `npm run sign` and docs/examples/* at this cluster.',
+        '# Use: set -a; . <this file>; set +a',
+        ...Object.entries(envVars).map(([k, v]) => `${k}=${envValue(v)}`),
+        '',
+      ].join('\n'),
       { mode: 0o600 },
     );
 
@@ -263,31 +250,47 @@ async function main(): Promise<void> {
     await Promise.all(replicas.slice(1).map((r) => waitHealthy(r, STARTUP_TIMEOUT_MS)));
     for (const r of replicas) {
       r.child.once('exit', (code, sig) => {
-        if (!stopping) process.stderr.write(`cluster:local: replica ${r.index} exited (${code ?? sig}); the balancer skips it\n`);
+        if (!stopping) process.stderr.write(`cluster:local: replica ${r.index} exited (${code ?? sig}); HAProxy's health check takes it out of rotation\n`);
       });
     }
 
-    balancer = await startBalancer(options.port, ports);
+    const balancer = await startHaproxy({ port: balancerPort, servers: replicas.map((r) => ({ name: `replica${r.index}`, address: `127.0.0.1:${r.port}` })) });
+    haproxy = balancer;
+    await waitBalancer(balancerUrl, balancer, STARTUP_TIMEOUT_MS);
+
     const ready = {
-      balancer: `http://127.0.0.1:${balancer.port}`,
+      balancer: balancerUrl,
+      haproxy: { dir: balancer.dir, configFile: balancer.configFile, port: balancer.port },
       replicas: replicas.map((r) => ({ url: r.url, pid: r.child.pid })),
       databaseUrl: postgres.url,
       redisUrl: redis.url,
       dataDir: options.dataDir,
-      serviceDirs: services.map((s) => s.dir),
-      servicePorts: services.map((s) => s.port),
+      envFile,
+      credentialsFile,
+      serviceDirs: [...services, balancer].map((s) => s.dir),
+      servicePorts: [...services, balancer].map((s) => s.port),
     };
+    const source = `set -a; . ${shownPath(envFile)}; set +a`;
     process.stdout.write(
       [
         '',
-        `cluster:local ready: ${options.replicas} replica(s) behind a round-robin balancer`,
-        `  balancer    ${ready.balancer}`,
-        ...replicas.map((r) => `  replica ${r.index}   ${r.url}   (pid ${r.child.pid})`),
+        `HAProxy configuration (${balancer.configFile}; docs/SCALING.md has the same for production):`,
+        ...balancer.config.trimEnd().split('\n').map((l) => `  | ${l}`),
+        '',
+        `cluster:local ready: ${options.replicas} replica(s) behind HAProxy (health check GET /ready, retries on another replica)`,
+        `  balancer    ${balancerUrl}   <- send requests here`,
+        ...replicas.map((r) => `  replica ${r.index}   ${r.url}   (pid ${r.child.pid}; direct, bypasses the balancer)`),
         `  DATABASE_URL=${postgres.url}`,
         `  REDIS_URL=${redis.url}`,
-        `  DATA_DIR=${options.dataDir}   (demo-credentials.json; cluster.env holds MASTER_KEY for the admin CLI)`,
-        `  admin CLI:  set -a; . ${shownPath(path.join(options.dataDir, 'cluster.env'))}; set +a; npm run admin -- help`,
-        '  Ctrl-C stops everything.',
+        `  DATA_DIR=${options.dataDir}`,
+        `  credentials ${credentialsFile}   (this cluster's demo keys; ./data/demo-credentials.json is another server's)`,
+        '',
+        `Point the tools at this cluster in one step (${shownPath(envFile)}: BASE_URL, GATEWAY_CREDENTIALS, DATABASE_URL, MASTER_KEY, …):`,
+        `  ${source}`,
+        '  npm run sign -- GET /v1/payments/channel      # signs with this cluster\'s keys, for the balancer',
+        '  docs/examples/svc1-curl.sh GET /v1/payments/channel',
+        '  npm run admin -- help',
+        'Ctrl-C stops everything.',
         `CLUSTER_READY ${JSON.stringify(ready)}`,
         '',
       ].join('\n'),

@@ -7,7 +7,9 @@
  *
  * Server: BASE_URL (default http://127.0.0.1:4000; the server's start-up
  * banner prints the one to export). Credentials: API_KEY/API_SECRET, else
- * the approved demo merchant in $DATA_DIR/demo-credentials.json (./data).
+ * the approved demo merchant in the file GATEWAY_CREDENTIALS names (default
+ * $DATA_DIR/demo-credentials.json, DATA_DIR default ./data). Which ones it
+ * used goes to stderr.
  *
  * Exit: 0 at least one channel can take the payment; 1 none can (each
  * channel's reason is printed), or the gateway refused the request or could
@@ -55,16 +57,17 @@ function fail(message: string, code = 1): never {
   process.exit(code);
 }
 
-function credentials(): { apiKey: string; apiSecret: string } {
-  if (process.env.API_KEY && process.env.API_SECRET) return { apiKey: process.env.API_KEY, apiSecret: process.env.API_SECRET };
-  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
+/** The credentials and a line saying where they came from (a key of another server answers INVALID_API_KEY). */
+function credentials(): { apiKey: string; apiSecret: string; source: string } {
+  if (process.env.API_KEY && process.env.API_SECRET) return { apiKey: process.env.API_KEY, apiSecret: process.env.API_SECRET, source: 'API_KEY/API_SECRET' };
+  const file = path.resolve(process.env.GATEWAY_CREDENTIALS || path.join(process.env.DATA_DIR || './data', 'demo-credentials.json'));
   if (!fs.existsSync(file)) {
-    fail(`No credentials: set API_KEY and API_SECRET, or run this from the project directory after the first \`npm start\` (it writes ${file}; set DATA_DIR if the server uses another).`);
+    fail(`No credentials: set API_KEY and API_SECRET, or run this from the project directory after the first \`npm start\` (it writes ${file}; set GATEWAY_CREDENTIALS or DATA_DIR if the server uses another).`);
   }
   const { merchants } = JSON.parse(fs.readFileSync(file, 'utf8')) as { merchants: { apiKey: string; apiSecret: string; kyc: string }[] };
   const merchant = merchants.find((m) => m.kyc === 'approved') ?? merchants[0];
   if (!merchant) fail(`${file} lists no merchant.`);
-  return merchant;
+  return { apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, source: `${file}${process.env.GATEWAY_CREDENTIALS ? ' (GATEWAY_CREDENTIALS)' : ''}` };
 }
 
 /** "2.9% + 2000": how one fee part is made. */
@@ -98,7 +101,9 @@ const arg = process.argv[2] ?? '150000';
 if (process.argv.length > 3 || !/^[0-9]+(\.[0-9]+)?$/.test(arg)) fail('usage: npx tsx docs/examples/checkout.ts AMOUNT   (a positive number in IDR, e.g. 150000)', 2);
 const amount = Number(arg);
 const baseUrl = process.env.BASE_URL ?? DEFAULT_BASE_URL;
-const client = createClient({ baseUrl, ...credentials() });
+const { apiKey, apiSecret, source } = credentials();
+process.stderr.write(`checkout: credentials ${source}, key ${apiKey}; base URL ${baseUrl}${process.env.BASE_URL ? ' (BASE_URL)' : ' (default)'}\n`);
+const client = createClient({ baseUrl, apiKey, apiSecret });
 
 let data: CheckoutData;
 try {

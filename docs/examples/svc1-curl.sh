@@ -4,17 +4,19 @@
 #   docs/examples/svc1-curl.sh GET /v1/payments/channel
 #   API_KEY=pk_test_… API_SECRET=sk_test_… ./svc1-curl.sh POST /v1/payments/calculate '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"…"}'
 #
-# Credentials: API_KEY and API_SECRET, else the approved demo merchant in $DATA_DIR/demo-credentials.json
-#   (DATA_DIR default ./data, written by the first `npm start`; read with node), like `npm run sign`.
+# Credentials: API_KEY and API_SECRET, else the approved demo merchant in the file GATEWAY_CREDENTIALS names
+#   (default $DATA_DIR/demo-credentials.json, DATA_DIR default ./data, written by the first `npm start`; read
+#   with node), like `npm run sign`. Which credentials and base URL it uses goes to stderr.
 # Env: BASE_URL (default http://127.0.0.1:4000; the server's start-up banner prints the one to export),
 #      TIMESTAMP (default now, Unix seconds),
 #      SIGN_ONLY=1 prints the string to sign and the signature instead of calling the server.
 set -euo pipefail
 if [ $# -lt 2 ]; then echo "usage: $0 METHOD TARGET [BODY]" >&2; exit 2; fi
 if [ -z "${API_KEY:-}" ] && [ -z "${API_SECRET:-}" ]; then
-  credentials_file="${DATA_DIR:-./data}/demo-credentials.json"
+  credentials_file="${GATEWAY_CREDENTIALS:-${DATA_DIR:-./data}/demo-credentials.json}"
+  credentials_source=$credentials_file
   if [ ! -f "$credentials_file" ]; then
-    echo "No credentials: export API_KEY and API_SECRET, or run this from the project directory after the first \`npm start\` (it writes $credentials_file; set DATA_DIR if the server uses another)." >&2
+    echo "No credentials: export API_KEY and API_SECRET, or run this from the project directory after the first \`npm start\` (it writes $credentials_file; set GATEWAY_CREDENTIALS or DATA_DIR if the server uses another)." >&2
     exit 2
   fi
   # Two lines: key, secret (no JSON tool needed beyond the node the project runs on).
@@ -44,6 +46,8 @@ if [ "${SIGN_ONLY:-}" = 1 ]; then
 fi
 
 base_url=${BASE_URL:-http://127.0.0.1:4000}
+# A key of another server answers INVALID_API_KEY: say which keys and which server.
+echo "svc1-curl: credentials ${credentials_source:-API_KEY/API_SECRET}, key $API_KEY; base URL $base_url" >&2
 args=(-sS -X "$method" "$base_url$target"
   -H "X-SERVICE-API-Key: $API_KEY" -H "X-SERVICE-Timestamp: $timestamp" -H "X-SERVICE-Signature: $signature")
 if [ -n "$body" ]; then args+=(-H 'Content-Type: application/json' --data-raw "$body"); fi

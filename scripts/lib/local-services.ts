@@ -25,9 +25,10 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { haproxyBinary, haproxyConfig, type HaproxyServer } from './haproxy.js';
 
 /** Which throwaway services a caller needs. */
-export type LocalServiceName = 'postgres' | 'redis';
+export type LocalServiceName = 'postgres' | 'redis' | 'haproxy';
 
 /** A running throwaway server. */
 export interface LocalService {
@@ -101,6 +102,7 @@ export function missingLocalServices(needs: readonly LocalServiceName[] = ['post
     else if (isRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) missing.push('Postgres (running as root needs the `postgres` OS user of the Debian package)');
   }
   if (needs.includes('redis') && !redisServerBinary()) missing.push('Redis (redis-server not found: apt-get install redis-server)');
+  if (needs.includes('haproxy') && !haproxyBinary()) missing.push('HAProxy (haproxy not found: apt-get install haproxy)');
   return missing;
 }
 
@@ -431,4 +433,54 @@ function redisPing(port: number): Promise<boolean> {
     });
     socket.on('error', () => done(false)); // refused while starting: poll again
   });
+}
+
+/** Options of {@link startHaproxy}. */
+export interface HaproxyOptions {
+  /** The replicas, `host:port` each. */
+  servers: readonly HaproxyServer[];
+  /** Port on 127.0.0.1 (default: a free one). */
+  port?: number;
+  timeoutMs?: number;
+}
+
+/**
+ * Start HAProxy (Debian package) on 127.0.0.1 in front of `servers`, with the configuration of
+ * scripts/lib/haproxy.ts (health check GET /ready, retries on another server) written to `haproxy.cfg` in
+ * its temporary directory and checked with `haproxy -c` first. Foreground (`-db`), its log in haproxy.log.
+ * `url` is the balancer's base URL.
+ */
+export async function startHaproxy(options: HaproxyOptions): Promise<LocalService & { readonly configFile: string; readonly config: string }> {
+  const bin = haproxyBinary();
+  if (!bin) throw new Error(missingLocalServices(['haproxy'])[0]);
+  const dir = makeServiceDir('pgw-haproxy-');
+  const logFile = path.join(dir, 'haproxy.log');
+  const configFile = path.join(dir, 'haproxy.cfg');
+  const port = options.port ?? (await freePort());
+  const config = haproxyConfig({ bind: `127.0.0.1:${port}`, log: 'stderr', servers: options.servers });
+  fs.writeFileSync(configFile, config);
+  const checked = spawnSync(bin, ['-c', '-q', '-f', configFile], { encoding: 'utf8' });
+  if (checked.status !== 0) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`haproxy refused ${configFile}:\n${checked.stdout}${checked.stderr}`);
+  }
+  const service = managedService({
+    name: 'haproxy',
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dir,
+    logFile,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    // SIGUSR1 would be HAProxy's soft stop (wait for connections); whoever stops it wants it gone.
+    stopSignal: 'SIGTERM',
+    launch: () => spawnServer(bin, ['-db', '-f', configFile], logFile, dir),
+    ready: () => acceptsConnections(port),
+  });
+  try {
+    await service.boot();
+  } catch (err) {
+    await service.stop();
+    throw err;
+  }
+  return Object.assign(service, { configFile, config });
 }

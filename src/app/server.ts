@@ -105,15 +105,17 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
     // Demo mode only (the credentials file exists): the banner holds a signed demo request, so it goes to
     // stderr and stdout stays the log stream, JSON lines without any signature.
     // With WORKERS > 1 only the first worker prints the banner.
-    if (fs.existsSync(data.credentialsFile) && (cluster.worker?.id ?? 1) === 1) process.stderr.write(firstCallHelp(baseUrl, data.credentialsFile, data.seeded !== null));
+    // Behind a balancer (PUBLIC_BASE_URL) the banner sends people to the balancer, never around it.
+    if (fs.existsSync(data.credentialsFile) && (cluster.worker?.id ?? 1) === 1) process.stderr.write(firstCallHelp(config.publicBaseUrl ?? baseUrl, data.credentialsFile, data.seeded !== null, baseUrl));
   });
 
   /**
-   * Graceful shutdown (SIGTERM/SIGINT): /ready turns 503 at once; after
-   * SHUTDOWN_DELAY_MS the listener closes (no new connections) while
-   * in-flight requests finish; then the database closes and the process
-   * exits 0. Connections still busy after SHUTDOWN_TIMEOUT_MS are cut.
-   * Both bounds together stay under 10 s (validated in src/shared/config.ts).
+   * Graceful shutdown (SIGTERM/SIGINT): /ready turns 503 at once; requests are still served for
+   * SHUTDOWN_DELAY_MS (SIGTERM only: the time a health-checking balancer needs to stop routing here;
+   * SIGINT is a person at a terminal, nothing routes by /ready), then the listener closes (no new
+   * connections) while in-flight requests finish; then the database closes and the process exits 0.
+   * Connections still busy after SHUTDOWN_TIMEOUT_MS are cut. Both bounds together stay under 10 s
+   * (validated in src/shared/config.ts).
    */
   let stopping = false;
   const stop = (signal: string) => {
@@ -126,7 +128,8 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
     }
     stopping = true;
     app.beginShutdown();
-    logger.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down: not ready');
+    const delayMs = signal === 'SIGTERM' ? config.shutdownDelayMs : 0;
+    logger.info({ signal, delayMs }, 'shutting down: not ready');
     setTimeout(() => {
       server.close(() => {
         clearInterval(reaper);
@@ -146,7 +149,7 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
         logger.warn('shutdown timed out; closing remaining connections');
         server.closeAllConnections();
       }, config.shutdownTimeoutMs).unref();
-    }, config.shutdownDelayMs);
+    }, delayMs);
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));

@@ -3,8 +3,11 @@
  * the three headers and a ready curl command.
  *
  * Credentials: --key/--secret, or API_KEY/API_SECRET, or the first approved
- * merchant in <DATA_DIR>/demo-credentials.json. Base URL: --base-url or
- * BASE_URL (default http://127.0.0.1:4000). --timestamp fixes the time.
+ * merchant in the file GATEWAY_CREDENTIALS names (default
+ * <DATA_DIR>/demo-credentials.json; `npm run cluster:local` writes a cluster.env
+ * setting it). Base URL: --base-url or BASE_URL (default http://127.0.0.1:4000).
+ * Which credentials and base URL it used goes to stderr (stdout stays the
+ * signature). --timestamp fixes the time.
  * The body is the third argument, or the bytes of --body-file (use "-" for
  * stdin), signed exactly as given (no re-serialisation).
  *
@@ -13,16 +16,15 @@
  * two hashes (`stringToSignSha256`, `bodySha256`) to compare with.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { sha256Hex, sign, stringToSign } from '../modules/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
-import { DEFAULT_BASE_URL } from '../app/first-call.js';
+import { DEFAULT_BASE_URL, toolCredentialsFile } from '../app/first-call.js';
 import { shellQuote } from '../shared/shell-quote.js';
 
 const USAGE = [
   'usage: npm run sign -- METHOD TARGET [BODY] [--body-file FILE|-] [--key K --secret S] [--timestamp T] [--base-url URL]',
-  '  credentials: --key/--secret, else API_KEY/API_SECRET, else the approved merchant in $DATA_DIR/demo-credentials.json',
+  '  credentials: --key/--secret, else API_KEY/API_SECRET, else the approved merchant in $GATEWAY_CREDENTIALS (default $DATA_DIR/demo-credentials.json)',
   `  example: npm run sign -- POST /v1/payments/calculate '{"amount":150000,"currency":"IDR","method":"QRIS","merchantId":"…"}'`,
 ].join('\n');
 
@@ -65,18 +67,23 @@ if (!target.startsWith('/')) die('TARGET is the path as sent, starting with "/" 
 let apiKey = values.key ?? process.env.API_KEY;
 let apiSecret = values.secret ?? process.env.API_SECRET;
 if ((apiKey && !apiSecret) || (!apiKey && apiSecret)) die('Give both the key and the secret (--key/--secret or API_KEY/API_SECRET).');
+let credentialsSource = values.key ? '--key/--secret' : 'API_KEY/API_SECRET';
 if (!apiKey || !apiSecret) {
-  const file = path.resolve(process.env.DATA_DIR ?? './data', 'demo-credentials.json');
-  if (!fs.existsSync(file)) die(`No credentials: pass --key/--secret, set API_KEY/API_SECRET, or start the server once to create ${file}.`);
+  const file = toolCredentialsFile(process.env);
+  if (!fs.existsSync(file)) die(`No credentials: pass --key/--secret, set API_KEY/API_SECRET, or start the server once to create ${file}${process.env.GATEWAY_CREDENTIALS ? ' (GATEWAY_CREDENTIALS)' : ''}.`);
   const { merchants } = JSON.parse(fs.readFileSync(file, 'utf8')) as { merchants: DemoMerchantCredentials[] };
   const demo = merchants.find((m) => m.kyc === 'approved') ?? merchants[0];
   if (!demo) die(`${file} lists no merchant.`);
   apiKey = demo.apiKey;
   apiSecret = demo.apiSecret;
+  credentialsSource = `${file}${process.env.GATEWAY_CREDENTIALS ? ' (GATEWAY_CREDENTIALS)' : ''}, merchant ${demo.name}`;
 }
 const timestamp = values.timestamp ?? String(Math.floor(Date.now() / 1000));
 if (!/^[0-9]{1,12}$/.test(timestamp)) die('--timestamp is Unix time in seconds (decimal digits), not milliseconds.');
 const baseUrl = (values['base-url'] ?? process.env.BASE_URL ?? DEFAULT_BASE_URL).replace(/\/$/, '');
+const baseUrlSource = values['base-url'] ? '--base-url' : process.env.BASE_URL ? 'BASE_URL' : 'default';
+// A signature for the wrong server answers INVALID_API_KEY: say which keys and which server, every time.
+process.stderr.write(`sign: credentials ${credentialsSource}; key ${apiKey}\nsign: base URL ${baseUrl} (${baseUrlSource})\n`);
 const parts = { method: method.toUpperCase(), target, timestamp, apiKey, body };
 const toSign = stringToSign(parts);
 const signature = sign(apiSecret, parts);

@@ -94,9 +94,11 @@ export type CheckoutSession = {
 /** A created checkout session. `clientSecret` is shown only here. */
 export type CheckoutSessionCreated = {
   __typename?: 'CheckoutSessionCreated';
+  /** The only amount the session lists channels for and prices (major unit). */
   amount: Scalars['Decimal']['output'];
   /** The credential for `Authorization: Bearer`; treat it as opaque and never log it. */
   clientSecret: Scalars['String']['output'];
+  /** The only currency (ISO 4217, upper case). */
   currency: Scalars['String']['output'];
   /** ISO 8601 UTC instant after which the session answers SESSION_EXPIRED. */
   expiresAt: Scalars['String']['output'];
@@ -259,6 +261,7 @@ export type FeeRuleSource =
   /** A rule for this merchant only (a per-merchant fee override is one). */
   | 'MERCHANT';
 
+/** Operations that create something (SVC1-signed callers only). */
 export type Mutation = {
   __typename?: 'Mutation';
   /**
@@ -270,6 +273,7 @@ export type Mutation = {
 };
 
 
+/** Operations that create something (SVC1-signed callers only). */
 export type MutationCreateCheckoutSessionArgs = {
   input: CreateCheckoutSessionInput;
 };
@@ -407,7 +411,10 @@ export type Subscription = {
    * scheduled rule taking effect), whichever process or replica made it. Two
    * consecutive events are never identical. Only this merchant's data is ever
    * sent. The stream ends when its API key is revoked (a last event with an
-   * INVALID_API_KEY error, then `complete`). At most `SUBSCRIPTIONS_PER_KEY`
+   * INVALID_API_KEY error, then `complete`). Opened with a checkout session
+   * (contract §9), it lists the session's methods judged against its amount and
+   * currency, and ends at the session's expiry (SESSION_EXPIRED) or when the key
+   * that created it is revoked (SESSION_INVALID); at most 2 per session. At most `SUBSCRIPTIONS_PER_KEY`
    * (default 10) streams per API key are open at once; one more is refused
    * with HTTP 429 RATE_LIMITED. A comment line (`: heartbeat`) every 15 s keeps
    * proxies from closing an idle stream.

@@ -48,6 +48,8 @@ function isPureGraphQLError(error: unknown): boolean {
 const GRAPHQL_HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
   INTERNAL_ERROR: 500,
   SERVICE_UNAVAILABLE: 503,
+  // A checkout session asking outside its scope is refused like the authentication step refuses it (contract §9).
+  SESSION_SCOPE: 403,
 };
 
 export function createMaskError() {

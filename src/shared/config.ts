@@ -6,6 +6,9 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+/** Signal to exit: SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS stay within it, so the process is gone within 10 s (`docker stop`'s grace). */
+const SHUTDOWN_BUDGET_MS = 9500;
+
 const port = z.coerce.number().int().min(0).max(65535);
 
 const envSchema = z.object({
@@ -25,10 +28,18 @@ const envSchema = z.object({
   LOG_FORMAT: z.enum(['auto', 'json', 'pretty']).default('auto'),
   /** Bearer token required by GET /metrics; unset = /metrics is public. */
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
-  /** After SIGTERM/SIGINT: how long /ready reports not-ready before the listener closes (load balancers notice). */
-  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(0),
-  /** After the listener closed: how long in-flight requests may take before connections are cut. */
-  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(9000).default(8000),
+  /**
+   * After SIGTERM: how long /ready reports not-ready while requests are still served, before the listener
+   * closes. The default outlasts a health-checking balancer's detection time (HAProxy `inter 1s fall 2`:
+   * at most 2 s, docs/SCALING.md) with 1 s to spare, so a drain behind it loses no request.
+   */
+  SHUTDOWN_DELAY_MS: z.coerce.number().int().min(0).max(5000).default(3000),
+  /**
+   * After the listener closed: how long in-flight requests may take before connections are cut.
+   * Unset: whatever the delay leaves of the 9.5 s budget (9500 - SHUTDOWN_DELAY_MS), so every valid
+   * delay starts with the default timeout.
+   */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(9000).optional(),
   /** Per API key rate budget: sustained requests/s and burst (README "Limits, rate limiting and failure behaviour"). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
@@ -66,12 +77,20 @@ const envSchema = z.object({
    * balancer never reuses a socket this server has just closed (the classic intermittent 502).
    */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(65_000),
+  /**
+   * The URL clients reach this server at when it runs behind a load balancer (the balancer's); the start-up
+   * banner shows it instead of the listening address. Unset: the listening address.
+   */
+  PUBLIC_BASE_URL: z
+    .string()
+    .optional()
+    .refine((v) => v === undefined || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(v), 'must be an http:// or https:// URL'),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
-}).refine((e) => e.SHUTDOWN_DELAY_MS + e.SHUTDOWN_TIMEOUT_MS <= 9500, {
+}).refine((e) => e.SHUTDOWN_TIMEOUT_MS === undefined || e.SHUTDOWN_DELAY_MS + e.SHUTDOWN_TIMEOUT_MS <= SHUTDOWN_BUDGET_MS, {
   message: 'SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS must not exceed 9500 (the process must exit within 10 s of a signal)',
   path: ['SHUTDOWN_TIMEOUT_MS'],
   // Run even when other variables failed (all problems at once), but only on two valid numbers.
@@ -113,6 +132,8 @@ export interface Config {
   redisUrl: string | null;
   /** `server.keepAliveTimeout`; `headersTimeout` is set a little above it. */
   keepAliveTimeoutMs: number;
+  /** Where clients reach this server (a load balancer), without a trailing slash; null = the listening address. */
+  publicBaseUrl: string | null;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -155,7 +176,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: e.LOG_FORMAT,
     metricsToken: e.METRICS_TOKEN ?? null,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
-    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? SHUTDOWN_BUDGET_MS - e.SHUTDOWN_DELAY_MS,
     rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
     graphqlLimits: {
       maxDepth: e.GRAPHQL_MAX_DEPTH,
@@ -170,5 +191,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
   };
 }

@@ -1,14 +1,17 @@
 /**
- * `npm run cluster:local` (issue 11 item 8): Postgres + Redis + N replicas + a round-robin balancer from
- * one command. Checks every replica and the balancer (/health, a signed GET /v1/payments/channel with the
- * shared DATA_DIR's demo credentials), then SIGINT to the script alone stops everything: no process left,
- * every port free, the services' temporary directories gone.
+ * `npm run cluster:local` (issue 11 item 8, issue 24 items 5-6): Postgres + Redis + N replicas + HAProxy
+ * from one command. Checks every replica and the balancer (/health, a signed GET /v1/payments/channel with
+ * the shared DATA_DIR's demo credentials); that the banners and cluster.env send people and tools to the
+ * balancer with the cluster's credentials; then, under steady load through HAProxy (about 100 requests/s,
+ * signed GETs and POSTs), that a SIGTERM to one replica and a SIGKILL to another cost no request; then
+ * SIGINT to the script alone stops everything: no process left, every port free, the temporary
+ * directories gone.
  *
  * The first replica starts alone (migrations, demo seed, demo-credentials.json), the others after it. A
  * server that ignores DATABASE_URL still answers (the replicas then share the SQLite file in the shared
  * DATA_DIR), so one test checks that no SQLite database appears there: the state must be in Postgres.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,10 +22,13 @@ import { makeTempDir } from '../helpers/app.js';
 import { acceptsConnections, localServicesSkipReason } from '../helpers/local-services.js';
 import { PROJECT_ROOT } from '../helpers/server.js';
 
-const skip = localServicesSkipReason('postgres', 'redis');
+const skip = localServicesSkipReason('postgres', 'redis', 'haproxy');
 
 interface Ready {
   balancer: string;
+  haproxy: { dir: string; configFile: string; port: number };
+  envFile: string;
+  credentialsFile: string;
   replicas: { url: string; pid: number }[];
   databaseUrl: string;
   redisUrl: string;
@@ -35,6 +41,80 @@ let child: ChildProcess | undefined;
 let output = '';
 let ready: Ready | undefined;
 let workDir: string | undefined;
+
+/** The approved demo merchant of the cluster's DATA_DIR. */
+function merchant(): DemoMerchantCredentials {
+  return (JSON.parse(fs.readFileSync(ready!.credentialsFile, 'utf8')) as { merchants: DemoMerchantCredentials[] }).merchants.find((m) => m.kyc === 'approved')!;
+}
+
+/** What a load run saw: every request's outcome that was not a 200 with the expected body. */
+interface LoadResult {
+  sent: number;
+  ok: number;
+  failures: string[];
+}
+
+/**
+ * Steady load through the balancer: one request every `1000 / perSecond` ms, signed GETs and POSTs in
+ * turn, each bounded by a 10 s timeout (a request a dead replica swallowed would count as failed, not hang).
+ */
+function startLoad(baseUrl: string, perSecond: number): { stop(): Promise<LoadResult> } {
+  const who = merchant();
+  const result: LoadResult = { sent: 0, ok: 0, failures: [] };
+  const pending = new Set<Promise<void>>();
+  const calc = JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: who.merchantId, chargeFeeToCustomer: true });
+  const one = async (n: number) => {
+    const post = n % 2 === 1;
+    const target = post ? '/v1/payments/calculate' : '/v1/payments/channel';
+    const body = post ? calc : '';
+    const headers = { ...signatureHeaders(who.apiKey, who.apiSecret, { method: post ? 'POST' : 'GET', target, body }), ...(post ? { 'content-type': 'application/json' } : {}) };
+    try {
+      const res = await fetch(`${baseUrl}${target}`, { method: post ? 'POST' : 'GET', headers, body: post ? body : undefined, signal: AbortSignal.timeout(10_000) });
+      const text = await res.text();
+      const good = res.status === 200 && (post ? (JSON.parse(text) as { fee?: number }).fee === 1050 : text.includes('"qris"'));
+      if (good) result.ok++;
+      else result.failures.push(`${target}: ${res.status} ${text.slice(0, 200)}`);
+    } catch (err) {
+      const cause = err instanceof Error && err.cause instanceof Error ? ` (${err.cause.message})` : '';
+      result.failures.push(`${target}: ${err instanceof Error ? err.message : String(err)}${cause}`);
+    }
+  };
+  const timer = setInterval(() => {
+    const p = one(result.sent++).finally(() => pending.delete(p));
+    pending.add(p);
+  }, 1000 / perSecond);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await Promise.all(pending);
+      return result;
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolve once `pid` is gone (bounded). */
+async function gone(pid: number, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (alive(pid)) {
+    if (Date.now() > deadline) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+/** Whether any process's command line mentions `text` (Linux /proc). */
+function processMentioning(text: string): boolean {
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) return true;
+    } catch {
+      continue; // exited meanwhile
+    }
+  }
+  return false;
+}
 
 function alive(pid: number): boolean {
   try {
@@ -50,7 +130,8 @@ beforeAll(async () => {
   workDir = makeTempDir('pgw-cluster-local-');
   child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster-local.ts', '--replicas', '3', '--port', '0', '--base-port', '0', '--data-dir', path.join(workDir, 'cluster')], {
     cwd: PROJECT_ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn' },
+    // The load below is one API key at about 100 requests/s: above the default per-key budget (shared in Redis).
+    env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '1000000' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
@@ -95,7 +176,7 @@ describe.skipIf(skip)('npm run cluster:local', () => {
   it('every replica and the balancer answer /health 200 and a signed GET /v1/payments/channel 200', async () => {
     const credentials = (JSON.parse(fs.readFileSync(path.join(ready!.dataDir, 'demo-credentials.json'), 'utf8')) as { merchants: DemoMerchantCredentials[] }).merchants;
     const merchant = credentials.find((m) => m.kyc === 'approved')!;
-    // The balancer round-robins per connection: six fresh connections reach every replica twice.
+    // HAProxy round-robins per request: six requests reach every replica twice.
     const targets = [...ready!.replicas.map((r) => r.url), ...Array<string>(6).fill(ready!.balancer)];
     for (const base of targets) {
       expect((await fetch(`${base}/health`)).status, `${base}/health`).toBe(200);
@@ -105,9 +186,63 @@ describe.skipIf(skip)('npm run cluster:local', () => {
     }
   });
 
+  it('prints the HAProxy configuration it runs (health check on /ready, retries) and its file', () => {
+    const config = fs.readFileSync(ready!.haproxy.configFile, 'utf8');
+    expect(config).toMatch(/option httpchk GET \/ready/);
+    expect(config).toMatch(/retry-on conn-failure empty-response/);
+    for (const line of config.trimEnd().split('\n')) expect(output).toContain(`  | ${line}`);
+    expect(output).toContain(ready!.haproxy.configFile);
+  });
+
+  it('the replica banners point at the balancer and the cluster\'s credentials, never at a replica\'s own port', () => {
+    ready!.replicas.forEach((r, i) => expect(output).toContain(`[replica ${i + 1}] Payment gateway at ${ready!.balancer} (the load balancer; this replica listens on ${r.url})`));
+    for (const r of ready!.replicas) expect(output).not.toContain(`export BASE_URL=${r.url}`);
+    expect(output).toContain(`export GATEWAY_CREDENTIALS=${ready!.credentialsFile}`);
+    expect(output).toContain(`set -a; . ${ready!.envFile}; set +a`);
+  });
+
+  it('cluster.env points npm run sign, the examples and the admin CLI at the cluster in one step', () => {
+    const env = { ...process.env, API_KEY: '', API_SECRET: '', BASE_URL: '', DATA_DIR: '', DATABASE_URL: '', MASTER_KEY: '', GATEWAY_CREDENTIALS: '' };
+    const inCluster = (command: string) => execFileSync('bash', ['-c', `set -a; . "$1"; set +a; ${command}`, 'bash', ready!.envFile], { cwd: PROJECT_ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const signed = inCluster('npm run --silent sign -- GET /v1/payments/channel 2>&1');
+    expect(signed).toContain(`sign: credentials ${ready!.credentialsFile} (GATEWAY_CREDENTIALS)`);
+    expect(signed).toContain(`sign: base URL ${ready!.balancer} (BASE_URL)`);
+    const curl = signed.slice(signed.indexOf('curl:\n') + 'curl:\n'.length).trim();
+    expect(curl).toContain(ready!.balancer);
+    expect((JSON.parse(execFileSync('bash', ['-c', curl], { encoding: 'utf8' })) as { status: number }).status).toBe(200);
+    expect(inCluster('docs/examples/svc1-curl.sh GET /v1/payments/channel')).toMatch(/"code":"qris"/);
+    expect(inCluster('npm run --silent admin -- merchant list')).toContain('Toko Kopi Nusantara');
+  }, 60_000);
+
   it('the replicas keep their state in Postgres (DATABASE_URL), not in a SQLite file in DATA_DIR', () => {
     expect(fs.existsSync(path.join(ready!.dataDir, DATABASE_FILE)), `${DATABASE_FILE} in the shared DATA_DIR`).toBe(false);
   });
+
+  it('steady load through HAProxy: a SIGTERM to a replica costs no request (drain by default)', async () => {
+    const load = startLoad(ready!.balancer, 100);
+    await sleep(1_000);
+    const pid = ready!.replicas[0]!.pid;
+    const signalled = Date.now();
+    process.kill(pid, 'SIGTERM');
+    await gone(pid);
+    // Load for a fixed stretch, whatever the replica's drain takes: the failures are the measure.
+    await sleep(Math.max(1_000, signalled + 5_000 - Date.now()));
+    const result = await load.stop();
+    expect(result.failures, result.failures.slice(0, 5).join('\n')).toEqual([]);
+    expect(result.ok).toBeGreaterThan(300); // several seconds of load, not a handful of requests
+  }, 60_000);
+
+  it('steady load through HAProxy: a SIGKILL to a replica costs no request (retried on another one)', async () => {
+    const load = startLoad(ready!.balancer, 100);
+    await sleep(1_000);
+    const pid = ready!.replicas[1]!.pid;
+    process.kill(pid, 'SIGKILL');
+    await gone(pid);
+    await sleep(3_000); // past the health check's detection time (inter × fall = 2 s)
+    const result = await load.stop();
+    expect(result.failures, result.failures.slice(0, 5).join('\n')).toEqual([]);
+    expect(result.ok).toBeGreaterThan(300);
+  }, 60_000);
 
   it('SIGINT stops everything: no process left, ports free, service directories removed', async () => {
     const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
@@ -117,5 +252,7 @@ describe.skipIf(skip)('npm run cluster:local', () => {
     const ports = [ready!.balancer, ...ready!.replicas.map((r) => r.url)].map((u) => Number(new URL(u).port)).concat(ready!.servicePorts);
     for (const port of ports) expect(await acceptsConnections(port), `port ${port}`).toBe(false);
     for (const dir of ready!.serviceDirs) expect(fs.existsSync(dir), dir).toBe(false);
+    expect(ready!.serviceDirs).toContain(ready!.haproxy.dir);
+    expect(processMentioning(ready!.haproxy.configFile), 'a haproxy process').toBe(false);
   }, 60_000);
 });

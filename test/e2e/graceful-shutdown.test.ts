@@ -87,3 +87,43 @@ describe('graceful shutdown', () => {
     expect(messages.indexOf('stopped')).toBeGreaterThan(messages.lastIndexOf('request'));
   }, 60_000);
 });
+
+describe('graceful shutdown with the default settings (behind a health-checking balancer)', () => {
+  let defaultsDir: string | undefined;
+  afterAll(() => {
+    if (defaultsDir) fs.rmSync(defaultsDir, { recursive: true, force: true });
+  });
+
+  it('SIGTERM: /ready 503 at once, yet new connections are still served for SHUTDOWN_DELAY_MS (3 s) so the balancer can notice; exit 0', async () => {
+    defaultsDir = makeTempDir('pgw-stop-defaults-');
+    const running = await startServer(defaultsDir);
+    try {
+      const creds = JSON.parse(fs.readFileSync(`${defaultsDir}/demo-credentials.json`, 'utf8')) as { merchants: DemoMerchantCredentials[] };
+      const who = creds.merchants.find((m) => m.kyc === 'approved')!;
+      running.child.kill('SIGTERM');
+      const line = await running.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down'));
+      expect(line.delayMs).toBe(3000);
+      // Not ready, but serving: what a balancer that has not yet noticed sends still gets its answer.
+      expect((await fetch(`${running.baseUrl}/ready`, { headers: { connection: 'close' } })).status).toBe(503);
+      const target = '/v1/payments/channel';
+      const res = await fetch(`${running.baseUrl}${target}`, { headers: { ...signatureHeaders(who.apiKey, who.apiSecret, { method: 'GET', target, body: '' }), connection: 'close' } });
+      expect(res.status).toBe(200);
+      expect(running.logLines().some((l) => typeof l.msg === 'string' && l.msg.startsWith('listener closed'))).toBe(false);
+      expect(await running.exited).toBe(0);
+    } finally {
+      await running.stop('SIGKILL');
+    }
+  }, 60_000);
+
+  it('SIGINT (Ctrl-C: a person waits, no balancer) skips the delay', async () => {
+    const running = await startServer(defaultsDir!);
+    try {
+      running.child.kill('SIGINT');
+      const line = await running.waitForLog((l) => typeof l.msg === 'string' && l.msg.startsWith('shutting down'));
+      expect(line.delayMs).toBe(0);
+      expect(await running.exited).toBe(0);
+    } finally {
+      await running.stop('SIGKILL');
+    }
+  }, 60_000);
+});

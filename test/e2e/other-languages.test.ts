@@ -65,7 +65,15 @@ describe('credentials and server address for the examples in other languages', (
 
   it.each(scripts)('%s: without API_KEY/API_SECRET falls back to $DATA_DIR/demo-credentials.json, like npm run sign', (_name, cmd, pre) => {
     const res = runScript(cmd, pre, { DATA_DIR: server.dataDir, BASE_URL: server.baseUrl });
-    expect(res.stderr).toBe('');
+    expect(res.stderr).toContain(`credentials ${path.join(server.dataDir, 'demo-credentials.json')}`);
+    expect(res.stderr).toContain(`base URL ${server.baseUrl}`);
+    expect(res.status).toBe(0);
+    expect(res.stdout).toMatch(/"code":\s?"qris"/);
+  });
+
+  it.each(scripts)('%s: GATEWAY_CREDENTIALS names the credentials file (it wins over DATA_DIR) and stderr says so', (_name, cmd, pre) => {
+    const res = runScript(cmd, pre, { DATA_DIR: path.join(server.dataDir, 'nowhere'), GATEWAY_CREDENTIALS: path.join(server.dataDir, 'demo-credentials.json'), BASE_URL: server.baseUrl });
+    expect(res.stderr).toContain(`credentials ${path.join(server.dataDir, 'demo-credentials.json')}`);
     expect(res.status).toBe(0);
     expect(res.stdout).toMatch(/"code":\s?"qris"/);
   });

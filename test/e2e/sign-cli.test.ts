@@ -54,6 +54,9 @@ describe('npm run sign', () => {
     const env = { DATA_DIR: server.dataDir, BASE_URL: server.baseUrl, API_KEY: '', API_SECRET: '' };
     const list = sign(['GET', '/v1/payments/channel'], env);
     expect(list.code).toBe(0);
+    // It says which keys and which server it signs for (stderr; stdout stays the signature).
+    expect(list.stderr).toContain(`sign: credentials ${path.join(server.dataDir, 'demo-credentials.json')}, merchant `);
+    expect(list.stderr).toContain(`sign: base URL ${server.baseUrl} (BASE_URL)`);
     const listed = JSON.parse(execFileSync('bash', ['-c', curlOf(list.stdout)], { encoding: 'utf8' })) as { status: number; data: { code: string }[] };
     expect(listed.status).toBe(200);
     expect(listed.data.map((c) => c.code)).toContain('qris');
@@ -61,6 +64,15 @@ describe('npm run sign', () => {
     const calc = sign(['POST', '/v1/payments/calculate', CALC], env);
     const result = JSON.parse(execFileSync('bash', ['-c', curlOf(calc.stdout)], { encoding: 'utf8' })) as Record<string, unknown>;
     expect(result).toEqual({ amount: 150000, fee: 1050, additionalFee: 0, totalAmount: 151050, getBalance: 150000, currency: 'IDR', feeTax: 0, customerFee: 1050, merchantFee: 0 });
+  });
+
+  it('GATEWAY_CREDENTIALS names the credentials file, over DATA_DIR', () => {
+    const env = { DATA_DIR: path.join(server.dataDir, 'nowhere'), GATEWAY_CREDENTIALS: path.join(server.dataDir, 'demo-credentials.json'), BASE_URL: server.baseUrl, API_KEY: '', API_SECRET: '' };
+    const out = sign(['GET', '/v1/payments/channel'], env);
+    expect(out.code).toBe(0);
+    expect(out.stderr).toContain(`sign: credentials ${path.join(server.dataDir, 'demo-credentials.json')} (GATEWAY_CREDENTIALS)`);
+    const listed = JSON.parse(execFileSync('bash', ['-c', curlOf(out.stdout)], { encoding: 'utf8' })) as { status: number };
+    expect(listed.status).toBe(200);
   });
 
   it('its hashes match the ones a SIGNATURE_MISMATCH returns for a test key', () => {

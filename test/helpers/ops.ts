@@ -64,7 +64,10 @@ export interface RunningServer {
   waitForLog(predicate: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
   /** Resolves with the exit code. */
   exited: Promise<number | null>;
-  /** Send a signal (default SIGTERM) and wait for the exit code. */
+  /**
+   * Send a signal and wait for the exit code. Default SIGINT: a graceful stop without SIGTERM's
+   * SHUTDOWN_DELAY_MS (3 s of serving on for a balancer), which no test needs unless it tests the drain.
+   */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -130,7 +133,7 @@ export function startServer(dataDir: string, env: Record<string, string> = {}): 
     logLines: () => parseLines(stdout),
     waitForLog,
     exited,
-    stop(signal: NodeJS.Signals = 'SIGTERM') {
+    stop(signal: NodeJS.Signals = 'SIGINT') {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
     },

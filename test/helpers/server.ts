@@ -26,7 +26,10 @@ export interface RunningServer {
   credentials(): DemoMerchantCredentials[];
   /** A signed fetch against the real server. */
   signedFetch(target: string, init?: { method?: string; body?: string; as?: DemoMerchantCredentials; headers?: Record<string, string> }): Promise<Response>;
-  /** Signal the whole process group and wait until every process in it is gone. */
+  /**
+   * Signal the whole process group and wait until every process in it is gone. Default SIGINT: a graceful
+   * stop without SIGTERM's SHUTDOWN_DELAY_MS, which no test needs unless it tests the drain.
+   */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -73,7 +76,7 @@ export async function startServer(dataDir: string, env: Record<string, string> =
       const headers = { ...signatureHeaders(as.apiKey, as.apiSecret, { method, target, body }), ...(body ? { 'content-type': 'application/json' } : {}), ...init.headers };
       return fetch(`${baseUrl}${target}`, { method, headers, body: body || undefined });
     },
-    async stop(signal = 'SIGTERM') {
+    async stop(signal: NodeJS.Signals = 'SIGINT') {
       const pid = child.pid!;
       const alive = () => {
         try {

@@ -67,8 +67,10 @@ describe('validation of the create call', () => {
     [{ amount: '150000' }, 'amount'],
     [{ currency: 'XXX' }, 'currency'],
     [{ currency: 'ID' }, 'currency'],
-    [{ methods: ['nope'] }, 'methods.0'],
-    [{ methods: ['qris', 'nope'] }, 'methods.1'],
+    [{ currency: 'USD' }, 'currency'],
+    [{ methods: ['nope'] }, 'methods'],
+    [{ methods: ['qris', 'nope'] }, 'methods'],
+    [{ methods: 'qris' }, 'methods'],
     [{ methods: [] }, 'methods'],
     [{ expiresInSeconds: 59 }, 'expiresInSeconds'],
     [{ expiresInSeconds: 86401 }, 'expiresInSeconds'],
@@ -103,6 +105,7 @@ describe('validation of the create call', () => {
     expect(res.status).toBe(403);
     expect(await problem(res)).toMatchObject({ code: 'SESSION_SCOPE' });
     const mutation = await sessionGql(s.clientSecret, 'mutation { createCheckoutSession(input: { amount: 1000, currency: "IDR" }) { id } }');
+    expect(mutation.status).toBe(403);
     expect(((await mutation.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('SESSION_SCOPE');
   });
 
@@ -152,9 +155,10 @@ describe('session scope', () => {
     ['{ calculateFee(input: { amount: 150000, currency: "USD", method: "qris" }) { fee } }'],
     ['{ calculateFee(input: { amount: 150000, currency: "IDR", method: "bca_va" }) { fee } }'],
     ['{ paymentChannels { code fee(amount: 1000) { fee } } }'],
-  ])('%s → SESSION_SCOPE', async (query) => {
+  ])('%s → 403 SESSION_SCOPE', async (query) => {
     const s = await session();
     const res = await sessionGql(s.clientSecret, query);
+    expect(res.status).toBe(403);
     const body = (await res.json()) as { errors: { extensions: { code: string } }[] };
     expect(body.errors[0]!.extensions.code).toBe('SESSION_SCOPE');
   });
@@ -198,7 +202,7 @@ describe('lifetime', () => {
     }
   });
 
-  it.each([['garbage'], [''], ['cs_00000000000000000000000000000000_secret_AAAA'], ['x'.repeat(5000)]])('malformed %s → 401 SESSION_INVALID', async (secret) => {
+  it.each([['garbage'], [''], ['cs_00000000000000000000000000000000_secret_AAAA'], ['x'.repeat(5000)], [`a${' '.repeat(8000)}b`]])('malformed %s → 401 SESSION_INVALID', async (secret) => {
     const res = await t.fetch('/v1/payments/channel', { headers: { Authorization: `Bearer ${secret}` } });
     expect(res.status).toBe(401);
     expect(await problem(res)).toMatchObject({ code: 'SESSION_INVALID' });
@@ -277,7 +281,7 @@ describe('origins and CORS', () => {
     expect(forged.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('preflight: 204 with methods, headers and max-age for a known origin; 403 otherwise', async () => {
+  it('preflight: 204 with methods, headers and max-age; Access-Control-Allow-Origin only for an origin a merchant allows', async () => {
     for (const path of ['/graphql', '/v1/payments/channel']) {
       const res = await t.fetch(path, { method: 'OPTIONS', headers: { Origin: allowed, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization, content-type' } });
       expect(res.status).toBe(204);
@@ -286,8 +290,9 @@ describe('origins and CORS', () => {
       expect(res.headers.get('access-control-allow-headers')).toMatch(/Authorization/);
       expect(res.headers.get('access-control-allow-headers')).toMatch(/Content-Type/);
       expect(Number(res.headers.get('access-control-max-age'))).toBeGreaterThan(0);
+      // The browser refuses a page of this origin: no Access-Control-Allow-Origin.
       const refused = await t.fetch(path, { method: 'OPTIONS', headers: { Origin: foreign, 'Access-Control-Request-Method': 'POST' } });
-      expect(refused.status).toBe(403);
+      expect(refused.status).toBe(204);
       expect(refused.headers.get('access-control-allow-origin')).toBeNull();
     }
     expect((await t.fetch('/graphql', { method: 'OPTIONS', headers: { Origin: allowed } })).headers.get('access-control-allow-methods')).toBe('GET, POST');
@@ -398,5 +403,18 @@ describe('revocation, limits and logs', () => {
     } finally {
       await gated.close();
     }
+  });
+});
+
+describe('HTTP caching with a session', () => {
+  it('a revalidated list (304) from an allowed origin keeps its CORS headers', async () => {
+    const s = await session();
+    const headers = bearer(s.clientSecret, { Origin: 'http://localhost:4100' });
+    const first = await t.fetch('/v1/payments/channel', { headers });
+    const etag = first.headers.get('etag')!;
+    expect(etag).toBeTruthy();
+    const again = await t.fetch('/v1/payments/channel', { headers: { ...headers, 'If-None-Match': etag } });
+    expect(again.status).toBe(304);
+    expect(again.headers.get('access-control-allow-origin')).toBe('http://localhost:4100');
   });
 });

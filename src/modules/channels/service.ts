@@ -102,7 +102,7 @@ export class ChannelService {
     const out: string[] = [];
     for (const [i, m] of methods.entries()) {
       const code = m.trim().toLowerCase();
-      if (!known.has(code)) throw invalidRequest(`methods.${i}`, `methods.${i}: no channel "${m.slice(0, 64)}" is enabled for this merchant.`);
+      if (!known.has(code)) throw invalidRequest('methods', `methods[${i}]: no channel "${m.slice(0, 64)}" is enabled for this merchant.`);
       if (!out.includes(code)) out.push(code);
     }
     return out;

@@ -77,6 +77,10 @@ export class SessionService {
     if (scaleOf(amount) > minorUnits) throw invalidRequest('amount', `amount has more decimals than ${currency} allows (${minorUnits}).`);
     if (input.methods != null && input.methods.length > MAX_SESSION_METHODS) throw invalidRequest('methods', `methods may name at most ${MAX_SESSION_METHODS} channels.`);
     const methods = this.channels.resolveMethods(principal, input.methods);
+    // A session no channel of which settles in its currency could never show a selectable channel.
+    if (!methods.some((code) => this.channels.findForMerchant(principal, code)?.currency === currency)) {
+      throw invalidRequest('currency', `none of the session's channels settles in ${currency}.`);
+    }
     const ttl = input.expiresInSeconds ?? SESSION_TTL.default;
     if (!Number.isInteger(ttl) || ttl < SESSION_TTL.min || ttl > SESSION_TTL.max) {
       throw invalidRequest('expiresInSeconds', `expiresInSeconds must be an integer from ${SESSION_TTL.min} to ${SESSION_TTL.max}.`);

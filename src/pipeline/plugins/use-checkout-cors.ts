@@ -1,11 +1,11 @@
 /**
  * CORS for checkout sessions (contract §9), in the one pipeline.
  *
- * - Preflight: `OPTIONS` on a path sessions may call (`/graphql`, `/v1/payments/channel`) from an origin that
- *   some merchant allows → 204 with the allowed methods and headers and a max-age. The preflight carries no
- *   credentials, so it cannot know the merchant: the real request is judged against the session's own
- *   merchant by the authentication step. An origin no merchant allows → 403 ORIGIN_NOT_ALLOWED, no CORS
- *   headers (the browser refuses before anything is sent).
+ * - Preflight: `OPTIONS` on a path sessions may call (`/graphql`, `/v1/payments/channel`) → 204 with the
+ *   allowed methods and headers and a max-age (contract §9). `Access-Control-Allow-Origin` only for an origin
+ *   that some merchant allows: the preflight carries no credentials, so it cannot know the merchant, and the
+ *   real request is judged against the session's own merchant by the authentication step. For an origin no
+ *   merchant allows the browser finds no `Access-Control-Allow-Origin` and refuses before anything is sent.
  * - Answers: `Access-Control-Allow-Origin: <origin>`, `Vary: Origin` and `Access-Control-Expose-Headers`
  *   only when the authentication step recorded `state.corsOrigin`, i.e. for an authentic client secret of
  *   a merchant that allows that origin. SVC1-signed requests never get CORS headers (a secret never belongs
@@ -15,9 +15,7 @@
  * signature plugin (a preflight has no credentials to check).
  */
 import type { Plugin } from 'graphql-yoga';
-import { AppError } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { problemResponse } from '../responses.js';
 
 /** Options of {@link useCheckoutCors}. */
 export interface CheckoutCorsOptions {
@@ -35,29 +33,19 @@ export const SESSION_REQUEST_HEADERS = 'Authorization, Content-Type, Accept, X-R
 export function useCheckoutCors(options: CheckoutCorsOptions): Plugin {
   const maxAge = String(options.maxAgeSeconds ?? 600);
   return {
-    onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
+    onRequest({ request, url, endResponse, fetchAPI }) {
       if (request.method !== 'OPTIONS') return;
       const methods = options.sessionPaths.get(url.pathname);
       if (methods === undefined) return;
-      const state = requestStateOf(serverContext);
       const origin = request.headers.get('origin');
-      if (origin === null || !options.isKnownOrigin(origin)) {
-        if (state) state.errorCode = 'ORIGIN_NOT_ALLOWED';
-        endResponse(problemResponse(fetchAPI.Response, new AppError('ORIGIN_NOT_ALLOWED', 'This web origin is not allowed to call the gateway from a browser.'), state?.id ?? ''));
-        return;
-      }
-      endResponse(
-        new fetchAPI.Response(null, {
-          status: 204,
-          headers: {
-            'Access-Control-Allow-Origin': origin,
-            'Access-Control-Allow-Methods': methods.join(', '),
-            'Access-Control-Allow-Headers': SESSION_REQUEST_HEADERS,
-            'Access-Control-Max-Age': maxAge,
-            Vary: 'Origin',
-          },
-        }),
-      );
+      const headers: Record<string, string> = {
+        'Access-Control-Allow-Methods': methods.join(', '),
+        'Access-Control-Allow-Headers': SESSION_REQUEST_HEADERS,
+        'Access-Control-Max-Age': maxAge,
+        Vary: 'Origin',
+      };
+      if (origin !== null && options.isKnownOrigin(origin)) headers['Access-Control-Allow-Origin'] = origin;
+      endResponse(new fetchAPI.Response(null, { status: 204, headers }));
     },
     onResponse({ serverContext, response }) {
       const origin = requestStateOf(serverContext)?.corsOrigin;

@@ -1,9 +1,11 @@
 /**
- * SVC1 signature verification (contract §3) as a Yoga plugin.
+ * SVC1 signature verification (contract §3) as a Yoga plugin, and, in the same step, checkout sessions'
+ * `Authorization: Bearer` client secrets (contract §9; see `verifySession` below).
  *
- * Runs in `onRequest`, before any other user plugin, for every request to
+ * Runs in `onRequest`, before any other user plugin that touches data, for every request to
  * the GraphQL endpoint (POST and GET, data and introspection alike; the GraphiQL page
- * for browsers is answered earlier, by useApiDocs, and carries no data) and every `/v1/payments/*` route. Nothing behind it runs for an
+ * for browsers is answered earlier, by useApiDocs, and carries no data; so is a browser's CORS preflight,
+ * which carries no credentials), every `/v1/payments/*` route and `/v1/checkout/sessions`. Nothing behind it runs for an
  * unauthenticated request. Check order (contract §4): headers present →
  * timestamp format → skew → signature format → key known → HMAC. Merchant
  * scope is checked by the services, which know the requested merchant.
@@ -24,9 +26,6 @@ import { errorResponseFor } from '../responses.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { SessionClaims } from '../../modules/auth/client-secret.js';
 
-/** `Bearer` with its token; an empty token (`Bearer`, as HTTP trims `Bearer `) is a session attempt that fails. */
-const BEARER = /^\s*Bearer(?:\s+(\S*))?\s*$/i;
-
 /**
  * The client secret of a request that authenticates as a checkout session: `Authorization: Bearer …` and
  * none of the SVC1 headers (a request carrying any SVC1 header is judged as SVC1, never as a session, so
@@ -36,8 +35,14 @@ export function sessionSecretOf(request: HeaderSource): string | null {
   const authorization = request.headers.get('authorization');
   if (authorization === null) return null;
   if (request.headers.get('x-service-api-key') !== null || request.headers.get('x-service-timestamp') !== null || request.headers.get('x-service-signature') !== null) return null;
-  const match = BEARER.exec(authorization);
-  return match ? (match[1] ?? '') : null;
+  // `Bearer` and whatever follows it: every such header is a session attempt, so a damaged token (inner
+  // spaces, nothing at all: HTTP trims `Bearer ` to `Bearer`) fails as SESSION_INVALID, never as a missing
+  // SVC1 header. Plain string operations, linear in the header's length (no backtracking regex).
+  const value = authorization.trim();
+  if (value.slice(0, 6).toLowerCase() !== 'bearer') return null;
+  const rest = value.slice(6);
+  if (rest !== '' && !/^\s/.test(rest)) return null;
+  return rest.trim();
 }
 
 /** Options of {@link useSignatureAuth}. */
