@@ -224,10 +224,9 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     expect(await radios(page).count()).toBe(0);
     expect(errors.some((e) => /CORS policy/.test(e))).toBe(true);
 
-    // What the browser sent, by hand: the gateway refuses the preflight and the request itself.
+    // What the browser sent, by hand: the preflight gets no permission for this origin, the request itself a 403.
     const secret = /client-secret="([^"]+)"/.exec(await (await fetch(stranger.url)).text())![1]!;
     const preflight = await fetch(`${server.baseUrl}/graphql`, { method: 'OPTIONS', headers: { Origin: stranger.url, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'authorization,content-type' } });
-    expect(preflight.status).toBe(403);
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     const direct = await fetch(`${server.baseUrl}/graphql`, { method: 'POST', headers: { Origin: stranger.url, Authorization: `Bearer ${secret}`, 'Content-Type': 'application/json' }, body: JSON.stringify({ query: '{ checkoutSession { id } }' }) });
     expect(direct.status).toBe(403);
