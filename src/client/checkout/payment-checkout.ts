@@ -115,6 +115,7 @@ export class PaymentCheckoutElement extends HTMLElement {
   #client: SessionClient | undefined;
   #stop: (() => void) | undefined;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  #resumeTimer: ReturnType<typeof setTimeout> | undefined;
   #session: SessionView | undefined;
   #gateway = '';
   #selected: string | undefined;
@@ -176,8 +177,10 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#stop = undefined;
     this.#client?.dispose();
     this.#client = undefined;
-    if (this.#expiryTimer !== undefined) clearTimeout(this.#expiryTimer);
+    clearTimeout(this.#expiryTimer);
+    clearTimeout(this.#resumeTimer);
     this.#expiryTimer = undefined;
+    this.#resumeTimer = undefined;
   }
 
   #start(): void {
@@ -205,15 +208,25 @@ export class PaymentCheckoutElement extends HTMLElement {
         this.#formatter = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: 'currency', currency: checkoutSession.currency, minimumFractionDigits: 0 });
         this.#summary.textContent = `Amount: ${this.#money(checkoutSession.amount)}`;
         this.#armExpiry(checkoutSession.expiresAt);
-        this.#stop = client.subscribe<{ paymentChannelsChanged: ChannelView[] }>(CHANNELS_SUBSCRIPTION, { amount: checkoutSession.amount }, {
-          next: (data) => this.#render(data.paymentChannelsChanged),
-          error: (err) => this.#fail(err),
-          // The gateway ends the stream when the session expires or its key is revoked: past `expiresAt` it
-          // is the expiry (no request, whose 401 a browser would log as an error); before, ask it which.
-          complete: () => (this.#isPastExpiry() ? this.#end('SESSION_EXPIRED') : this.#check()),
-        });
+        this.#subscribe(client, checkoutSession);
       },
     ).catch((err: unknown) => this.#fail(err));
+  }
+
+  /** The live list: the subscription's first event is the current state, then one per change. */
+  #subscribe(client: SessionClient, session: SessionView): void {
+    this.#stop = client.subscribe<{ paymentChannelsChanged: ChannelView[] }>(CHANNELS_SUBSCRIPTION, { amount: session.amount }, {
+      next: (data) => this.#render(data.paymentChannelsChanged),
+      error: (err) => this.#fail(err),
+      // The gateway ends the stream when the session expires or its key is revoked (or when a replica
+      // drains): past `expiresAt` it is the expiry (no request, whose 401 a browser would log as an
+      // error); before, ask the gateway, which says why, or serves the session and the stream resumes.
+      complete: () => {
+        this.#stop = undefined;
+        if (this.#isPastExpiry()) this.#end('SESSION_EXPIRED');
+        else this.#check();
+      },
+    });
   }
 
   #isPastExpiry(): boolean {
@@ -235,11 +248,15 @@ export class PaymentCheckoutElement extends HTMLElement {
   #check(): void {
     const client = this.#client;
     if (!client || this.#ended) return;
-    client.graphql(SESSION_QUERY).then(
-      () => {
-        if (this.#stop === undefined || this.#ended) return;
-        // Still valid (the page's clock ran ahead): look again shortly.
-        this.#expiryTimer = setTimeout(() => this.#check(), 1_000);
+    client.graphql<{ checkoutSession: SessionView | null }>(SESSION_QUERY).then(
+      ({ checkoutSession }) => {
+        if (this.#client !== client || this.#ended) return;
+        if (!checkoutSession) return this.#end('SESSION_INVALID');
+        // The session holds. A stream the gateway ended (a replica draining) resumes; a stream still open
+        // past `expiresAt` means the page's clock runs ahead of the gateway's: look again later.
+        // (Resumed after a second, so a gateway that keeps ending streams is not asked in a tight loop.)
+        if (this.#stop === undefined) this.#resumeTimer = setTimeout(() => this.#subscribe(client, checkoutSession), 1_000);
+        else this.#expiryTimer = setTimeout(() => this.#check(), 5_000);
       },
       (err: unknown) => this.#fail(err),
     );
