@@ -4,12 +4,14 @@
  * with npm, then
  * - plain `node` (no tsx, no loader) imports it and makes a signed call, creates a checkout session, and
  *   makes session calls (a query, the REST list, the SSE subscription) against a real server;
+ * - a bundler (esbuild, platform browser) resolves it through its exports map;
  * - `tsc` type-checks a TypeScript consumer against the package's declarations (exports map `types`).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
 import { PROJECT_ROOT } from '../helpers/server.js';
@@ -126,6 +128,15 @@ describe('the SDK package (npm pack → install outside the repository → plain
     expect(first).toMatch(/^\d+ 151050 \d+ \d{4}-\d\d-\d\dT[\d:.]+Z$/);
     expect(second).toBe('422 AMOUNT_OUT_OF_RANGE');
   }, 30_000);
+
+  it('a bundler resolves it for the browser through the exports map (esbuild, platform browser)', async () => {
+    fs.writeFileSync(path.join(project, 'browser-entry.js'), "import { createSessionClient } from '@payment-gateway/client';\nexport const client = createSessionClient({ baseUrl: location.origin, clientSecret: 'cs_x_secret_y' });\n");
+    const result = await build({ absWorkingDir: project, entryPoints: ['browser-entry.js'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs).toContain('node_modules/@payment-gateway/client/dist/index.js');
+    expect(inputs.some((i) => i.startsWith('node_modules/graphql-sse/'))).toBe(true);
+    expect(result.outputFiles[0]!.text).not.toMatch(/from\s*["']node:/);
+  });
 
   it('a TypeScript consumer type-checks against the published declarations', () => {
     fs.writeFileSync(path.join(project, 'typed.ts'), TYPED_CONSUMER);
