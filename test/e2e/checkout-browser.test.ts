@@ -189,18 +189,26 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     await page.goto(merchant.url);
     await expect.poll(() => radios(page).count(), { timeout: 15_000 }).toBeGreaterThan(5);
 
-    await row(page, 'qris').click();
+    const focused = () => page.evaluate(() => document.querySelector('payment-checkout')!.shadowRoot!.activeElement?.getAttribute('data-code'));
+    // Keyboard: the group is one Tab stop (the first selectable channel); Space chooses.
+    await page.keyboard.press('Tab');
+    expect(await focused()).toBe('qris');
+    await page.keyboard.press('Space');
     expect(await row(page, 'qris').getAttribute('aria-checked')).toBe('true');
     expect(await page.locator('#choice').innerText()).toBe('Chosen: QRIS, total IDR 151,050');
 
-    // Arrow keys move the choice to the next selectable channel and focus it.
-    await row(page, 'qris').focus();
-    await page.keyboard.press('ArrowDown');
+    // Mouse.
+    await row(page, 'bca_va').click();
     expect(await row(page, 'bca_va').getAttribute('aria-checked')).toBe('true');
+    expect(await row(page, 'qris').getAttribute('aria-checked')).toBe('false');
+    expect(await page.locator('#choice').getAttribute('data-code')).toBe('bca_va');
+
+    // Arrow keys move the choice to the next selectable channel and focus it.
     await page.keyboard.press('ArrowDown');
+    expect(await row(page, 'bni_va').getAttribute('aria-checked')).toBe('true');
     await page.keyboard.press('ArrowDown');
     expect(await row(page, 'bri_va').getAttribute('aria-checked')).toBe('true');
-    expect(await page.evaluate(() => document.querySelector('payment-checkout')!.shadowRoot!.activeElement?.getAttribute('data-code'))).toBe('bri_va');
+    expect(await focused()).toBe('bri_va');
     expect(await page.locator('#choice').getAttribute('data-code')).toBe('bri_va');
 
     const r = await admin(server.dataDir, ['channel', 'update', 'bri_va', '--status', 'maintenance']);
