@@ -1,17 +1,21 @@
 /**
  * `npm run build` (also run by `npm start` as its prestart step): bundles the
  * server's own code (src/main.ts and everything it imports from src/) into
- * dist/main.mjs with esbuild. Packages stay external (node_modules).
+ * dist/main.mjs, and the admin CLI (src/cli/admin.ts) into dist/admin.mjs,
+ * with esbuild. Packages stay external (node_modules).
  *
  * Why: running the compiled bundle with plain `node` leaves out tsx's loader
  * thread and its per-module transpilation (≈35 MB of resident memory and the
- * `__name` helper calls it adds), which the benchmark showed on the hot path.
+ * `__name` helper calls it adds), which the benchmark showed on the hot path;
+ * for the admin CLI it is most of a call's start-up (docs/OPERATIONS.md).
+ * `npm run admin` and the package's bin (bin/payment-gateway-admin.mjs) run
+ * dist/admin.mjs, rebuilding it first when a source file is newer.
  *
- * The file is written under a temporary name and renamed into place, so a
- * server starting at the same moment (tests start several) never reads a
+ * Each file is written under a temporary name and renamed into place, so a
+ * process starting at the same moment (tests start several) never reads a
  * half-written bundle.
  *
- * `node scripts/build.mjs <entry.ts> <out.mjs>` bundles another entry the
+ * `node scripts/build.mjs <entry.ts> <out.mjs>` bundles one entry the
  * same way (paths relative to the repository): the benchmark's ablation
  * server (bench/ab.ts) must be compiled exactly as `npm start`'s bundle is.
  */
@@ -26,27 +30,40 @@ if ((entryArg === undefined) !== (outArg === undefined)) {
   process.stderr.write('usage: node scripts/build.mjs [<entry.ts> <out.mjs>]\n');
   process.exit(2);
 }
-const entry = path.resolve(root, entryArg ?? 'src/main.ts');
-const outFile = path.resolve(root, outArg ?? 'dist/main.mjs');
-const outDir = path.dirname(outFile);
-const tmpFile = path.join(outDir, `.${path.basename(outFile, '.mjs')}.${process.pid}.${Date.now()}.mjs`);
+/** The bundles `npm run build` writes: the server and the admin CLI. */
+const DEFAULT_BUNDLES = [
+  ['src/main.ts', 'dist/main.mjs'],
+  ['src/cli/admin.ts', 'dist/admin.mjs'],
+];
 
-fs.mkdirSync(outDir, { recursive: true });
+async function bundle(entryPath, outPath) {
+  const entry = path.resolve(root, entryPath);
+  const outFile = path.resolve(root, outPath);
+  const outDir = path.dirname(outFile);
+  const tmpFile = path.join(outDir, `.${path.basename(outFile, '.mjs')}.${process.pid}.${Date.now()}.mjs`);
+  fs.mkdirSync(outDir, { recursive: true });
+  try {
+    await build({
+      entryPoints: [entry],
+      outfile: tmpFile,
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      legalComments: 'none',
+      logLevel: 'warning',
+    });
+    fs.renameSync(tmpFile, outFile);
+  } catch (err) {
+    fs.rmSync(tmpFile, { force: true });
+    throw err;
+  }
+}
+
 try {
-  await build({
-    entryPoints: [entry],
-    outfile: tmpFile,
-    bundle: true,
-    packages: 'external',
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    legalComments: 'none',
-    logLevel: 'warning',
-  });
-  fs.renameSync(tmpFile, outFile);
+  await Promise.all((entryArg === undefined ? DEFAULT_BUNDLES : [[entryArg, outArg]]).map(([entry, out]) => bundle(entry, out)));
 } catch (err) {
-  fs.rmSync(tmpFile, { force: true });
   // esbuild has already printed the diagnostics.
   process.stderr.write(`build failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
   process.exit(1);

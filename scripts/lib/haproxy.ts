@@ -17,6 +17,12 @@
  *   inactivity timeouts.
  */
 import fs from 'node:fs';
+import { EVERY_ANSWER, NOT_A_PAGE_POLICY } from '../../src/shared/security-headers.js';
+
+/** The gateway's headers of every answer (src/shared/security-headers.ts), as `http-error` header arguments. */
+const SECURITY_HEADERS = Object.entries({ ...EVERY_ANSWER, 'Content-Security-Policy': NOT_A_PAGE_POLICY })
+  .map(([name, value]) => `hdr ${name} "${value}"`)
+  .join(' ');
 
 /** Health check timing; the server's SHUTDOWN_DELAY_MS default must exceed INTER_MS × FALL plus a margin. */
 export const HEALTH_CHECK = { interMs: 1000, fall: 2, rise: 2 } as const;
@@ -69,8 +75,8 @@ defaults
 frontend gateway
     bind ${bind}
     default_backend replicas
-    # No replica available: answer like the gateway (problem details, Retry-After), not HAProxy's HTML page.
-    http-error status 503 content-type application/problem+json string "{\\"type\\":\\"about:blank\\",\\"title\\":\\"Service unavailable\\",\\"status\\":503,\\"code\\":\\"SERVICE_UNAVAILABLE\\",\\"detail\\":\\"No replica is ready; try again shortly.\\"}" hdr Retry-After 1
+    # No replica available: answer like the gateway (problem details, Retry-After, its security headers), not HAProxy's HTML page.
+    http-error status 503 content-type application/problem+json string "{\\"type\\":\\"about:blank\\",\\"title\\":\\"Service unavailable\\",\\"status\\":503,\\"code\\":\\"SERVICE_UNAVAILABLE\\",\\"detail\\":\\"No replica is ready; try again shortly.\\"}" hdr Retry-After 1 ${SECURITY_HEADERS}
 
 backend replicas
     balance roundrobin

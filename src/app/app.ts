@@ -20,7 +20,8 @@ import { requestStateOf } from '../pipeline/request-state.js';
 import { useDatabaseHealth } from '../pipeline/plugins/use-database-health.js';
 import { DEFAULT_ABUSE_LIMITS, useAbuseLimits, type AbuseLimitOptions } from '../pipeline/plugins/use-abuse-limits.js';
 import { buildOpenApiDocument } from '../modules/docs/openapi-document.js';
-import { useApiDocs } from '../pipeline/plugins/use-api-docs.js';
+import { createApiDocs } from '../pipeline/plugins/use-api-docs.js';
+import { useSecurityHeaders } from '../pipeline/plugins/use-security-headers.js';
 import { DOCS_PATH, GRAPHQL_ENDPOINT, HEALTH_PATH, IMAGE_PREFIX, METRICS_PATH, OPENAPI_PATH, PUBLIC_PATHS, READY_PATH, REST_PREFIX, REST_ROUTE_BY_PATH, REST_ROUTES, routeTemplateOf } from '../shared/routes.js';
 import { SESSION_KEY_LABEL, SessionService } from '../modules/sessions/service.js';
 import { useCheckoutCors } from '../pipeline/plugins/use-checkout-cors.js';
@@ -221,6 +222,7 @@ export function createAppParts(options: AppOptions): AppParts {
     logger,
     registry: metricsRegistry,
   });
+  const apiDocs = createApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() });
   const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
@@ -229,13 +231,14 @@ export function createAppParts(options: AppOptions): AppParts {
     ['answerCacheStore', answerCache.store],
     ['addressGate', rateLimit.addressGate],
     ['httpCaching', useHttpCaching()],
+    ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
     ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf })],
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
     ['checkoutComponent', useCheckoutComponent()],
-    ['apiDocs', useApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() })],
+    ['apiDocs', apiDocs.plugin],
     ['checkoutCors', useCheckoutCors({ sessionPaths, isKnownOrigin: (origin) => catalog.isKnownOrigin(origin) })],
     ['signature', signaturePlugin],
     ['keyLimit', rateLimit.keyLimit],
@@ -287,7 +290,7 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
     graphqlEndpoint: GRAPHQL_ENDPOINT,
     healthCheckEndpoint: HEALTH_PATH,
     landingPage: false,
-    // The bundled, signing GraphiQL page (no CDN) is served by useApiDocs (src/modules/docs/graphiql-page.ts): compressed,
+    // The bundled, signing GraphiQL page (no CDN) is served by createApiDocs (src/modules/docs/graphiql-page.ts): compressed,
     // cached, and counted and logged like every request, which Yoga's own GraphiQL plugin (ahead of all user plugins) is not.
     graphiql: false,
     batching: false,

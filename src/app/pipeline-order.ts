@@ -44,6 +44,21 @@ export const ORDER_CONSTRAINTS: readonly OrderConstraint[] = [
     why: 'a 304 is decided before the request log line and X-Request-Id are written, so both describe the 304',
   },
   {
+    before: 'answerCacheStore',
+    after: 'securityHeaders',
+    why: 'the answer cache replaces the response it keeps in onResponse: the replacement is the answer sent and must get the headers',
+  },
+  {
+    before: 'addressGate',
+    after: 'securityHeaders',
+    why: 'the 429 that replaces a 401 past the address budget is the answer sent: it must carry nosniff and the policy',
+  },
+  {
+    before: 'httpCaching',
+    after: 'securityHeaders',
+    why: 'the 304 the ETag plugin substitutes is the answer sent: it must carry nosniff and the page or API policy',
+  },
+  {
     before: 'requestContext',
     after: 'signature',
     why: 'the request context begins the request state (id, raw target, surface) that the signature is checked against',

@@ -143,9 +143,36 @@ function feeTable(list: FeeRuleView[]): string {
   );
 }
 
+/**
+ * `text` cut into lines of at most `width` characters, each ending after a comma where one falls in its
+ * second half: the lines joined again are exactly `text` (nothing dropped, nothing added).
+ */
+function wrapWhole(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let rest = text;
+  while (rest.length > width) {
+    const comma = rest.lastIndexOf(',', width - 1);
+    const cut = comma >= width / 2 ? comma + 1 : width;
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(cut);
+  }
+  lines.push(rest);
+  return lines;
+}
+
+/**
+ * The audit trail: one table row per record, its BEFORE and AFTER below it, whole (JSON, wrapped to the
+ * terminal's width; `--json` gives the records as data).
+ */
 function auditTable(list: AuditEntry[]): string {
-  const short = (v: unknown) => (v === null ? null : JSON.stringify(v).slice(0, 80));
-  return table(['AT', 'ACTOR', 'ACTION', 'ENTITY', 'BEFORE', 'AFTER'], list.map((a) => [a.at, a.actor, a.action, a.entity, short(a.before), short(a.after)]));
+  const head = table(['AT', 'ACTOR', 'ACTION', 'ENTITY'], list.map((a) => [a.at, a.actor, a.action, a.entity])).split('\n');
+  const indent = '    before: '.length;
+  const width = Math.max(40, (process.stdout.columns || Number(process.env.COLUMNS) || 120) - indent);
+  const value = (label: string, v: unknown) =>
+    wrapWhole(v === null ? '-' : JSON.stringify(v), width).map((line, i) => (i === 0 ? `    ${label.padEnd(7)} ${line}` : `${' '.repeat(indent)}${line}`));
+  const out = [head[0]!, head[1]!];
+  list.forEach((a, i) => out.push(head[i + 2]!, ...value('before:', a.before), ...value('after:', a.after)));
+  return `${out.join('\n')}\n`;
 }
 
 function channelTable(list: CatalogueChannel[]): string {

@@ -12,8 +12,12 @@
  * stdin), signed exactly as given (no re-serialisation).
  *
  * Besides the signature it prints the SHA-256 of the string to sign and of
- * the body: a SIGNATURE_MISMATCH answer to a test key carries the server's
- * two hashes (`stringToSignSha256`, `bodySha256`) to compare with.
+ * the body, and the body's length: a SIGNATURE_MISMATCH answer to a test key
+ * carries the server's (`stringToSignSha256`, `bodySha256`, `bodyBytes`, all
+ * of what it RECEIVED) to compare with. The comparison only diagnoses when
+ * the body given here is what the caller's code SIGNED: hashing the body as
+ * sent reproduces the server's hashes whatever was signed, so the output says
+ * which bytes to give.
  */
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -100,14 +104,23 @@ process.stdout.write(
     'String to sign (5 lines joined by \\n, no trailing newline):',
     ...toSign.split('\n').map((l) => `  ${l}`),
     '',
-    `Body SHA-256 (bodySha256):                ${sha256Hex(body)}   (${Buffer.byteLength(body, 'utf8')} bytes)`,
+    `Body SHA-256 (bodySha256):                ${sha256Hex(body)}`,
+    `Body length (bodyBytes):                  ${Buffer.byteLength(body, 'utf8')}`,
     `String-to-sign SHA-256 (stringToSignSha256): ${sha256Hex(toSign)}`,
     `Signature = hex(HMAC-SHA256(secret, string to sign)): ${signature}`,
     '',
-    'Debugging a 401 SIGNATURE_MISMATCH (test keys)? Compare these two hashes with the problem\'s:',
-    values.timestamp === undefined
-      ? '  first run this again with --timestamp <the X-SERVICE-Timestamp you sent>: with another timestamp stringToSignSha256 always differs.'
-      : '  bodySha256 differs: the body bytes; only stringToSignSha256 differs: method, target, timestamp or key; both equal: the secret is wrong.',
+    'Debugging a 401 SIGNATURE_MISMATCH (test keys)? Compare what your code SIGNED with what the server RECEIVED',
+    '(the problem\'s bodySha256, bodyBytes and stringToSignSha256). The BODY / --body-file given here must be the exact',
+    'bytes your code passed to the HMAC, not a copy of the body you meant to send or captured from the wire: those',
+    'reproduce the server\'s hashes whatever your code signed.',
+    ...(values.timestamp === undefined
+      ? ['  first run this again with --timestamp <the X-SERVICE-Timestamp you sent>: with another timestamp stringToSignSha256 always differs.']
+      : [
+          '  bodySha256 or bodyBytes differs: the bytes sent are not the bytes signed: the body was re-serialised after signing',
+          '    (pretty-printed or re-encoded JSON, reordered keys, a trailing newline, another encoding); send the signed string itself.',
+          '  body equal, only stringToSignSha256 differs: the method, target (path and ?query as sent), timestamp or key line.',
+          '  both equal: the secret is wrong (not this key\'s secret, or with extra characters).',
+        ]),
     '',
     'Headers:',
     ...Object.entries(headers).map(([k, v]) => `  ${k}: ${v}`),

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
-import { admin, adminJson, childEnv, run } from '../helpers/ops.js';
+import { admin, adminJson, childEnv, ROOT, run } from '../helpers/ops.js';
 
 let dataDir: string;
 let merchantId: string;
@@ -266,5 +266,50 @@ describe('admin CLI', () => {
     expect(latest).toMatchObject({ action: 'merchant.set-kyc', actor: os.userInfo().username });
     expect((await admin(dataDir, ['audit', 'list', '--since', 'yesterday'])).code).toBe(1);
     expect((await admin(dataDir, ['audit', 'list', '--limit'])).code).toBe(2);
+  }, 120_000);
+
+  it('runs built (dist/admin.mjs under plain node, as npm run admin and the package bin do), rebuilt when a source is newer', async () => {
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+    expect(pkg.scripts.admin).toBe('node bin/payment-gateway-admin.mjs');
+    expect(pkg.bin['payment-gateway-admin']).toBe('bin/payment-gateway-admin.mjs');
+    const launcher = fs.readFileSync(path.join(ROOT, 'bin/payment-gateway-admin.mjs'), 'utf8');
+    expect(launcher).not.toMatch(/tsx/);
+    const bundle = path.join(ROOT, 'dist/admin.mjs');
+    expect((await admin(dataDir, ['merchant', 'list'])).code).toBe(0);
+    // A bundle older than the sources (as after a git pull) is rebuilt before the command runs.
+    fs.utimesSync(bundle, new Date(1_000_000), new Date(1_000_000));
+    const stale = await admin(dataDir, ['merchant', 'list', '--json']);
+    expect(stale.code, stale.stderr).toBe(0);
+    expect(JSON.parse(stale.stdout).length).toBeGreaterThan(0); // stdout is the command's alone
+    expect(fs.statSync(bundle).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
+  }, 60_000);
+
+  it('operator output: seeded flat rules effective from the seed instant; audit list shows whole values, wrapped', async () => {
+    const fresh = makeTempDir('pgw-cli-seed-');
+    try {
+      const before = Date.now();
+      const rules = await adminJson<{ id: string; effectiveFrom: string }[]>(fresh, ['fee', 'list', 'qris']);
+      const flat = rules.find((r) => r.id === 'flat:qris')!;
+      expect(Date.parse(flat.effectiveFrom)).toBeGreaterThanOrEqual(before);
+      expect(Date.parse(flat.effectiveFrom)).toBeLessThanOrEqual(Date.now());
+      expect((await admin(fresh, ['fee', 'list', 'qris'])).stdout).not.toContain('1970');
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+
+    // A record whose AFTER is far longer than 80 characters.
+    await adminJson(dataDir, ['fee', 'set', 'qris', '--bands', '100000:0:0,500000:0.3:0,1000000:0.25:0,*:0.2:0', '--min-fee', '500', '--max-fee', '5000', '--tax', '11', '--actor', 'dora']);
+    const [record] = await adminJson<{ after: unknown }[]>(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1']);
+    const whole = JSON.stringify(record!.after);
+    expect(whole.length).toBeGreaterThan(160);
+    const out = await admin(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1'], { COLUMNS: '80' });
+    expect(out.code, out.stderr).toBe(0);
+    const lines = out.stdout.split('\n');
+    expect(lines[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+ENTITY$/);
+    const start = lines.findIndex((l) => l.startsWith('    after:  '));
+    const afterLines = [lines[start]!.slice(12)];
+    for (let i = start + 1; lines[i]?.startsWith(' '.repeat(12)); i += 1) afterLines.push(lines[i]!.slice(12));
+    expect(afterLines.length).toBeGreaterThan(1); // wrapped
+    expect(afterLines.join('')).toBe(whole); // and whole
   }, 120_000);
 });

@@ -6,7 +6,9 @@
  * credentials bar red with what to check; no stack trace reaches the page.
  * Every request the page makes must stay on the server's origin (no CDN),
  * and every GraphQL request — introspection included — must carry a valid
- * SVC1 signature.
+ * SVC1 signature. Both pages run under the Content-Security-Policy the
+ * gateway sends (no 'unsafe-eval', scripts by hash) with no violation
+ * reported, and neither page can be framed by another origin.
  *
  * Screenshot: artifacts/graphiql.png (gitignored; CI keeps it as an artefact).
  * Without /usr/bin/chromium the test is skipped locally, and FAILS in CI (CI=true).
@@ -67,12 +69,24 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
       calls.push({ method: request.method(), path: url.pathname, body: request.postData() ?? '', signature: (await request.allHeaders())['x-service-signature'], status: response.status() });
     });
     const graphqlPosts = () => calls.filter((c) => c.path === '/graphql' && c.method === 'POST');
-    return { context, page, foreign, consoleErrors, calls, graphqlPosts };
+    // Every CSP violation the page reports (the console shows them too, but this names the directive).
+    const violations: string[] = [];
+    await page.exposeFunction('__reportCspViolation', (v: string) => void violations.push(v));
+    await page.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (e) => {
+        void (window as unknown as { __reportCspViolation: (v: string) => Promise<void> }).__reportCspViolation(`${e.effectiveDirective} blocked ${e.blockedURI || 'inline'} (${e.sample})`);
+      });
+    });
+    return { context, page, foreign, consoleErrors, calls, graphqlPosts, violations };
   }
 
   it('first load without credentials: a "paste your key" state, no request to /graphql, no console error, no 404', async () => {
-    const { context, page, foreign, consoleErrors, calls, graphqlPosts } = await openPage();
-    await page.goto(`${server.baseUrl}/graphql`);
+    const { context, page, foreign, consoleErrors, calls, graphqlPosts, violations } = await openPage();
+    const loaded = await page.goto(`${server.baseUrl}/graphql`);
+    const headers = loaded!.headers();
+    expect(headers['content-security-policy']).toMatch(/^default-src 'none'; script-src 'sha256-/);
+    expect(headers['content-security-policy']).not.toContain('unsafe-eval');
+    expect(headers['x-frame-options']).toBe('DENY');
     await page.locator('#svc1-panel').waitFor();
     await expect.poll(async () => page.locator('#svc1-status').innerText()).toMatch(/Paste an API key and secret/);
     await expect(page.locator('#svc1-waiting').innerText()).resolves.toContain('data/demo-credentials.json');
@@ -83,16 +97,20 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     expect(consoleErrors).toEqual([]);
     expect(foreign).toEqual([]);
     // The /docs page does not make the browser ask for /favicon.ico either.
-    await page.goto(`${server.baseUrl}/docs`);
+    const docs = await page.goto(`${server.baseUrl}/docs`);
+    expect(docs!.headers()['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-[^;]*'; img-src data:;/);
     await page.waitForLoadState('load');
     await page.waitForTimeout(500);
+    // The reference is styled (its inline style is allowed by hash): the body font is not the browser default.
+    expect(await page.evaluate(() => getComputedStyle(document.body).fontFamily)).toContain('system-ui');
     expect(calls.filter((c) => c.status === 404)).toEqual([]);
     expect(consoleErrors).toEqual([]);
+    expect(violations).toEqual([]);
     await context.close();
   }, 120_000);
 
   it('signs introspection and queries with the credentials entered in the panel; the example query stays in front', async () => {
-    const { context, page, foreign, consoleErrors, graphqlPosts } = await openPage({ width: 1400, height: 900 });
+    const { context, page, foreign, consoleErrors, graphqlPosts, violations } = await openPage({ width: 1400, height: 900 });
     await page.goto(`${server.baseUrl}/graphql`);
     await page.locator('#svc1-panel').waitFor();
     await page.fill('#svc1-key', server.approved.apiKey);
@@ -154,8 +172,9 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     fs.mkdirSync(path.dirname(ARTIFACT), { recursive: true });
     await page.screenshot({ path: ARTIFACT });
 
-    // Nothing so far has logged an error in the console.
+    // Nothing so far has logged an error in the console, nor violated the page's policy (editor, workers, signing).
     expect(consoleErrors).toEqual([]);
+    expect(violations).toEqual([]);
 
     // An empty document (what the extra empty tab used to run): the server's syntax error, never a stack trace.
     await page.locator('.graphiql-query-editor .view-lines').click();
@@ -192,4 +211,25 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     expect(await status.innerText()).toMatch(/unknown or revoked/);
     await context.close();
   }, 120_000);
+
+  it('another origin cannot frame GraphiQL or /docs (frame-ancestors \'none\', X-Frame-Options: DENY)', async () => {
+    const { context, page } = await openPage();
+    // A merchant's page (another origin) framing both pages, and, as the control, a frame that may load.
+    await page.route('http://merchant.test/**', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: route.request().url().endsWith('/ok.html')
+          ? '<h1>framed fine</h1>'
+          : `<iframe src="${server.baseUrl}/graphql"></iframe><iframe src="${server.baseUrl}/docs"></iframe><iframe src="/ok.html"></iframe>`,
+      }),
+    );
+    await page.goto('http://merchant.test/frames.html');
+    const frames = () => page.frames().filter((f) => f !== page.mainFrame());
+    await expect.poll(() => frames().map((f) => f.url()).sort(), { timeout: 10_000 }).toEqual(['chrome-error://chromewebdata/', 'chrome-error://chromewebdata/', 'http://merchant.test/ok.html']);
+    // The control frame shows its page; the gateway's frames show the browser's refusal instead of theirs.
+    const control = frames().find((f) => f.url().endsWith('/ok.html'))!;
+    expect(await control.locator('h1').innerText()).toBe('framed fine');
+    for (const frame of frames().filter((f) => f !== control)) expect(await frame.locator('#svc1-panel, main h1').count()).toBe(0);
+    await context.close();
+  }, 60_000);
 });

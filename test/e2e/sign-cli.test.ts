@@ -83,5 +83,24 @@ describe('npm run sign', () => {
     expect(out.stdout).toContain(`(stringToSignSha256): ${problem.stringToSignSha256}`);
     expect(out.stdout).toContain(`(bodySha256):`);
     expect(out.stdout).toContain(problem.bodySha256);
+    expect(out.stdout).toMatch(new RegExp(`\\(bodyBytes\\): +${problem.bodyBytes}\n`));
+  });
+
+  it('re-serialised body: given the bytes the code signed, its output and the server\'s problem point at the body, not the secret', () => {
+    // The right secret signs the compact body; a pretty-printed copy goes over the wire.
+    const env = { DATA_DIR: server.dataDir, BASE_URL: server.baseUrl, API_KEY: server.approved.apiKey, API_SECRET: server.approved.apiSecret };
+    const signed = sign(['POST', '/v1/payments/calculate', CALC], env);
+    const pretty = JSON.stringify(JSON.parse(CALC), null, 2);
+    const curl = curlOf(signed.stdout).replace(/--data-raw '[^']*'/, `--data-raw '${pretty}'`);
+    const problem = JSON.parse(execFileSync('bash', ['-c', curl], { encoding: 'utf8' })) as Record<string, string | number>;
+    expect(problem).toMatchObject({ code: 'SIGNATURE_MISMATCH', bodyBytes: Buffer.byteLength(pretty) });
+    // The recipe: the problem's signCommand with the signed bytes on stdin.
+    const args = String(problem.signCommand).replace('npm run --silent sign -- ', '').split(' ')
+      .map((a) => (a === 'YOUR_SIGNED_BODY_FILE' ? '-' : a === 'YOUR_SECRET' ? server.approved.apiSecret : a));
+    const mine = sign(args, {}, CALC);
+    expect(mine.code).toBe(0);
+    expect(mine.stdout).not.toContain(String(problem.bodySha256));
+    expect(mine.stdout).toMatch(new RegExp(`\\(bodyBytes\\): +${Buffer.byteLength(CALC)}\n`));
+    expect(mine.stdout).toContain('bodySha256 or bodyBytes differs: the bytes sent are not the bytes signed: the body was re-serialised after signing');
   });
 });

@@ -40,9 +40,9 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv): Pr
   });
 }
 
-/** `npm run admin -- ...args` without npm's start-up cost: the same entry point through the same loader. */
+/** `npm run admin -- ...args` without npm's start-up cost: the same launcher (the built CLI, rebuilt when stale). */
 export function admin(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-  return run(process.execPath, ['--import', 'tsx', 'src/cli/admin.ts', ...args], childEnv({ DATA_DIR: dataDir, ...env }));
+  return run(process.execPath, ['bin/payment-gateway-admin.mjs', ...args], childEnv({ DATA_DIR: dataDir, ...env }));
 }
 
 /** Run an admin command that must succeed with --json, returning its parsed output. */

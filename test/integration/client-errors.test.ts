@@ -57,6 +57,9 @@ describe('answers Node gives outside the pipeline', () => {
     const before = requestLines().length;
     const got = await stall('GET /v1/payments/channel HTTP/1.1\r\nHost: 127.0.0.1\r\nX-SERVICE-API-Key: pk_');
     expect(got).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    // Like every answer (src/shared/security-headers.ts): never sniffed, never framed.
+    expect(got).toContain('\r\nX-Content-Type-Options: nosniff\r\n');
+    expect(got).toContain('\r\nX-Frame-Options: DENY\r\n');
     const logged = requestLines().slice(before);
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ status: 408, errorCode: 'REQUEST_TIMEOUT', clientError: 'ERR_HTTP_REQUEST_TIMEOUT' });

@@ -85,26 +85,33 @@ describe('the SIGNATURE_MISMATCH hint leads to the differing line', () => {
   }
 
   /** Run the command the hint prints, as the integrator would, with their body file and their (wrong) secret. */
-  function runSignCommand(command: string, secret: string): { stringToSignSha256: string; bodySha256: string } {
+  function runSignCommand(command: string, secret: string, signedBody = BODY): { stringToSignSha256: string; bodySha256: string; bodyBytes: number; out: string } {
     expect(command).toMatch(/^npm run --silent sign -- .* --secret YOUR_SECRET$/);
     const dir = makeTempDir('pgw-hint-');
     const bodyFile = path.join(dir, 'body.json');
-    fs.writeFileSync(bodyFile, BODY);
-    const args = command.replace('npm run --silent sign -- ', '').split(' ').map((a) => (a === 'YOUR_BODY_FILE' ? bodyFile : a === 'YOUR_SECRET' ? secret : a));
+    fs.writeFileSync(bodyFile, signedBody);
+    const args = command.replace('npm run --silent sign -- ', '').split(' ').map((a) => (a === 'YOUR_SIGNED_BODY_FILE' ? bodyFile : a === 'YOUR_SECRET' ? secret : a));
     const out = execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), path.join(PROJECT_ROOT, 'src/cli/sign.ts'), ...args], { encoding: 'utf8' });
     fs.rmSync(dir, { recursive: true, force: true });
     return {
       stringToSignSha256: /\(stringToSignSha256\): ([0-9a-f]{64})/.exec(out)![1]!,
       bodySha256: /\(bodySha256\): +([0-9a-f]{64})/.exec(out)![1]!,
+      bodyBytes: Number(/\(bodyBytes\): +([0-9]+)/.exec(out)![1]!),
+      out,
     };
   }
 
   it('wrong secret: signCommand (with the timestamp and key sent) reproduces both hashes, which the hint reads as "the secret is wrong"', async () => {
     const problem = await mismatch({ secret: 'sk_test_wrong' });
     const timestamp = String(Math.floor(t.clock.now / 1000));
-    expect(problem.signCommand).toBe(`npm run --silent sign -- POST ${TARGET} --body-file YOUR_BODY_FILE --timestamp ${timestamp} --key ${t.approved.apiKey} --secret YOUR_SECRET`);
-    expect(problem.hint).toContain('both equal → the secret is wrong');
-    expect(runSignCommand(problem.signCommand!, 'sk_test_wrong')).toEqual({ stringToSignSha256: problem.stringToSignSha256, bodySha256: problem.bodySha256 });
+    expect(problem.signCommand).toBe(`npm run --silent sign -- POST ${TARGET} --body-file YOUR_SIGNED_BODY_FILE --timestamp ${timestamp} --key ${t.approved.apiKey} --secret YOUR_SECRET`);
+    expect(problem.hint).toContain('Both equal → the secret is wrong');
+    expect(problem.bodyBytes).toBe(Buffer.byteLength(BODY));
+    expect(runSignCommand(problem.signCommand!, 'sk_test_wrong')).toMatchObject({
+      stringToSignSha256: problem.stringToSignSha256,
+      bodySha256: problem.bodySha256,
+      bodyBytes: problem.bodyBytes,
+    });
   }, 30_000);
 
   it('wrong target signed: same body hash, different string-to-sign hash (the hint then points at method/target/timestamp/key)', async () => {
@@ -113,6 +120,34 @@ describe('the SIGNATURE_MISMATCH hint leads to the differing line', () => {
     const timestamp = String(Math.floor(t.clock.now / 1000));
     const clientSide = stringToSign({ method: 'POST', target: `${TARGET}?debug=1`, timestamp, apiKey: t.approved.apiKey, body: BODY });
     expect(problem.stringToSignSha256).not.toBe(sha256Hex(clientSide));
-    expect(problem.hint).toContain('bodySha256 equal but stringToSignSha256 differs → the method, the target');
+    expect(problem.hint).toContain('Body equal but stringToSignSha256 differs (same timestamp as sent) → the method, the target');
   });
+
+  it('re-serialised body (signed compact, sent pretty-printed) with the right secret: the recipe blames the body, not the secret', async () => {
+    // What an integrator's code typically does: sign JSON.stringify(payload), then let the HTTP layer send
+    // a pretty-printed copy. The secret is right; only the bytes differ.
+    const { signatureHeaders } = await import('../../src/modules/auth/svc1.js');
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const signed = BODY;
+    const sent = JSON.stringify(JSON.parse(BODY), null, 2);
+    const headers = signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'POST', target: TARGET, body: signed, timestamp });
+    const res = await t.fetch(TARGET, { method: 'POST', body: sent, headers: { ...headers, 'content-type': 'application/json' } });
+    expect(res.status).toBe(401);
+    const problem = (await res.json()) as Record<string, string | number>;
+    expect(problem).toMatchObject({ code: 'SIGNATURE_MISMATCH', bodySha256: sha256Hex(sent), bodyBytes: Buffer.byteLength(sent) });
+
+    // The recipe: the bytes the code SIGNED go to YOUR_SIGNED_BODY_FILE, with the (right) secret.
+    const mine = runSignCommand(String(problem.signCommand), t.approved.apiSecret, signed);
+    expect(mine.bodySha256).not.toBe(problem.bodySha256);
+    expect(mine.bodyBytes).not.toBe(problem.bodyBytes);
+    // Read as the hint and the tool say: a differing body hash/length means the bytes sent are not the bytes signed.
+    expect(String(problem.hint)).toContain('Body hash or length differs → the bytes sent are not the bytes signed: the body was re-serialised after signing');
+    expect(mine.out).toContain('bodySha256 or bodyBytes differs: the bytes sent are not the bytes signed: the body was re-serialised after signing');
+    // Why the recipe insists on the SIGNED bytes: the body as sent reproduces the server's hashes, which would
+    // read as "both equal" and blame a secret that is right.
+    const asSent = runSignCommand(String(problem.signCommand), t.approved.apiSecret, sent);
+    expect(asSent).toMatchObject({ bodySha256: problem.bodySha256, stringToSignSha256: problem.stringToSignSha256 });
+    expect(String(problem.hint)).toContain('compare them with what your code SIGNED');
+    expect(asSent.out).toContain('must be the exact\nbytes your code passed to the HMAC');
+  }, 30_000);
 });

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { NOT_A_PAGE_POLICY } from '../../src/shared/security-headers.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { HEALTH_CHECK, haproxyBinary, haproxyConfig, productionExample } from '../../scripts/lib/haproxy.js';
 import { loadConfig } from '../../src/shared/config.js';
@@ -69,6 +70,10 @@ describe('HAProxy configuration', () => {
     expect(res!.status).toBe(503);
     expect(res!.headers.get('content-type')).toBe('application/problem+json');
     expect(res!.headers.get('retry-after')).toBe('1');
+    // Like every answer of the gateway: never sniffed, never framed, nothing runs (src/shared/security-headers.ts).
+    expect(res!.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res!.headers.get('x-frame-options')).toBe('DENY');
+    expect(res!.headers.get('content-security-policy')).toBe(NOT_A_PAGE_POLICY);
     expect(await res!.json()).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
     const dir = balancer.dir;
     await balancer.stop();

@@ -123,6 +123,8 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
         feeChargedToCustomer: c.feeChargedToCustomer,
         requiresKyc: c.requiresKyc ?? false,
         sortOrder: (i + 1) * 10,
+        // The flat fee's implicit rule is in force from the seed, like the seeded rules (`fee list` shows it).
+        feeSetAt: formatInstant(now),
       });
     }
     for (const m of demoMerchants) {
@@ -131,7 +133,7 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
       await tx.insertKey({ id: key.apiKey, merchantId: m.id, mode: 'test', secretCiphertext: box.encrypt(key.apiKey, key.apiSecret) });
       for (const [code, channelId] of channelIds) {
         // One per-merchant override in the demo: a negotiated OVO rate for the second merchant.
-        const override = m.kyc === 'pending' && code === 'ovo' ? { feePercentage: '1.2' } : {};
+        const override = m.kyc === 'pending' && code === 'ovo' ? { feePercentage: '1.2', feeSetAt: formatInstant(now) } : {};
         await tx.upsertEnablement(m.id, channelId, override);
       }
       credentials.push({ name: m.name, merchantId: m.id, apiKey: key.apiKey, apiSecret: key.apiSecret, kyc: m.kyc, category: m.category });

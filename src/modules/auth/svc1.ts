@@ -74,10 +74,16 @@ export function signatureMatches(presentedHex: string, expected: Uint8Array): bo
   return timingSafeEqual(presented, expected);
 }
 
-/** How to read the two hashes of a SIGNATURE_MISMATCH (test keys), the same words for every request. */
+/**
+ * How to read a SIGNATURE_MISMATCH (test keys), the same words for every request. The comparison is
+ * between what the client SIGNED and what the server RECEIVED: hashing the body as it was sent (or
+ * captured) reproduces the server's hashes whatever the client signed, and would wrongly blame the secret.
+ */
 export const SIGNATURE_MISMATCH_HINT =
-  'Test keys only. Run signCommand (your body bytes in YOUR_BODY_FILE, exactly as sent; the timestamp must be the one you sent) ' +
-  'and compare its two hashes with these. bodySha256 differs → the body bytes sent are not the ones signed (re-serialised JSON, ' +
-  'a trailing newline, another encoding); bodySha256 equal but stringToSignSha256 differs → the method, the target (path plus ' +
-  '?query, exactly as sent), the timestamp or the key line differs; both equal → the secret is wrong (not the secret of this key, ' +
-  'or with extra characters).';
+  'Test keys only. bodySha256 and bodyBytes describe the body the server RECEIVED; compare them with what your code SIGNED: ' +
+  'the SHA-256 and byte length of the exact bytes it passed to the HMAC (log them where you sign, or save those bytes to ' +
+  'YOUR_SIGNED_BODY_FILE and run signCommand with your secret; not a copy of the body you meant to send). ' +
+  'Body hash or length differs → the bytes sent are not the bytes signed: the body was re-serialised after signing ' +
+  '(pretty-printed or re-encoded JSON, reordered keys, a trailing newline, another encoding); send the signed string itself. ' +
+  'Body equal but stringToSignSha256 differs (same timestamp as sent) → the method, the target (path plus ?query, exactly as sent), ' +
+  'the timestamp or the key line differs. Both equal → the secret is wrong (not the secret of this key, or with extra characters).';

@@ -19,6 +19,7 @@ import { buildSync } from 'esbuild';
 import type { GraphiQLOptions } from 'graphql-yoga';
 import { ifNoneMatchMatches } from '../../shared/http-conditional.js';
 import { projectPath } from '../../shared/paths.js';
+import { inlineElementsOf, pagePolicy } from '../../shared/security-headers.js';
 
 /** The example query the page opens with (kept in front: see `query` in {@link GRAPHIQL_OPTIONS}). */
 export const EXAMPLE_QUERY = '{ paymentChannels { code name status availability { selectable reasons } } }';
@@ -136,10 +137,29 @@ interface Encoded {
   bytes: Buffer<ArrayBuffer>;
 }
 
-/** The rendered page in every encoding it is served in, and its ETag. */
+/** The rendered page in every encoding it is served in, its ETag and its Content-Security-Policy. */
 export interface GraphiQLPage {
   etag: string;
   representations: Encoded[];
+  policy: string;
+}
+
+/**
+ * The page's Content-Security-Policy: its two inline scripts (the signing script; GraphiQL's bundle ending
+ * in the boot call) by hash, no eval (GraphiQL needs none: test/e2e/graphiql-chromium.test.ts sees no
+ * violation). Styles need 'unsafe-inline': the editor (Monaco) creates `<style>` elements and style
+ * attributes at run time (with style hashes only, Chromium reports over a thousand blocked styles). Monaco's web workers are built in the page from `blob:` URLs; the page
+ * talks to its own origin only (the GraphQL endpoint), its icons are `data:` URLs.
+ */
+export function graphiqlPagePolicy(html: string): string {
+  return pagePolicy({
+    inlineScripts: inlineElementsOf(html).scripts,
+    runtimeStyles: true,
+    images: ["'self'", 'data:'],
+    fonts: ["'self'", 'data:'],
+    connect: ["'self'"],
+    workers: ['blob:'],
+  });
 }
 
 const brotli = promisify(zlib.brotliCompress);
@@ -147,7 +167,8 @@ const gzip = promisify(zlib.gzip);
 
 /** Render and compress the page once (async zlib: the event loop keeps serving while it compresses). */
 export async function buildGraphiQLPage(endpoint: string): Promise<GraphiQLPage> {
-  const raw = Buffer.from(await renderSigningGraphiQL(endpoint), 'utf8');
+  const html = await renderSigningGraphiQL(endpoint);
+  const raw = Buffer.from(html, 'utf8');
   const [br, gz] = await Promise.all([
     // Quality 6: ~0.5 s once for ~80 % smaller; 11 would take ~20 s for 8 % more.
     brotli(raw, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 6, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }),
@@ -160,6 +181,7 @@ export async function buildGraphiQLPage(endpoint: string): Promise<GraphiQLPage>
       { encoding: 'gzip', bytes: gz },
       { encoding: 'identity', bytes: raw },
     ],
+    policy: graphiqlPagePolicy(html),
   };
 }
 

@@ -17,6 +17,7 @@ import { problemResponse } from '../responses.js';
 import { renderApiReference } from '../../modules/docs/openapi-page.js';
 import { buildGraphiQLPage, FAVICON_DATA_URL, graphiqlPageResponse, isGraphiQLPageRequest, type GraphiQLPage } from '../../modules/docs/graphiql-page.js';
 import { FAVICON_PATH } from '../../shared/routes.js';
+import { inlineElementsOf, pagePolicy } from '../../shared/security-headers.js';
 
 /** The site icon's path (public). */
 
@@ -31,13 +32,24 @@ export interface ApiDocsOptions {
   document: Record<string, unknown>;
 }
 
-export function useApiDocs(options: ApiDocsOptions): Plugin {
+/** The docs plugin and the Content-Security-Policy of its pages, for the securityHeaders plugin. */
+export interface ApiDocs {
+  plugin: Plugin;
+  /** The policy of the page served at `pathname` (GraphiQL's once built), or undefined. */
+  pagePolicyOf: (pathname: string) => string | undefined;
+}
+
+export function createApiDocs(options: ApiDocsOptions): ApiDocs {
   for (const p of [options.openapiPath, options.docsPath, options.graphqlEndpoint]) {
     if (!p.startsWith('/')) throw new Error(`useApiDocs: "${p}" must start with "/"`);
   }
   const json = JSON.stringify(options.document, null, 2);
   const html = renderApiReference(options.document, { openapi: options.openapiPath, graphql: options.graphqlEndpoint });
   let graphiql: Promise<GraphiQLPage> | undefined;
+  // The reference has no script; its one inline style by hash, its icon a data: URL.
+  const docsPolicy = pagePolicy({ inlineStyles: inlineElementsOf(html).styles, images: ['data:'] });
+  /** Set when the GraphiQL page is built: only then can an answer carry the page. */
+  let graphiqlPolicy: string | undefined;
   const pages = new Map([
     [options.openapiPath, { body: json, type: 'application/json; charset=utf-8' }],
     [options.docsPath, { body: html, type: 'text/html; charset=utf-8' }],
@@ -48,10 +60,16 @@ export function useApiDocs(options: ApiDocsOptions): Plugin {
   async function serveGraphiQL(request: Request, serverContext: object, endResponse: (r: Response) => void, fetchAPI: { Response: typeof Response }): Promise<void> {
     const state = requestStateOf(serverContext);
     // Built once; a failed build is not kept, so the next view retries.
-    graphiql ??= buildGraphiQLPage(options.graphqlEndpoint).catch((err: unknown) => {
-      graphiql = undefined;
-      throw err;
-    });
+    graphiql ??= buildGraphiQLPage(options.graphqlEndpoint).then(
+      (page) => {
+        graphiqlPolicy = page.policy;
+        return page;
+      },
+      (err: unknown) => {
+        graphiql = undefined;
+        throw err;
+      },
+    );
     try {
       endResponse(graphiqlPageResponse(await graphiql, request, fetchAPI.Response));
     } catch (err) {
@@ -64,7 +82,10 @@ export function useApiDocs(options: ApiDocsOptions): Plugin {
     }
   }
 
-  return {
+  const pagePolicyOf = (pathname: string): string | undefined =>
+    pathname === options.docsPath ? docsPolicy : pathname === options.graphqlEndpoint ? graphiqlPolicy : undefined;
+
+  const plugin: Plugin = {
     // Synchronous unless it serves the GraphiQL page: an async hook would make every request's remaining
     // hooks wait on a promise (measured under load: the pipeline's async hooks cost more than their bodies).
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
@@ -87,4 +108,5 @@ export function useApiDocs(options: ApiDocsOptions): Plugin {
       );
     },
   };
+  return { plugin, pagePolicyOf };
 }

@@ -4,7 +4,7 @@
  *
  * Runs in `onRequest`, before any other user plugin that touches data, for every request to
  * the GraphQL endpoint (POST and GET, data and introspection alike; the GraphiQL page
- * for browsers is answered earlier, by useApiDocs, and carries no data; so is a browser's CORS preflight,
+ * for browsers is answered earlier, by createApiDocs, and carries no data; so is a browser's CORS preflight,
  * which carries no credentials), every `/v1/payments/*` route and `/v1/checkout/sessions`. Nothing behind it runs for an
  * unauthenticated request. Check order (contract §4): headers present →
  * timestamp format → skew → signature format → key known → HMAC. Merchant
@@ -97,11 +97,13 @@ const DIGITS = /^[0-9]+$/;
 
 /**
  * Debugging help on SIGNATURE_MISMATCH, for test keys only: the SHA-256 of
- * the server's string to sign and of the body it received, `signCommand`:
+ * the server's string to sign and of the body it received, the body's length
+ * in bytes (`bodyBytes`: a re-serialised body usually shows in its length
+ * alone), `signCommand`:
  * the `npm run sign` command that recomputes both for this request (its
  * method, target, timestamp and key: with another timestamp the
  * string-to-sign hash always differs), and a hint on reading the
- * comparison, down to "both equal: the secret is wrong". Everything here is derived from what
+ * comparison against what the client SIGNED. Everything here is derived from what
  * the client itself sent, never the secret or the expected signature; live
  * keys get nothing, so a live key cannot be probed.
  */
@@ -110,12 +112,14 @@ export function signatureDebugDetails(
   parts: { method: string; target: string; timestamp: string; apiKey: string },
   toSign: string,
   bodySha256: string,
-): Record<string, string> {
+  bodyBytes: number,
+): Record<string, string | number> {
   if (mode !== 'test' || !parts.apiKey.startsWith('pk_test_')) return {};
-  const body = bodySha256 === EMPTY_BODY_SHA256 ? '' : ' --body-file YOUR_BODY_FILE';
+  const body = bodySha256 === EMPTY_BODY_SHA256 ? '' : ' --body-file YOUR_SIGNED_BODY_FILE';
   return {
     stringToSignSha256: sha256Hex(toSign),
     bodySha256,
+    bodyBytes,
     signCommand: `npm run --silent sign -- ${parts.method.toUpperCase()} ${shellQuote(parts.target)}${body} --timestamp ${parts.timestamp} --key ${parts.apiKey} --secret YOUR_SECRET`,
     hint: SIGNATURE_MISMATCH_HINT,
   };
@@ -198,7 +202,7 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
       throw new AppError(
         'SIGNATURE_MISMATCH',
         'The signature does not match the request: a line of the string to sign (method, target, timestamp, key, body SHA-256) or the secret differs from what the server used.',
-        signatureDebugDetails(key.mode, { method: request.method, target, timestamp, apiKey }, toSign, bodySha256),
+        signatureDebugDetails(key.mode, { method: request.method, target, timestamp, apiKey }, toSign, bodySha256, body.byteLength),
       );
     }
     return { principal: { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc }, body };

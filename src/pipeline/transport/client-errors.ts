@@ -3,7 +3,7 @@
  * arrive too slowly is answered `408` by Node's `headersTimeout`/`requestTimeout`, a request Node cannot
  * parse `400`, headers over Node's size limit `431`. None of them reaches a `request` listener, so none
  * would be logged or counted. Listening for the server's 'clientError' takes over writing that answer:
- * the same bytes Node writes by default, plus one request-log line and one `http_requests_total` count,
+ * the same bytes Node writes by default plus the security headers every answer carries, one request-log line and one `http_requests_total` count,
  * like every other answer. (No duration is observed: Node does not say when such a request began.)
  */
 import { randomUUID } from 'node:crypto';
@@ -12,6 +12,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Counter, Registry } from 'prom-client';
+import { EVERY_ANSWER, NOT_A_PAGE_POLICY } from '../../shared/security-headers.js';
 
 /** Node's code of a client error → the status Node answers and the `errorCode` of the log line. */
 const ANSWERS: Record<string, { status: number; code: string }> = {
@@ -20,6 +21,10 @@ const ANSWERS: Record<string, { status: number; code: string }> = {
   HPE_CHUNK_EXTENSIONS_OVERFLOW: { status: 413, code: 'PAYLOAD_TOO_LARGE' },
 };
 const BAD_REQUEST = { status: 400, code: 'INVALID_REQUEST' };
+/** The security headers of every answer (src/shared/security-headers.ts), as raw header lines. */
+const SECURITY_LINES = Object.entries({ ...EVERY_ANSWER, 'Content-Security-Policy': NOT_A_PAGE_POLICY })
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 
 
@@ -50,7 +55,7 @@ export function observeClientErrors(server: Server, options: ClientErrorOptions)
       return;
     }
     const answer = (err.code !== undefined && ANSWERS[err.code]) || BAD_REQUEST;
-    socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nConnection: close\r\n\r\n`);
+    socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${SECURITY_LINES}Connection: close\r\n\r\n`);
     socket.destroy();
     const req = inFlight ? last?.req : undefined;
     const method = req?.method !== undefined && METHODS.has(req.method) ? req.method : 'OTHER';

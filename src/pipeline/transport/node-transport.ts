@@ -23,6 +23,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { AppError, problemDetails } from '../../shared/errors.js';
+import { EVERY_ANSWER, NOT_A_PAGE_POLICY } from '../../shared/security-headers.js';
 import { NodeRequest } from './node-request.js';
 import { ponyfillBodyBytes } from './ponyfill-body.js';
 import { RESPONSE_BYTES, type ResponseWithBytes } from '../responses.js';
@@ -100,7 +101,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
       return;
     }
     const error = new AppError('INTERNAL_ERROR', 'Unexpected error.');
-    res.writeHead(error.status, { 'Content-Type': 'application/problem+json' });
+    res.writeHead(error.status, { 'Content-Type': 'application/problem+json', ...EVERY_ANSWER, 'Content-Security-Policy': NOT_A_PAGE_POLICY });
     res.end(JSON.stringify(problemDetails(error.code, error.message, error.details, '')));
   }
 
