@@ -114,6 +114,13 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/client/', '^src/shared/', '^src/modules/auth/svc1-core\\.ts$'] },
     },
     {
+      name: 'client-uses-no-node-built-in',
+      comment: 'The SDK is published for browsers and bundlers too (packages/client): no Node built-in; of the packages only graphql-sse.',
+      severity: 'error',
+      from: { path: '^src/client/' },
+      to: { dependencyTypes: ['core', 'npm', 'npm-dev', 'npm-optional', 'npm-peer'], pathNot: ['node_modules/graphql-sse/'] },
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'Every import resolves (a typo or a moved file fails the lint, not only the build).',
       severity: 'error',

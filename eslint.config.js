@@ -15,13 +15,13 @@ const UNTYPED_JSON_ALLOWED = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'drizzle/**', 'artifacts/**', 'src/graphql/generated.ts', '**/*.cjs'] },
+  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'drizzle/**', 'artifacts/**', 'src/graphql/generated.ts', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
       globals: globals.node,
-      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'bin/*.mjs'] }, tsconfigRootDir: import.meta.dirname },
+      parserOptions: { projectService: { allowDefaultProject: ['*.js', '*.mjs', 'scripts/*.mjs', 'bin/*.mjs', 'packages/*/*.mjs', 'docs/examples/*/*.js'] }, tsconfigRootDir: import.meta.dirname },
     },
     rules: {
       // `_`-prefixed names are deliberately unused (destructuring to drop a field, parameters a signature requires).

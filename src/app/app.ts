@@ -27,6 +27,7 @@ import { SESSION_KEY_LABEL, SessionService } from '../modules/sessions/service.j
 import { useCheckoutCors } from '../pipeline/plugins/use-checkout-cors.js';
 import { useHttpCaching } from '../pipeline/plugins/use-http-caching.js';
 import { useChannelImages } from '../pipeline/plugins/use-channel-images.js';
+import { useCheckoutComponent } from '../pipeline/plugins/use-checkout-component.js';
 import { useMetrics } from '../pipeline/plugins/use-metrics.js';
 import { useRequestContext } from '../pipeline/plugins/use-request-context.js';
 import { useRateLimit, type RateLimitOptions } from '../pipeline/plugins/use-rate-limit.js';
@@ -239,6 +240,7 @@ export function createAppParts(options: AppOptions): AppParts {
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
+    ['checkoutComponent', useCheckoutComponent()],
     ['apiDocs', apiDocs.plugin],
     ['checkoutCors', useCheckoutCors({ sessionPaths, isKnownOrigin: (origin) => catalog.isKnownOrigin(origin) })],
     ['signature', signaturePlugin],

@@ -25,6 +25,8 @@ export const DOCS_PATH = '/docs';
 export const FAVICON_PATH = '/favicon.ico';
 /** Channel images live under this prefix (`image_url`); public. */
 export const IMAGE_PREFIX = '/images/channels/';
+/** The drop-in checkout component (one ES module; `v1` is its interface version); public. */
+export const CHECKOUT_COMPONENT_PATH = '/checkout/v1/checkout.js';
 export const HEALTH_PATH = '/health';
 export const READY_PATH = '/ready';
 
@@ -133,6 +135,7 @@ export const ROUTES: readonly Route[] = [
   { path: OPENAPI_PATH, surface: 'public' },
   { path: DOCS_PATH, surface: 'public' },
   { path: FAVICON_PATH, surface: 'public' },
+  { path: CHECKOUT_COMPONENT_PATH, surface: 'public' },
 ];
 
 /** Paths (exact, or prefixes ending in "/") that are served without a signature. */

@@ -1,0 +1,163 @@
+/**
+ * Reference merchant integration for the drop-in checkout (contract §9): a merchant's own web server, on
+ * its own origin, that
+ * - creates a checkout session per page view with the SDK (`createCheckoutSession`, signed with the API
+ *   secret, which stays here), and
+ * - serves a checkout page that embeds the gateway's component (`/checkout/v1/checkout.js` from the
+ *   gateway's origin) with only the session's client secret, under a strict Content-Security-Policy
+ *   (no inline script or style; scripts from itself and the gateway; API calls to the gateway only).
+ *
+ *   npm run example:checkout        # http://127.0.0.1:4100 (the demo merchant's allowed origin)
+ *
+ * Environment: MERCHANT_PORT (4100), MERCHANT_HOST (127.0.0.1), GATEWAY_URL (http://127.0.0.1:4000),
+ * CREDENTIALS_FILE (default $DATA_DIR/demo-credentials.json, DATA_DIR default ./data: the approved demo
+ * merchant's key and secret). The page takes `?amount=` (IDR, default 150000) and, to see expiry,
+ * `?expiresInSeconds=` (60–86400, default 900).
+ */
+import fs from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import path from 'node:path';
+import { createClient, GatewayError } from '../../../src/client/index.js';
+
+interface Merchant {
+  name: string;
+  merchantId: string;
+  apiKey: string;
+  apiSecret: string;
+  kyc: string;
+}
+
+const port = Number(process.env.MERCHANT_PORT ?? 4100);
+const host = process.env.MERCHANT_HOST ?? '127.0.0.1';
+const gateway = new URL(process.env.GATEWAY_URL ?? 'http://127.0.0.1:4000').origin;
+const credentialsFile = path.resolve(process.env.CREDENTIALS_FILE ?? path.join(process.env.DATA_DIR ?? './data', 'demo-credentials.json'));
+
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  process.stderr.write(`MERCHANT_PORT must be a port number, got ${process.env.MERCHANT_PORT}\n`);
+  process.exit(2);
+}
+if (!fs.existsSync(credentialsFile)) {
+  process.stderr.write(`No credentials file at ${credentialsFile}: run \`npm start\` once (it writes data/demo-credentials.json) or set CREDENTIALS_FILE.\n`);
+  process.exit(2);
+}
+const merchants = (JSON.parse(fs.readFileSync(credentialsFile, 'utf8')) as { merchants: Merchant[] }).merchants;
+const merchant = merchants.find((m) => m.kyc === 'approved') ?? merchants[0];
+if (!merchant) {
+  process.stderr.write(`${credentialsFile} lists no merchant.\n`);
+  process.exit(2);
+}
+// The API secret lives only in this process: the browser gets a session's client secret.
+const client = createClient({ baseUrl: gateway, apiKey: merchant.apiKey, apiSecret: merchant.apiSecret });
+const here = import.meta.dirname;
+const assets: Record<string, { file: string; type: string }> = {
+  '/merchant.js': { file: path.join(here, 'merchant.js'), type: 'text/javascript; charset=utf-8' },
+  '/merchant.css': { file: path.join(here, 'merchant.css'), type: 'text/css; charset=utf-8' },
+};
+
+/** The page's policy: its own script and style, the gateway's module, images and API, nothing else. */
+const CSP = [
+  "default-src 'none'",
+  `script-src 'self' ${gateway}`,
+  `connect-src ${gateway}`,
+  `img-src 'self' ${gateway}`,
+  "style-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const COMMON_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' };
+
+/** Attribute- and text-safe: the page is a template with the few values below escaped. */
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function page(clientSecret: string, amount: number): string {
+  return `<!doctype html>
+<html lang="id">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(merchant!.name)} — checkout</title>
+<link rel="icon" href="/favicon.ico">
+<link rel="stylesheet" href="/merchant.css">
+<script type="module" src="${escapeHtml(gateway)}/checkout/v1/checkout.js"></script>
+<script type="module" src="/merchant.js"></script>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(merchant!.name)}</h1>
+<p>Order total before fees: <strong>IDR ${escapeHtml(amount.toLocaleString('en-US'))}</strong></p>
+<payment-checkout client-secret="${escapeHtml(clientSecret)}" gateway="${escapeHtml(gateway)}"></payment-checkout>
+<p id="choice" role="status" aria-live="polite">No payment method chosen yet.</p>
+<button id="pay" type="button" disabled>Pay</button>
+</main>
+</body>
+</html>
+`;
+}
+
+function send(res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': type, ...COMMON_HEADERS, ...headers });
+  res.end(body);
+}
+
+/** A whole number query parameter within bounds, or the default; undefined when given but invalid. */
+function intParam(url: URL, name: string, fallback: number, min: number, max: number): number | undefined {
+  const raw = url.searchParams.get(name);
+  if (raw === null) return fallback;
+  const value = Number(raw);
+  return /^[0-9]+$/.test(raw) && value >= min && value <= max ? value : undefined;
+}
+
+async function checkoutPage(url: URL, res: ServerResponse): Promise<void> {
+  const amount = intParam(url, 'amount', 150000, 1, 1_000_000_000_000);
+  const expiresInSeconds = intParam(url, 'expiresInSeconds', 900, 60, 86_400);
+  if (amount === undefined || expiresInSeconds === undefined) {
+    send(res, 400, 'text/plain; charset=utf-8', 'amount must be a whole number of IDR; expiresInSeconds 60 to 86400.\n');
+    return;
+  }
+  try {
+    const session = await client.createCheckoutSession({ merchantId: merchant!.merchantId, amount, currency: 'IDR', expiresInSeconds });
+    // The page holds a live client secret: never cached, never framed.
+    send(res, 200, 'text/html; charset=utf-8', page(session.clientSecret, amount), { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
+  } catch (err) {
+    const why = err instanceof GatewayError ? `${err.status} ${err.code}: ${err.message}` : `cannot reach the gateway at ${gateway} (${err instanceof Error ? err.message : String(err)})`;
+    process.stderr.write(`checkout session not created: ${why}\n`);
+    send(res, 502, 'text/plain; charset=utf-8', `The checkout could not be prepared: ${why}\n`);
+  }
+}
+
+function handle(req: IncomingMessage, res: ServerResponse): void {
+  const url = new URL(req.url ?? '/', 'http://merchant.invalid');
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, 405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
+    return;
+  }
+  if (url.pathname === '/') {
+    void checkoutPage(url, res);
+    return;
+  }
+  if (url.pathname === '/favicon.ico') {
+    res.writeHead(204, COMMON_HEADERS);
+    res.end();
+    return;
+  }
+  const asset = assets[url.pathname];
+  if (!asset) {
+    send(res, 404, 'text/plain; charset=utf-8', 'Not found\n');
+    return;
+  }
+  send(res, 200, asset.type, fs.readFileSync(asset.file, 'utf8'), { 'Cache-Control': 'no-cache' });
+}
+
+const server = createServer(handle);
+server.listen(port, host, () => {
+  const address = server.address();
+  const actual = typeof address === 'object' && address ? address.port : port;
+  // One JSON line for scripts and tests, then the URL for people.
+  process.stdout.write(`${JSON.stringify({ msg: 'merchant listening', url: `http://${host}:${actual}`, gateway })}\n`);
+  process.stdout.write(`Open http://${host}:${actual}/ (gateway ${gateway}, merchant ${merchant.name})\n`);
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => server.close(() => process.exit(0)));

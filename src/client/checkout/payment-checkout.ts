@@ -1,0 +1,444 @@
+/**
+ * The drop-in checkout component (issue 23), served by the gateway as one ES module at
+ * `/checkout/v1/checkout.js` (src/pipeline/plugins/use-checkout-component.ts bundles this file with esbuild):
+ *
+ * ```html
+ * <script type="module" src="https://gateway.example/checkout/v1/checkout.js"></script>
+ * <payment-checkout client-secret="cs_…_secret_…"></payment-checkout>
+ * ```
+ *
+ * Given a checkout session's client secret it lists the session's channels (image, name, fee, total for the
+ * session's amount, who pays the fee), unavailable ones disabled with a human reason, as an accessible radio
+ * group (mouse, arrow keys, Space). The choice reaches the page as a `payment-checkout-select` event
+ * (`detail`: {@link CheckoutSelection}, or null when the chosen channel stopped being available). The list
+ * follows the gateway live over SSE (`paymentChannelsChanged`, graphql-sse); when the session expires or
+ * ends, the component says so, disables every channel and sends `payment-checkout-ended`.
+ *
+ * Safety invariants: no HTML is ever built from strings (DOM APIs and `textContent` only), no `eval`, no
+ * inline script or style attribute (the stylesheet is constructed, ./styles.ts), images only from the
+ * gateway's origin, and the client secret is never written to the DOM, to storage or to the console.
+ * Attributes: `client-secret` (required), `gateway` (default: the origin this module was loaded from).
+ */
+import { GatewayError } from '../errors.js';
+import { createSessionClient, type SessionClient } from '../session.js';
+import { CHECKOUT_CSS } from './styles.js';
+
+/** `detail` of the `payment-checkout-select` event. */
+export interface CheckoutSelection {
+  code: string;
+  name: string;
+  currency: string;
+  amount: number;
+  totalAmount: number;
+  /** All charges of the channel (fee + additional fee + tax) and who pays which part. */
+  customerFee: number;
+  merchantFee: number;
+}
+
+/** `detail` of the `payment-checkout-ended` event. */
+export interface CheckoutEnded {
+  /** SESSION_EXPIRED, SESSION_INVALID, ORIGIN_NOT_ALLOWED, SESSION_SCOPE or INTERNAL_ERROR. */
+  code: string;
+  message: string;
+}
+
+interface Fee {
+  amount: number;
+  totalAmount: number;
+  customerFee: number;
+  merchantFee: number;
+  currency: string;
+}
+
+interface ChannelView {
+  code: string;
+  name: string;
+  imageUrl: string;
+  status: string;
+  availability: { selectable: boolean; reasons: string[] };
+  fee: Fee | null;
+}
+
+interface SessionView {
+  id: string;
+  amount: number;
+  currency: string;
+  expiresAt: string;
+}
+
+const SESSION_QUERY = '{ checkoutSession { id amount currency expiresAt } }';
+/** The subscription's first event is the current list; later ones follow every change. */
+const CHANNELS_SUBSCRIPTION = `subscription Channels($amount: Decimal!) {
+  paymentChannelsChanged { code name imageUrl status availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }
+}`;
+
+/** Why a channel cannot be chosen, in words a customer understands. */
+const REASONS: Record<string, string> = {
+  MAINTENANCE: 'Under maintenance right now',
+  OFFLINE: 'Temporarily unavailable',
+  AMOUNT_OUT_OF_RANGE: 'Not available for this amount',
+  AMOUNT_PRECISION: 'Not available for this amount',
+  CURRENCY_MISMATCH: 'Does not accept this currency',
+  KYC_REQUIRED: 'Not enabled for this shop yet',
+};
+
+/** What the customer is told when the session cannot be used (any other code: a generic message). */
+const ENDED: Record<string, string> = {
+  SESSION_EXPIRED: 'This checkout session has expired. Reload the page to start again.',
+  SESSION_INVALID: 'This checkout session is no longer valid. Reload the page to start again.',
+  ORIGIN_NOT_ALLOWED: 'This shop’s page is not allowed to show this checkout.',
+};
+const GENERIC_PROBLEM = 'Payment methods cannot be shown right now. Please try again later.';
+
+let sheet: CSSStyleSheet | undefined;
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** Where this module was loaded from: the default gateway. */
+function moduleOrigin(): string {
+  return new URL(import.meta.url).origin;
+}
+
+export class PaymentCheckoutElement extends HTMLElement {
+  static readonly observedAttributes = ['client-secret', 'gateway'];
+
+  readonly #root: ShadowRoot;
+  readonly #status: HTMLParagraphElement;
+  readonly #summary: HTMLParagraphElement;
+  readonly #group: HTMLDivElement;
+  readonly #items = new Map<string, { row: HTMLDivElement; img: HTMLImageElement; name: HTMLSpanElement; detail: HTMLSpanElement; total: HTMLSpanElement; channel: ChannelView }>();
+  #client: SessionClient | undefined;
+  #stop: (() => void) | undefined;
+  #expiryTimer: ReturnType<typeof setTimeout> | undefined;
+  #resumeTimer: ReturnType<typeof setTimeout> | undefined;
+  #session: SessionView | undefined;
+  #gateway = '';
+  #selected: string | undefined;
+  #ended = false;
+  #connected = false;
+  #formatter: Intl.NumberFormat | undefined;
+
+  constructor() {
+    super();
+    this.#root = this.attachShadow({ mode: 'open' });
+    sheet ??= (() => {
+      const s = new CSSStyleSheet();
+      s.replaceSync(CHECKOUT_CSS);
+      return s;
+    })();
+    this.#root.adoptedStyleSheets = [sheet];
+    const section = el('section');
+    section.setAttribute('part', 'container');
+    const heading = el('h2', undefined, 'Choose how to pay');
+    heading.id = 'pc-heading';
+    this.#summary = el('p', 'summary');
+    this.#status = el('p', 'status');
+    this.#status.setAttribute('role', 'status');
+    this.#status.setAttribute('aria-live', 'polite');
+    this.#group = el('div');
+    this.#group.setAttribute('role', 'radiogroup');
+    this.#group.setAttribute('aria-labelledby', 'pc-heading');
+    this.#group.addEventListener('keydown', (e) => this.#onKey(e));
+    this.#group.addEventListener('click', (e) => {
+      const row = (e.target as Element).closest('[role="radio"]');
+      if (row instanceof HTMLElement && row.dataset.code) this.#choose(row.dataset.code, true);
+    });
+    section.append(heading, this.#summary, this.#status, this.#group);
+    this.#root.append(section);
+  }
+
+  /** The code of the chosen channel, if any. */
+  get selected(): string | undefined {
+    return this.#selected;
+  }
+
+  connectedCallback(): void {
+    this.#connected = true;
+    this.#start();
+  }
+
+  disconnectedCallback(): void {
+    this.#connected = false;
+    this.#teardown();
+  }
+
+  /** A changed secret or gateway starts over (the upgrade's initial attribute calls precede connectedCallback). */
+  attributeChangedCallback(_name: string, oldValue: string | null, newValue: string | null): void {
+    if (oldValue !== newValue && this.#connected) this.#start();
+  }
+
+  #teardown(): void {
+    this.#stop?.();
+    this.#stop = undefined;
+    this.#client?.dispose();
+    this.#client = undefined;
+    clearTimeout(this.#expiryTimer);
+    clearTimeout(this.#resumeTimer);
+    this.#expiryTimer = undefined;
+    this.#resumeTimer = undefined;
+  }
+
+  #start(): void {
+    this.#teardown();
+    this.#ended = false;
+    this.#selected = undefined;
+    this.#items.clear();
+    this.#group.replaceChildren();
+    this.#summary.textContent = '';
+    const clientSecret = this.getAttribute('client-secret');
+    if (!clientSecret) {
+      this.#say('No checkout session was given to this page.', true);
+      return;
+    }
+    this.#gateway = new URL(this.getAttribute('gateway') || moduleOrigin()).origin;
+    const client = createSessionClient({ baseUrl: this.#gateway, clientSecret });
+    this.#client = client;
+    this.#say('Loading payment methods…');
+    void client.graphql<{ checkoutSession: SessionView | null }>(SESSION_QUERY).then(
+      ({ checkoutSession }) => {
+        if (this.#client !== client) return;
+        // Null only for a signed caller: this page's credential is no session.
+        if (!checkoutSession) return this.#end('SESSION_INVALID');
+        this.#session = checkoutSession;
+        this.#formatter = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: 'currency', currency: checkoutSession.currency, minimumFractionDigits: 0 });
+        this.#summary.textContent = `Amount: ${this.#money(checkoutSession.amount)}`;
+        this.#armExpiry(checkoutSession.expiresAt);
+        this.#subscribe(client, checkoutSession);
+      },
+    ).catch((err: unknown) => this.#fail(err));
+  }
+
+  /** The live list: the subscription's first event is the current state, then one per change. */
+  #subscribe(client: SessionClient, session: SessionView): void {
+    this.#stop = client.subscribe<{ paymentChannelsChanged: ChannelView[] }>(CHANNELS_SUBSCRIPTION, { amount: session.amount }, {
+      next: (data) => this.#render(data.paymentChannelsChanged),
+      error: (err) => this.#fail(err),
+      // The gateway ends the stream when the session expires or its key is revoked (or when a replica
+      // drains): past `expiresAt` it is the expiry (no request, whose 401 a browser would log as an
+      // error); before, ask the gateway, which says why, or serves the session and the stream resumes.
+      complete: () => {
+        this.#stop = undefined;
+        if (this.#isPastExpiry()) this.#end('SESSION_EXPIRED');
+        else this.#check();
+      },
+    });
+  }
+
+  #isPastExpiry(): boolean {
+    return this.#session !== undefined && Date.now() >= Date.parse(this.#session.expiresAt);
+  }
+
+  /**
+   * A fallback for a stream that outlives `expiresAt` (by the page's clock, plus 2 s): ask the gateway
+   * whether the session still holds. Normally the gateway has ended the stream by then.
+   */
+  #armExpiry(expiresAt: string): void {
+    const due = Date.parse(expiresAt) - Date.now();
+    if (!Number.isFinite(due)) return;
+    // setTimeout's limit is 2^31-1 ms; sessions last at most a day.
+    this.#expiryTimer = setTimeout(() => this.#check(), Math.min(Math.max(due + 2_000, 0), 2_147_000_000));
+  }
+
+  /** Re-ask the gateway for the session: an error says why it ended; success means it still holds. */
+  #check(): void {
+    const client = this.#client;
+    if (!client || this.#ended) return;
+    client.graphql<{ checkoutSession: SessionView | null }>(SESSION_QUERY).then(
+      ({ checkoutSession }) => {
+        if (this.#client !== client || this.#ended) return;
+        if (!checkoutSession) return this.#end('SESSION_INVALID');
+        // The session holds. A stream the gateway ended (a replica draining) resumes; a stream still open
+        // past `expiresAt` means the page's clock runs ahead of the gateway's: look again later.
+        // (Resumed after a second, so a gateway that keeps ending streams is not asked in a tight loop.)
+        if (this.#stop === undefined) this.#resumeTimer = setTimeout(() => this.#subscribe(client, checkoutSession), 1_000);
+        else this.#expiryTimer = setTimeout(() => this.#check(), 5_000);
+      },
+      (err: unknown) => this.#fail(err),
+    );
+  }
+
+  #fail(err: unknown): void {
+    this.#end(err instanceof GatewayError ? err.code : 'INTERNAL_ERROR');
+  }
+
+  /** The session cannot be used (any more): say why, disable everything, tell the page. */
+  #end(code: string): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    const message = ENDED[code] ?? GENERIC_PROBLEM;
+    this.#teardown();
+    for (const item of this.#items.values()) this.#disable(item.row);
+    this.#say(message, true);
+    if (this.#selected !== undefined) {
+      this.#selected = undefined;
+      for (const item of this.#items.values()) item.row.setAttribute('aria-checked', 'false');
+    }
+    this.dispatchEvent(new CustomEvent<CheckoutEnded>('payment-checkout-ended', { detail: { code, message }, bubbles: true, composed: true }));
+  }
+
+  #say(text: string, problem = false): void {
+    this.#status.textContent = text;
+    this.#status.classList.toggle('problem', problem);
+  }
+
+  #money(value: number): string {
+    return this.#formatter ? this.#formatter.format(value) : String(value);
+  }
+
+  #disable(row: HTMLDivElement): void {
+    row.setAttribute('aria-disabled', 'true');
+  }
+
+  /** Update the list in place (keyed by code), so focus and the choice survive a live update. */
+  #render(channels: ChannelView[]): void {
+    if (this.#ended) return;
+    const seen = new Set<string>();
+    for (const channel of channels) {
+      seen.add(channel.code);
+      let item = this.#items.get(channel.code);
+      if (!item) {
+        item = this.#createItem(channel);
+        this.#items.set(channel.code, item);
+      }
+      item.channel = channel;
+      this.#fill(item);
+      this.#group.append(item.row);
+    }
+    for (const [code, item] of this.#items) {
+      if (seen.has(code)) continue;
+      item.row.remove();
+      this.#items.delete(code);
+    }
+    const chosen = this.#selected === undefined ? undefined : this.#items.get(this.#selected);
+    if (this.#selected !== undefined && (!chosen || !chosen.channel.availability.selectable)) {
+      const name = chosen?.channel.name ?? this.#selected;
+      const why = chosen ? (REASONS[chosen.channel.availability.reasons[0] ?? ''] ?? 'Not available') : 'No longer offered';
+      this.#selected = undefined;
+      chosen?.row.setAttribute('aria-checked', 'false');
+      this.#say(`${name}: ${why.toLowerCase()}. Please choose another payment method.`, true);
+      this.dispatchEvent(new CustomEvent<CheckoutSelection | null>('payment-checkout-select', { detail: null, bubbles: true, composed: true }));
+    } else if (this.#status.textContent === 'Loading payment methods…') {
+      this.#say(channels.length === 0 ? 'No payment method is available for this payment.' : '');
+    }
+    this.#updateTabStops();
+  }
+
+  #createItem(channel: ChannelView) {
+    const row = el('div');
+    row.setAttribute('role', 'radio');
+    row.setAttribute('part', 'channel');
+    row.dataset.code = channel.code;
+    const img = el('img');
+    img.alt = '';
+    const text = el('span');
+    const name = el('span', 'name');
+    name.id = `pc-name-${channel.code}`;
+    const detail = el('span', 'detail');
+    detail.id = `pc-detail-${channel.code}`;
+    text.append(name, el('br'), detail);
+    const total = el('span', 'total');
+    total.id = `pc-total-${channel.code}`;
+    row.append(img, text, total);
+    row.setAttribute('aria-labelledby', name.id);
+    row.setAttribute('aria-describedby', `${detail.id} ${total.id}`);
+    return { row, img, name, detail, total, channel };
+  }
+
+  #fill(item: { row: HTMLDivElement; img: HTMLImageElement; name: HTMLSpanElement; detail: HTMLSpanElement; total: HTMLSpanElement; channel: ChannelView }): void {
+    const { channel } = item;
+    item.name.textContent = channel.name;
+    const src = new URL(channel.imageUrl, this.#gateway);
+    // Images only from the gateway itself, whatever a stored path says.
+    if (src.origin === this.#gateway && item.img.src !== src.href) item.img.src = src.href;
+    item.row.dataset.status = channel.status;
+    const selectable = channel.availability.selectable && channel.fee !== null;
+    if (selectable) {
+      item.row.removeAttribute('aria-disabled');
+      const fee = channel.fee!;
+      item.detail.className = 'detail';
+      item.detail.textContent = this.#feeText(fee);
+      item.total.textContent = `Total ${this.#money(fee.totalAmount)}`;
+    } else {
+      this.#disable(item.row);
+      item.detail.className = 'reason';
+      item.detail.textContent = REASONS[channel.availability.reasons[0] ?? ''] ?? 'Not available';
+      item.total.textContent = '';
+    }
+    item.row.setAttribute('aria-checked', String(this.#selected === channel.code));
+  }
+
+  #feeText(fee: Fee): string {
+    const charges = fee.customerFee + fee.merchantFee;
+    if (charges === 0) return 'No fee';
+    if (fee.merchantFee === 0) return `Fee ${this.#money(fee.customerFee)}, paid by you`;
+    if (fee.customerFee === 0) return `Fee ${this.#money(fee.merchantFee)}, paid by the shop`;
+    return `Fee ${this.#money(charges)}: ${this.#money(fee.customerFee)} paid by you, ${this.#money(fee.merchantFee)} by the shop`;
+  }
+
+  #enabledRows(): HTMLDivElement[] {
+    return [...this.#items.values()].map((i) => i.row).filter((r) => r.getAttribute('aria-disabled') !== 'true' && r.isConnected);
+  }
+
+  /** Roving tab stop: the chosen channel, else the first selectable one, is the group's one Tab stop. */
+  #updateTabStops(): void {
+    const enabled = this.#enabledRows();
+    const stop = enabled.find((r) => r.dataset.code === this.#selected) ?? enabled[0];
+    for (const item of this.#items.values()) item.row.tabIndex = item.row === stop ? 0 : -1;
+  }
+
+  #choose(code: string, focus: boolean): void {
+    const item = this.#items.get(code);
+    if (!item || this.#ended || item.row.getAttribute('aria-disabled') === 'true' || !item.channel.fee || !this.#session) return;
+    this.#selected = code;
+    for (const other of this.#items.values()) other.row.setAttribute('aria-checked', String(other === item));
+    this.#updateTabStops();
+    if (focus) item.row.focus();
+    this.#say('');
+    const fee = item.channel.fee;
+    const detail: CheckoutSelection = {
+      code,
+      name: item.channel.name,
+      currency: fee.currency,
+      amount: fee.amount,
+      totalAmount: fee.totalAmount,
+      customerFee: fee.customerFee,
+      merchantFee: fee.merchantFee,
+    };
+    this.dispatchEvent(new CustomEvent<CheckoutSelection>('payment-checkout-select', { detail, bubbles: true, composed: true }));
+  }
+
+  /** WAI-ARIA radio group keys: arrows move to the next/previous selectable channel and choose it; Space chooses. */
+  #onKey(e: KeyboardEvent): void {
+    const current = (e.target as Element).closest('[role="radio"]');
+    if (!(current instanceof HTMLDivElement) || !current.dataset.code) return;
+    const rows = this.#enabledRows();
+    if (e.key === ' ' || e.key === 'Enter') {
+      e.preventDefault();
+      this.#choose(current.dataset.code, true);
+      return;
+    }
+    const step = e.key === 'ArrowDown' || e.key === 'ArrowRight' ? 1 : e.key === 'ArrowUp' || e.key === 'ArrowLeft' ? -1 : 0;
+    if (step === 0 || rows.length === 0) return;
+    e.preventDefault();
+    const at = rows.indexOf(current);
+    const next = rows[(at + step + rows.length) % rows.length]!;
+    this.#choose(next.dataset.code!, true);
+  }
+}
+
+if (!customElements.get('payment-checkout')) customElements.define('payment-checkout', PaymentCheckoutElement);
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'payment-checkout': PaymentCheckoutElement;
+  }
+  interface HTMLElementEventMap {
+    'payment-checkout-select': CustomEvent<CheckoutSelection | null>;
+    'payment-checkout-ended': CustomEvent<CheckoutEnded>;
+  }
+}

@@ -1,0 +1,25 @@
+/**
+ * The component's look, adopted by its shadow root as a constructed stylesheet: no `<style>` element and
+ * no `style` attribute, so a page's `style-src` needs no 'unsafe-inline' and no gateway origin. Pages can
+ * theme it through the custom properties (`--pc-accent`, `--pc-radius`, `--pc-font`) and `::part()`.
+ */
+export const CHECKOUT_CSS = `
+:host { display: block; font: 15px/1.4 var(--pc-font, system-ui, sans-serif); color: #1f2933; }
+:host([hidden]) { display: none; }
+section { border: 1px solid #d3d9e0; border-radius: var(--pc-radius, 12px); padding: 16px; max-width: 560px; }
+h2 { font-size: 17px; margin: 0 0 4px; }
+.summary { margin: 0 0 12px; color: #52606d; }
+.status { min-height: 1.4em; margin: 0 0 8px; }
+.status.problem { color: #b42318; font-weight: 600; }
+[role="radiogroup"] { display: grid; gap: 8px; }
+[role="radio"] { display: grid; grid-template-columns: 64px 1fr auto; gap: 12px; align-items: center; padding: 10px 12px;
+  border: 2px solid #d3d9e0; border-radius: calc(var(--pc-radius, 12px) - 4px); cursor: pointer; background: #fff; }
+[role="radio"]:focus-visible { outline: 3px solid var(--pc-accent, #047857); outline-offset: 2px; }
+[role="radio"][aria-checked="true"] { border-color: var(--pc-accent, #047857); background: #ecfdf5; }
+[role="radio"][aria-disabled="true"] { cursor: not-allowed; opacity: 0.6; background: #f5f7fa; }
+img { width: 64px; height: 26px; object-fit: contain; }
+.name { font-weight: 600; }
+.detail, .reason { font-size: 13px; color: #52606d; }
+.reason { color: #b42318; }
+.total { font-weight: 700; text-align: right; white-space: nowrap; }
+`;
