@@ -109,3 +109,16 @@ export function errorResponseFor(Response: ResponseCtor, state: RequestState, er
   state.errorCode = error.code;
   return state.surface === 'graphql' ? graphqlErrorResponse(Response, error, state.id) : problemResponse(Response, error, state.id);
 }
+
+/**
+ * A read-only public resource (pages, documents, the checkout module, /metrics) answers GET and HEAD only:
+ * the 405 problem for any other method, recorded on the request state for the log and metrics; null when the
+ * method is fine.
+ */
+export function getOrHeadOnly(Response: ResponseCtor, method: string, pathname: string, state: RequestState | undefined): Response | null {
+  const m = method.toUpperCase();
+  if (m === 'GET' || m === 'HEAD') return null;
+  const error = new AppError('METHOD_NOT_ALLOWED', `${pathname} accepts GET only.`, { allow: 'GET, HEAD' }, { Allow: 'GET, HEAD' });
+  if (state) state.errorCode = error.code;
+  return problemResponse(Response, error, state?.id ?? '');
+}

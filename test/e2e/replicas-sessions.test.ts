@@ -12,7 +12,7 @@ import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { makeTempDir } from '../helpers/app.js';
 import { localServicesSkipReason, startPostgres, startRedis, type LocalService } from '../helpers/local-services.js';
-import { admin, startServer, type RunningServer } from '../helpers/ops.js';
+import { admin, onEvery, startServer, type RunningServer } from '../helpers/ops.js';
 import { CHANNELS_SUBSCRIPTION, openEventStream } from '../helpers/sse.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
@@ -49,17 +49,7 @@ function list(baseUrl: string, secret: string, origin?: string): Promise<Respons
 }
 
 /** Poll every replica until `ok(replica)` holds on all of them; returns the elapsed ms, or throws after `limitMs`. */
-async function onAll(limitMs: number, ok: (baseUrl: string) => Promise<boolean>): Promise<number> {
-  const start = performance.now();
-  const waiting = new Set(replicas.map((s) => s.baseUrl));
-  while (waiting.size > 0) {
-    for (const url of [...waiting]) if (await ok(url).catch(() => false)) waiting.delete(url);
-    if (waiting.size === 0) break;
-    if (performance.now() - start > limitMs) throw new Error(`not on every replica within ${limitMs} ms (still: ${[...waiting].join(', ')})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return performance.now() - start;
-}
+const onAll = (limitMs: number, ok: (baseUrl: string) => Promise<boolean>): Promise<number> => onEvery(replicas.map((s) => s.baseUrl), limitMs, ok);
 
 describe.skipIf(skip)('checkout sessions on three replicas', () => {
   beforeAll(async () => {

@@ -18,7 +18,7 @@ import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { makeTempDir } from '../helpers/app.js';
 import { localServicesSkipReason, startPostgres, startRedis, type LocalService } from '../helpers/local-services.js';
-import { admin, startServer, type RunningServer } from '../helpers/ops.js';
+import { admin, onEvery, startServer, type RunningServer } from '../helpers/ops.js';
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 120_000 });
 
@@ -49,17 +49,7 @@ async function channelsOf(baseUrl: string, who: DemoMerchantCredentials): Promis
 }
 
 /** Poll every replica until `ok(replica)` holds on all of them; returns the elapsed ms, or throws after `limitMs`. */
-async function onAll(limitMs: number, ok: (baseUrl: string) => Promise<boolean>, servers = replicas): Promise<number> {
-  const start = performance.now();
-  const pending = new Set(servers.map((s) => s.baseUrl));
-  while (pending.size > 0) {
-    for (const url of [...pending]) if (await ok(url).catch(() => false)) pending.delete(url);
-    if (pending.size === 0) break;
-    if (performance.now() - start > limitMs) throw new Error(`not on every replica within ${limitMs} ms (still: ${[...pending].join(', ')})`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  return performance.now() - start;
-}
+const onAll = (limitMs: number, ok: (baseUrl: string) => Promise<boolean>, servers = replicas): Promise<number> => onEvery(servers.map((s) => s.baseUrl), limitMs, ok);
 
 describe.skipIf(skip)('three replicas on one Postgres and one Redis', () => {
   beforeAll(async () => {

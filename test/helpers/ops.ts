@@ -155,3 +155,19 @@ export function signedHttp(baseUrl: string, who: Credentials, method: 'GET' | 'P
 }
 
 export const CLI_PATH = path.join(ROOT, 'src/cli/admin.ts');
+
+/**
+ * Poll every server until `ok(baseUrl)` holds on all of them (a propagation bound across replicas); returns the
+ * elapsed ms, or throws after `limitMs` naming the servers still behind.
+ */
+export async function onEvery(baseUrls: readonly string[], limitMs: number, ok: (baseUrl: string) => Promise<boolean>): Promise<number> {
+  const start = performance.now();
+  const pending = new Set(baseUrls);
+  while (pending.size > 0) {
+    for (const url of [...pending]) if (await ok(url).catch(() => false)) pending.delete(url);
+    if (pending.size === 0) break;
+    if (performance.now() - start > limitMs) throw new Error(`not on every replica within ${limitMs} ms (still: ${[...pending].join(', ')})`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return performance.now() - start;
+}

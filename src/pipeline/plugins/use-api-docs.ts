@@ -13,7 +13,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { problemResponse } from '../responses.js';
+import { getOrHeadOnly, problemResponse } from '../responses.js';
 import { renderApiReference } from '../../modules/docs/openapi-page.js';
 import { buildGraphiQLPage, FAVICON_DATA_URL, graphiqlPageResponse, isGraphiQLPageRequest, type GraphiQLPage } from '../../modules/docs/graphiql-page.js';
 import { FAVICON_PATH } from '../../shared/routes.js';
@@ -93,13 +93,9 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
       const page = pages.get(url.pathname);
       if (!page) return;
       const state = requestStateOf(serverContext);
+      const refused = getOrHeadOnly(fetchAPI.Response, request.method, url.pathname, state);
+      if (refused) return endResponse(refused);
       const method = request.method.toUpperCase();
-      if (method !== 'GET' && method !== 'HEAD') {
-        const error = new AppError('METHOD_NOT_ALLOWED', `${url.pathname} accepts GET only.`, { allow: 'GET, HEAD' }, { Allow: 'GET, HEAD' });
-        if (state) state.errorCode = error.code;
-        endResponse(problemResponse(fetchAPI.Response, error, state?.id ?? ''));
-        return;
-      }
       endResponse(
         new fetchAPI.Response(method === 'HEAD' ? null : page.body, {
           status: 200,

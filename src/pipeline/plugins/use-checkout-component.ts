@@ -20,7 +20,7 @@ import { ifNoneMatchMatches } from '../../shared/http-conditional.js';
 import { projectPath } from '../../shared/paths.js';
 import { CHECKOUT_COMPONENT_PATH } from '../../shared/routes.js';
 import { requestStateOf } from '../request-state.js';
-import { problemResponse } from '../responses.js';
+import { getOrHeadOnly, problemResponse } from '../responses.js';
 
 interface Bundle {
   code: string;
@@ -63,13 +63,9 @@ export function useCheckoutComponent(): Plugin {
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       if (url.pathname !== CHECKOUT_COMPONENT_PATH) return;
       const state = requestStateOf(serverContext);
+      const refused = getOrHeadOnly(fetchAPI.Response, request.method, url.pathname, state);
+      if (refused) return endResponse(refused);
       const method = request.method.toUpperCase();
-      if (method !== 'GET' && method !== 'HEAD') {
-        const error = new AppError('METHOD_NOT_ALLOWED', `${url.pathname} accepts GET only.`, { allow: 'GET, HEAD' }, { Allow: 'GET, HEAD' });
-        if (state) state.errorCode = error.code;
-        endResponse(problemResponse(fetchAPI.Response, error, state?.id ?? ''));
-        return;
-      }
       return checkoutComponentBundle().then(
         ({ code, etag }) => {
           const headers = {

@@ -24,7 +24,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { AppError, AUTH_ERROR_CODES } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { problemResponse } from '../responses.js';
+import { getOrHeadOnly, problemResponse } from '../responses.js';
 
 /** Options of {@link useMetrics}. */
 export interface MetricsOptions {
@@ -119,10 +119,8 @@ export function useMetrics(options: MetricsOptions): Plugin {
   /** GET /metrics (the registry's collection may wait). */
   async function serveMetrics(request: Request, serverContext: object, endResponse: (r: Response) => void, fetchAPI: { Response: typeof Response }): Promise<void> {
     const requestId = requestStateOf(serverContext)?.id ?? '';
-    if (request.method !== 'GET' && request.method !== 'HEAD') {
-      endResponse(problemResponse(fetchAPI.Response, new AppError('METHOD_NOT_ALLOWED', `${path} accepts GET only.`, {}, { Allow: 'GET, HEAD' }), requestId));
-      return;
-    }
+    const refused = getOrHeadOnly(fetchAPI.Response, request.method, path, requestStateOf(serverContext));
+    if (refused) return endResponse(refused);
     if (!authorized(request)) {
       const error = request.headers.has('authorization')
         ? new AppError('INVALID_API_KEY', 'The metrics token does not match METRICS_TOKEN.', {}, { 'WWW-Authenticate': 'Bearer realm="metrics"' })
