@@ -101,10 +101,12 @@ export interface AppParts {
 
 /** Settings of the live channel updates (contract §8). */
 export interface LiveUpdateOptions {
-  /** Open event streams per API key and process (SUBSCRIPTIONS_PER_KEY; default 10). */
+  /** Open event streams per API key (SUBSCRIPTIONS_PER_KEY; default 10): across replicas with REDIS_URL, else per process. */
   maxStreamsPerKey?: number;
   /** Heartbeat comment interval in ms (default 15,000). */
   heartbeatMs?: number;
+  /** Lease of a Redis-shared stream slot in ms, renewed by each heartbeat (default 3 heartbeats: 45 s). */
+  streamLeaseMs?: number;
   /** How often an idle SQLite catalogue is caught up while streams are open, ms (default 200). */
   catchUpIntervalMs?: number;
 }
@@ -222,6 +224,9 @@ export function createAppParts(options: AppOptions): AppParts {
   const liveStreamsPlugin = useLiveStreams({
     maxStreamsPerKey: options.liveUpdates?.maxStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
     heartbeatMs: options.liveUpdates?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
+    leaseMs: options.liveUpdates?.streamLeaseMs,
+    // Stream slots share the rate budgets' Redis connection and its health (one connection per process).
+    sharedStore: rateLimit.store,
     logger,
     registry: metricsRegistry,
   });

@@ -39,12 +39,14 @@ export interface PendingAnswer {
   ok: boolean;
 }
 
-/** One request's claim on its API key's event-stream budget. */
+/** One request's claim on its API key's (or checkout session's) event-stream budget. */
 export interface LiveStreamSlot {
-  keyId: string;
   /** The event stream took over releasing it. */
   streaming: boolean;
-  released: boolean;
+  /** Extend the slot's lease (the stream's heartbeat). */
+  renew(): void;
+  /** Free the slot; idempotent. */
+  release(): void;
 }
 
 /** Mutable state of one HTTP request. */

@@ -34,6 +34,8 @@ export interface EventStreamOptions {
   signal?: AbortSignal;
   /** Called once when the stream ends, with the number of events sent (and the failure, if the source threw). */
   onClose: (end: StreamEnd, events: number, error?: unknown) => void;
+  /** Called at every heartbeat tick while the stream is open, whether or not the comment could be written (lease renewal). */
+  onHeartbeat?: () => void;
   /** Called with the original of every error that was masked as INTERNAL_ERROR in an event (to log it). */
   onUnexpected: (error: unknown) => void;
 }
@@ -106,6 +108,7 @@ export function eventStreamResponse(results: AsyncIterable<ExecutionResult>, fet
       // A first comment flushes the headers at once (some clients wait for the first body bytes).
       controller.enqueue(encoder.encode(HEARTBEAT_FRAME));
       heartbeat = setInterval(() => {
+        if (!ended) options.onHeartbeat?.();
         // desiredSize null: errored; ≤ 0: the client reads slowly, a heartbeat would only add to the backlog.
         if (!ended && controller.desiredSize !== null && controller.desiredSize > 0) controller.enqueue(encoder.encode(HEARTBEAT_FRAME));
       }, options.heartbeatMs);

@@ -10,9 +10,13 @@
  * see the open like any request (its log line and duration are those of the
  * open; a second line, `stream closed`, gives the stream's lifetime).
  *
- * - A slot per API key is taken in `onRequest` by every verified request
- *   that accepts `text/event-stream`; with `maxStreamsPerKey` already open
- *   the request is refused with 429 RATE_LIMITED and `Retry-After`.
+ * - A slot per API key (or checkout session) is taken in `onRequest` by
+ *   every verified request that accepts `text/event-stream`; with
+ *   `maxStreamsPerKey` (`maxStreamsPerSession`) already open the request is
+ *   refused with 429 RATE_LIMITED and `Retry-After`. The slots are counted
+ *   in this process, or across every replica through Redis when the shared
+ *   rate-limit store is given (REDIS_URL; {@link StreamSlots}: leases renewed
+ *   by the heartbeat, this process's count while Redis is down).
  * - A subscription's result (an async iterable) is sent by
  *   {@link eventStreamResponse}, which frees the slot when the stream ends
  *   for whatever reason (client gone, key revoked, server draining).
@@ -31,16 +35,22 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
-import { requestStateOf, type LiveStreamSlot } from '../request-state.js';
+import { requestStateOf } from '../request-state.js';
 import { errorResponseFor } from '../responses.js';
 import { eventStreamResponse } from './event-stream.js';
+import type { SharedRateLimitStore } from './rate-limit-budgets.js';
+import { StreamSlots, type SlotDecision } from './stream-slots.js';
 
 /** Options of {@link useLiveStreams}. */
 export interface LiveStreamOptions {
-  /** Open streams allowed per API key in this process (contract default 10; SUBSCRIPTIONS_PER_KEY). */
+  /** Open streams allowed per API key (contract default 10; SUBSCRIPTIONS_PER_KEY): across replicas with `sharedStore`, else in this process. */
   maxStreamsPerKey: number;
-  /** Open streams allowed per checkout session in this process (contract §9: 2). */
+  /** Open streams allowed per checkout session (contract §9: 2): across replicas with `sharedStore`, else in this process. */
   maxStreamsPerSession?: number;
+  /** The shared rate-limit store (REDIS_URL): slots are counted in Redis across replicas; absent or null: per process. */
+  sharedStore?: SharedRateLimitStore | null;
+  /** Lease of a shared slot in ms, renewed by each heartbeat (default 3 heartbeats; at least 2). */
+  leaseMs?: number;
   /** Interval of the heartbeat comment in ms (contract: 15 s). */
   heartbeatMs: number;
   /** `Retry-After` (seconds) of a refused stream. */
@@ -82,44 +92,47 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
   if (!Number.isInteger(heartbeatMs) || heartbeatMs < 1) throw new Error('useLiveStreams: heartbeatMs must be a positive integer');
   const maxStreamsPerSession = options.maxStreamsPerSession ?? DEFAULT_STREAMS_PER_SESSION;
   if (!Number.isInteger(maxStreamsPerSession) || maxStreamsPerSession < 1) throw new Error('useLiveStreams: maxStreamsPerSession must be a positive integer');
+  const leaseMs = options.leaseMs ?? 3 * heartbeatMs;
+  // One late heartbeat must not let a live stream's slot expire.
+  if (!Number.isInteger(leaseMs) || leaseMs < 2 * heartbeatMs) throw new Error('useLiveStreams: leaseMs must be an integer of at least two heartbeats');
   const retryAfterSeconds = options.retryAfterSeconds ?? 5;
   if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1) throw new Error('useLiveStreams: retryAfterSeconds must be a positive integer');
 
-  /** keyId → slots held. Entries at 0 are deleted, so the map only holds keys with open streams. */
-  const open = new Map<string, number>();
+  const slots = new StreamSlots({ store: options.sharedStore, leaseMs });
   const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
-
-  const release = (slot: LiveStreamSlot): void => {
-    if (slot.released) return;
-    slot.released = true;
-    const left = (open.get(slot.keyId) ?? 1) - 1;
-    if (left > 0) open.set(slot.keyId, left);
-    else open.delete(slot.keyId);
-    gauge.dec();
-  };
 
   return {
     onRequest({ request, serverContext, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state?.principal || state.surface !== 'graphql' || !acceptsEventStream(request)) return;
-      // A checkout session has slots of its own (session ids and key ids never collide: `cs_` vs `pk_`).
+      // A checkout session has slots of its own, never its creating key's.
       const session = state.principal.session;
-      const keyId = session ? session.id : state.principal.apiKeyId;
       const limit = session ? maxStreamsPerSession : maxStreamsPerKey;
-      const held = open.get(keyId) ?? 0;
-      if (held >= limit) {
-        const error = new AppError(
-          'RATE_LIMITED',
-          `This ${session ? 'checkout session' : 'API key'} already has ${held} open event streams (at most ${limit}); close one, or retry after ${retryAfterSeconds} s.`,
-          { retryAfter: retryAfterSeconds, scope: 'streams', limit },
-          { 'Retry-After': String(retryAfterSeconds) },
-        );
-        endResponse(errorResponseFor(fetchAPI.Response, state, error));
-        return;
-      }
-      open.set(keyId, held + 1);
-      gauge.inc();
-      state.liveStreamSlot = { keyId, streaming: false, released: false };
+      const apply = (decision: SlotDecision): void => {
+        if (!decision.taken) {
+          const error = new AppError(
+            'RATE_LIMITED',
+            `This ${session ? 'checkout session' : 'API key'} already has ${decision.held} open event streams (at most ${limit}); close one, or retry after ${retryAfterSeconds} s.`,
+            { retryAfter: retryAfterSeconds, scope: 'streams', limit },
+            { 'Retry-After': String(retryAfterSeconds) },
+          );
+          endResponse(errorResponseFor(fetchAPI.Response, state, error));
+          return;
+        }
+        const held = decision.slot;
+        gauge.inc();
+        state.liveStreamSlot = {
+          streaming: false,
+          renew: () => held.renew(),
+          release: () => {
+            if (held.release()) gauge.dec();
+          },
+        };
+      };
+      const decision = slots.take(session ? { kind: 'session', id: session.id } : { kind: 'key', id: state.principal.apiKeyId }, limit);
+      // Synchronous without Redis (the pipeline then awaits nothing); a promise while Redis decides.
+      if (decision instanceof Promise) return decision.then(apply);
+      apply(decision);
     },
     onResultProcess({ request, result, serverContext, setResult, setResultProcessor }) {
       const state = requestStateOf(serverContext);
@@ -142,9 +155,10 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
             heartbeatMs,
             requestId: state.id,
             signal: request.signal,
+            onHeartbeat: () => slot.renew(),
             onUnexpected: (err) => logger.error({ requestId: state.id, err }, 'stream event failed unexpectedly'),
             onClose: (end, events, err) => {
-              release(slot);
+              slot.release();
               const line = { requestId: state.id, merchantId: state.principal?.merchantId, end, events, durationMs: Math.round(performance.now() - openedAt) };
               if (err !== undefined) logger.error({ ...line, err }, 'stream closed');
               else logger.info(line, 'stream closed');
@@ -155,7 +169,7 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
     },
     onResponse({ serverContext }) {
       const slot = requestStateOf(serverContext)?.liveStreamSlot;
-      if (slot && !slot.streaming) release(slot);
+      if (slot && !slot.streaming) slot.release();
     },
   };
 }
