@@ -121,6 +121,18 @@ describe.skipIf(skip)('stream slots shared through Redis by replicas', () => {
     const again = await openOnceFree(b!, 5000, secret);
     expect(again.status).toBe(200);
     expect((await open(a!, secret)).status).toBe(429);
+
+    // In Redis: one member per open stream, and the set expires one lease after its last take.
+    const client = new Redis(redis!.url, { maxRetriesPerRequest: 0 });
+    try {
+      const key = `gateway:streams:session:${secret.split('_secret_')[0]}`;
+      expect(await client.zcard(key)).toBe(2);
+      const ttl = await client.pttl(key);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(LONG_LEASE_MS);
+    } finally {
+      client.disconnect();
+    }
   });
 
   it('an API key holds SUBSCRIPTIONS_PER_KEY (10) streams across two replicas: the eleventh is refused with 429 RATE_LIMITED on either', async () => {
