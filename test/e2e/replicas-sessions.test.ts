@@ -2,7 +2,8 @@
  * Contract §9 on three replicas of the real server (the built bundle) on one Postgres and one Redis, each
  * with its own DATA_DIR and the same MASTER_KEY: a checkout session created through one replica works on
  * the others at once (nothing is stored per session); revoking its API key with the admin CLI ends it on
- * all three within 1 s, its open event stream included; its rate budget is one budget across replicas.
+ * all three within 1 s, its open event stream included; its rate budget and its 2 open event streams are
+ * one budget across replicas.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -114,5 +115,32 @@ describe.skipIf(skip)('checkout sessions on three replicas', () => {
     // One budget: 40 per window (80 if the burst straddles a window edge), never 3 × 40.
     expect(accepted).toBeGreaterThanOrEqual(40);
     expect(accepted).toBeLessThanOrEqual(80);
+  });
+
+  it('at most 2 open event streams per session across the replicas (Redis): a third is 429 on every replica; a closed one frees a slot on another', async () => {
+    const s = await createSession(replicas[0]!.baseUrl, approved);
+    const open = (i: number) =>
+      openEventStream(CHANNELS_SUBSCRIPTION, { as: approved, fetch: (target, init) => fetch(`${replicas[i]!.baseUrl}${target}`, init), headers: { Authorization: `Bearer ${s.clientSecret}` } });
+    const held = [await open(0), await open(1)];
+    try {
+      expect(held.map((h) => h.status)).toEqual([200, 200]);
+      for (const i of [0, 1, 2]) {
+        const third = await open(i);
+        expect(third.status, `replica ${i + 1}`).toBe(429);
+        await third.close();
+      }
+      await held[0]!.close();
+      // Replica 1 sees the close a moment later and removes its slot from Redis; then replica 3 has room.
+      let freed: Awaited<ReturnType<typeof open>> | undefined;
+      await onEvery([replicas[2]!.baseUrl], 5000, async () => {
+        const attempt = await open(2);
+        if (attempt.status === 200) freed = attempt;
+        else await attempt.close();
+        return freed !== undefined;
+      });
+      held.push(freed!);
+    } finally {
+      for (const h of held) await h.close();
+    }
   });
 });
