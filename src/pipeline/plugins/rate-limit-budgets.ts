@@ -76,8 +76,9 @@ export interface SharedStoreOptions {
 }
 
 /**
- * One Redis connection for all budgets of a process, with its health: `up`
- * is true while decisions go to Redis. Created by the app when REDIS_URL is
+ * One Redis connection for all budgets of a process (and its event-stream
+ * slots, stream-slots.ts), with its health: `up` is true while decisions go
+ * to Redis. Created by the app when REDIS_URL is
  * set; `close()` on shutdown.
  */
 export class SharedRateLimitStore {

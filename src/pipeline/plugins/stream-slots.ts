@@ -108,7 +108,7 @@ export class StreamSlots {
     this.#store?.client.defineCommand('gatewayStreamSlotRenew', { numberOfKeys: 1, lua: RENEW_SCRIPT });
   }
 
-  /** Slots of `owner` open in this process (tests, the refusal message while Redis is down). */
+  /** Slots of `owner` open in this process: what decides while Redis is down or not configured. */
   localCount(owner: SlotOwner): number {
     return this.#local.get(localKey(owner)) ?? 0;
   }
