@@ -175,8 +175,9 @@ describe('a database outage shorter than MAX_STALENESS_SECONDS costs no request;
       cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
       await scenario(dataDir, {
         env: { DATABASE_URL: await database('gw_stopped') },
-        // Refused, or (a poll that met the shutdown itself) the server's own shutdown error.
-        cause: new RegExp(`postgres at 127\\.0\\.0\\.1:${postgres.port}: .*(ECONNREFUSED 127\\.0\\.0\\.1:${postgres.port}|SQLSTATE 57P0[1-3])`),
+        // Refused, or (a poll that met the shutdown itself) the server's own shutdown error or its reset of the
+        // connection; every form names the address and the code.
+        cause: new RegExp(`postgres at 127\\.0\\.0\\.1:${postgres.port}: .*(ECONNREFUSED 127\\.0\\.0\\.1:${postgres.port}|ECONNRESET|SQLSTATE 57P0[1-3])`),
         cut: () => postgres.stopServer(),
         restore: () => postgres.startServer(),
       });
