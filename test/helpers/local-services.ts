@@ -3,7 +3,9 @@
  * Debian packages a test needing them is skipped with the reason printed, except in CI (CI=true), where
  * .ci/run installs them and a missing server must FAIL the suite instead of silently skipping it.
  */
-import { missingLocalServices, type LocalServiceName } from '../../scripts/lib/local-services.js';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { missingLocalServices, startRedis, type LocalService, type LocalServiceName } from '../../scripts/lib/local-services.js';
 
 export * from '../../scripts/lib/local-services.js';
 
@@ -18,4 +20,30 @@ export function localServicesSkipReason(...needs: LocalServiceName[]): string | 
   if (process.env.CI === 'true') throw new Error(`${reason}: CI must run these tests (.ci/run installs the packages)`);
   console.warn(`[local services] tests skipped: ${reason}`);
   return reason;
+}
+
+/**
+ * One throwaway Redis for the calling test file (started before its tests unless `skip`, stopped after), emptied
+ * before each test: the demo keys are the same in every test database, so each test starts with no shared
+ * budget or stream slot. `current` is undefined when skipped.
+ */
+export function throwawayRedisPerFile(skip: string | null): { current: LocalService | undefined } {
+  const holder: { current: LocalService | undefined } = { current: undefined };
+  beforeAll(async () => {
+    if (!skip) holder.current = await startRedis();
+  });
+  afterAll(async () => {
+    await holder.current?.stop();
+  });
+  beforeEach(async () => {
+    if (!holder.current) return;
+    const client = new Redis(holder.current.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+    try {
+      await client.connect();
+      await client.flushall();
+    } finally {
+      client.disconnect();
+    }
+  });
+  return holder;
 }

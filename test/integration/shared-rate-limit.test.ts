@@ -7,33 +7,15 @@
  * Three apps in this process share one SQLite database (same keys) and one real throwaway Redis; with
  * TEST_TRANSPORT=node each is a real server (the Node transport).
  */
-import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { localServicesSkipReason, startRedis, type LocalService } from '../helpers/local-services.js';
+import { localServicesSkipReason, throwawayRedisPerFile } from '../helpers/local-services.js';
 
 const skip = localServicesSkipReason('redis');
 const WARNING = 'rate-limit store (Redis) unreachable';
 
-let redis: LocalService | undefined;
-beforeAll(async () => {
-  if (!skip) redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-// The demo keys are the same in every test database: each test starts with empty shared budgets.
-beforeEach(async () => {
-  if (!redis) return;
-  const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
-  try {
-    await client.connect();
-    await client.flushall();
-  } finally {
-    client.disconnect();
-  }
-});
+const redisHolder = throwawayRedisPerFile(skip);
 
 interface Replicas {
   apps: TestApp[];
@@ -50,7 +32,7 @@ async function replicas(limit: { keyRatePerSecond: number; keyBurst: number }): 
   const logs: string[][] = [[], [], []];
   const apps: TestApp[] = [];
   for (const lines of logs) {
-    const rateLimit = { ...limit, authFailuresPerMinute: 1_000_000, redisUrl: redis!.url };
+    const rateLimit = { ...limit, authFailuresPerMinute: 1_000_000, redisUrl: redisHolder.current!.url };
     apps.push(await createTestApp({ logLines: lines, sharedData: apps[0], app: { rateLimit } }));
   }
   current = { apps, logs };
@@ -94,7 +76,7 @@ describe.skipIf(skip)('per-key budget shared through Redis by three replicas', (
     expect(accepted(shared)).toBe(20);
     for (const app of apps) expect(await metric(app, 'gateway_rate_limit_store_up')).toBe(1);
 
-    await redis!.stopServer();
+    await redisHolder.current!.stopServer();
     // Every replica now decides alone (its own memory budget of 20): requests keep being answered, never 5xx.
     const alone = await burst(apps, 90);
     expect(alone.filter((s) => s !== 200 && s !== 429)).toEqual([]);
@@ -107,7 +89,7 @@ describe.skipIf(skip)('per-key budget shared through Redis by three replicas', (
       expect(logs[i]!.filter((l) => l.includes(WARNING))).toHaveLength(1);
     }
 
-    await redis!.startServer(); // same port; no persistence, so the shared counter starts again
+    await redisHolder.current!.startServer(); // same port; no persistence, so the shared counter starts again
     for (const app of apps) await app.app.rateLimitStore!.waitUntilUp(10_000);
     for (const [i, app] of apps.entries()) {
       expect(await metric(app, 'gateway_rate_limit_store_up')).toBe(1);
@@ -119,7 +101,7 @@ describe.skipIf(skip)('per-key budget shared through Redis by three replicas', (
 
   it('Redis frozen (SIGSTOP): requests are still answered (command timeout, then memory), never 5xx; thawed: shared again', async () => {
     const { apps, logs } = await replicas({ keyRatePerSecond: 1, keyBurst: 20 });
-    redis!.pause();
+    redisHolder.current!.pause();
     try {
       const statuses = await burst(apps, 30);
       expect(statuses).toEqual(Array(30).fill(200));
@@ -128,7 +110,7 @@ describe.skipIf(skip)('per-key budget shared through Redis by three replicas', (
         expect(logs[i]!.filter((l) => l.includes(WARNING))).toHaveLength(1);
       }
     } finally {
-      redis!.resume();
+      redisHolder.current!.resume();
     }
     for (const app of apps) await app.app.rateLimitStore!.waitUntilUp(10_000);
     // Commands that timed out were still queued in the frozen Redis and ran when it resumed, so the first key

@@ -8,9 +8,9 @@
  * TEST_TRANSPORT=node each is a real server (the Node transport).
  */
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, UNREACHABLE_RATE_LIMIT, type TestApp } from '../helpers/app.js';
-import { localServicesSkipReason, startRedis, type LocalService } from '../helpers/local-services.js';
+import { localServicesSkipReason, throwawayRedisPerFile } from '../helpers/local-services.js';
 import { CHANNELS_SUBSCRIPTION, eventually, openEventStream, type EventStreamReader } from '../helpers/sse.js';
 
 const skip = localServicesSkipReason('redis');
@@ -20,24 +20,7 @@ const SHORT_LEASE_MS = 1000;
 /** Long lease, so a slot freed within a test was freed by its stream's close, not by expiry. */
 const LONG_LEASE_MS = 60_000;
 
-let redis: LocalService | undefined;
-beforeAll(async () => {
-  if (!skip) redis = await startRedis();
-});
-afterAll(async () => {
-  await redis?.stop();
-});
-// The demo keys are the same in every test database: each test starts with no shared slot.
-beforeEach(async () => {
-  if (!redis) return;
-  const client = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 0 });
-  try {
-    await client.connect();
-    await client.flushall();
-  } finally {
-    client.disconnect();
-  }
-});
+const redisHolder = throwawayRedisPerFile(skip);
 
 let apps: TestApp[] = [];
 const streams: EventStreamReader[] = [];
@@ -50,7 +33,7 @@ afterEach(async () => {
 
 async function replicas(count: number, streamLeaseMs = LONG_LEASE_MS): Promise<TestApp[]> {
   for (let i = 0; i < count; i++) {
-    const rateLimit = { ...UNREACHABLE_RATE_LIMIT, redisUrl: redis!.url };
+    const rateLimit = { ...UNREACHABLE_RATE_LIMIT, redisUrl: redisHolder.current!.url };
     apps.push(await createTestApp({ sharedData: apps[0], app: { rateLimit, liveUpdates: { heartbeatMs: HEARTBEAT_MS, streamLeaseMs } } }));
   }
   for (const app of apps) await app.app.rateLimitStore!.waitUntilUp();
@@ -123,7 +106,7 @@ describe.skipIf(skip)('stream slots shared through Redis by replicas', () => {
     expect((await open(a!, secret)).status).toBe(429);
 
     // In Redis: one member per open stream, and the set expires one lease after its last take.
-    const client = new Redis(redis!.url, { maxRetriesPerRequest: 0 });
+    const client = new Redis(redisHolder.current!.url, { maxRetriesPerRequest: 0 });
     try {
       const key = `gateway:streams:session:${secret.split('_secret_')[0]}`;
       expect(await client.zcard(key)).toBe(2);
@@ -173,7 +156,7 @@ describe.skipIf(skip)('stream slots shared through Redis by replicas', () => {
   it('Redis frozen (SIGSTOP): streams still open with per-replica counts, never 5xx, no open stalls a second; thawed: the open streams join the shared count', async () => {
     const [a, b] = await replicas(2);
     const secret = await sessionSecret(a!);
-    redis!.pause();
+    redisHolder.current!.pause();
     try {
       const timedOpen = async (app: TestApp): Promise<EventStreamReader> => {
         const started = performance.now();
@@ -200,11 +183,11 @@ describe.skipIf(skip)('stream slots shared through Redis by replicas', () => {
         expect(await metric(app, 'gateway_rate_limit_fallback_total{budget="streams"}')).toBeGreaterThanOrEqual(1);
       }
     } finally {
-      redis!.resume();
+      redisHolder.current!.resume();
     }
     for (const app of [a!, b!]) await app.app.rateLimitStore!.waitUntilUp(10_000);
     // The 4 streams opened during the outage are renewed into the shared set at their next heartbeats.
-    const client = new Redis(redis!.url, { maxRetriesPerRequest: 0 });
+    const client = new Redis(redisHolder.current!.url, { maxRetriesPerRequest: 0 });
     try {
       const held = async (): Promise<number> => {
         const [key] = await client.keys('gateway:streams:session:*');
