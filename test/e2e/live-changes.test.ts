@@ -8,12 +8,15 @@
  * cache in the server is warm with the old data when the change lands. A
  * cache that is not invalidated by another process's commit fails here.
  * (This is stricter than the issue's "within one second", without relying on
- * timing.) The test also checks that the run's logs hold no secret,
+ * timing.) That holds for SQLite, where every request checks the file's data
+ * version; on Postgres (TEST_DB=postgres) a change arrives by NOTIFY, which
+ * races the CLI's exit, so there the checks get the contract's 1 s (§6). The test also checks that the run's logs hold no secret,
  * signature or body, and that /metrics counted the traffic.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
+import { TEST_ENGINE } from '../helpers/engine.js';
 import { admin, adminJson, signedHttp, startServer, type Credentials, type RunningServer } from '../helpers/ops.js';
 
 let dataDir: string;
@@ -39,6 +42,23 @@ async function gqlList(who: Credentials) {
   const r = await call(who, 'POST', '/graphql', JSON.stringify({ query: '{ paymentChannels { code status } }' }));
   expect(r.status).toBe(200);
   return r.json.data.paymentChannels as { code: string; status: string }[];
+}
+
+/**
+ * The checks after a change: once on SQLite (the first request must see it); on Postgres, repeated until they
+ * pass or the contract's propagation bound (1 s) is over.
+ */
+async function afterChange(checks: () => Promise<void>): Promise<void> {
+  if (TEST_ENGINE === 'sqlite') return checks();
+  const deadline = performance.now() + 1000;
+  for (;;) {
+    try {
+      return await checks();
+    } catch (err) {
+      if (performance.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
 }
 
 async function mustAdmin(args: string[]) {
@@ -68,9 +88,11 @@ describe('changes made by the admin CLI reach a running server at once', () => {
 
     await mustAdmin(['key', 'revoke', keyA.apiKey]);
 
-    const revoked = await call(keyA, 'GET', '/v1/payments/channel');
-    expect(revoked.status).toBe(401);
-    expect(revoked.json.code).toBe('INVALID_API_KEY');
+    await afterChange(async () => {
+      const revoked = await call(keyA, 'GET', '/v1/payments/channel');
+      expect(revoked.status).toBe(401);
+      expect(revoked.json.code).toBe('INVALID_API_KEY');
+    });
     const gqlRevoked = await call(keyA, 'POST', '/graphql', JSON.stringify({ query: '{ paymentChannels { code } }' }));
     expect(gqlRevoked.status).toBe(401);
     expect(gqlRevoked.json.errors[0].extensions.code).toBe('INVALID_API_KEY');
@@ -84,15 +106,17 @@ describe('changes made by the admin CLI reach a running server at once', () => {
 
     await mustAdmin(['channel', 'update', 'bca_va', '--status', 'maintenance']);
 
-    const calc = await call(keyB, 'POST', '/v1/payments/calculate', CALC('bca_va', 100000));
-    expect(calc.status).toBe(409);
-    expect(calc.json.code).toBe('CHANNEL_UNAVAILABLE');
+    await afterChange(async () => {
+      const calc = await call(keyB, 'POST', '/v1/payments/calculate', CALC('bca_va', 100000));
+      expect(calc.status).toBe(409);
+      expect(calc.json.code).toBe('CHANNEL_UNAVAILABLE');
+    });
     expect((await restList(keyB)).find((c) => c.code === 'bca_va')?.status).toBe('maintenance');
     expect((await gqlList(keyB)).find((c) => c.code === 'bca_va')?.status).toBe('MAINTENANCE');
 
     await mustAdmin(['channel', 'update', 'bca_va', '--status', 'active']);
 
-    expect((await call(keyB, 'POST', '/v1/payments/calculate', CALC('bca_va', 100000))).status).toBe(200);
+    await afterChange(async () => expect((await call(keyB, 'POST', '/v1/payments/calculate', CALC('bca_va', 100000))).status).toBe(200));
     expect((await gqlList(keyB)).find((c) => c.code === 'bca_va')?.status).toBe('ACTIVE');
   }, 60_000);
 
@@ -103,14 +127,16 @@ describe('changes made by the admin CLI reach a running server at once', () => {
 
     await mustAdmin(['channel', 'update', 'dana', '--fee-percentage', '2.25', '--fee-value', '100']);
 
-    const after = await call(keyB, 'POST', '/v1/payments/calculate', CALC('dana', 100000));
-    expect(after.status).toBe(200);
-    expect(after.json.fee).toBe(2350);
+    await afterChange(async () => {
+      const after = await call(keyB, 'POST', '/v1/payments/calculate', CALC('dana', 100000));
+      expect(after.status).toBe(200);
+      expect(after.json.fee).toBe(2350);
+    });
     expect((await restList(keyB)).find((c) => c.code === 'dana')?.fee_info.fee_percentage).toBe(2.25);
 
     // A per-merchant override wins over the catalogue, also live.
     await mustAdmin(['merchant', 'enable-channel', merchantId, 'dana', '--fee-percentage', '1']);
-    expect((await call(keyB, 'POST', '/v1/payments/calculate', CALC('dana', 100000))).json.fee).toBe(1100);
+    await afterChange(async () => expect((await call(keyB, 'POST', '/v1/payments/calculate', CALC('dana', 100000))).json.fee).toBe(1100));
   }, 60_000);
 
   it('a KYC approval un-hides qris and allows calculating with it', async () => {
@@ -120,7 +146,7 @@ describe('changes made by the admin CLI reach a running server at once', () => {
 
     await mustAdmin(['merchant', 'set-kyc', merchantId, 'approved']);
 
-    expect((await restList(keyB)).map((c) => c.code)).toContain('qris');
+    await afterChange(async () => expect((await restList(keyB)).map((c) => c.code)).toContain('qris'));
     const ok = await call(keyB, 'POST', '/v1/payments/calculate', CALC('qris', 150000));
     expect(ok.status).toBe(200);
     expect(ok.json).toMatchObject({ amount: 150000, fee: 1050, totalAmount: 151050 });
@@ -129,7 +155,7 @@ describe('changes made by the admin CLI reach a running server at once', () => {
   it('disabling a channel for the merchant removes it from the next list', async () => {
     expect((await restList(keyB)).map((c) => c.code)).toContain('ovo');
     await mustAdmin(['merchant', 'disable-channel', merchantId, 'ovo']);
-    expect((await restList(keyB)).map((c) => c.code)).not.toContain('ovo');
+    await afterChange(async () => expect((await restList(keyB)).map((c) => c.code)).not.toContain('ovo'));
     expect((await call(keyB, 'POST', '/v1/payments/calculate', CALC('ovo', 100000))).json.code).toBe('CHANNEL_NOT_FOUND');
   }, 60_000);
 

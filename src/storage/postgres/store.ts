@@ -390,11 +390,13 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
         if (!isPostgresUnavailable(err) || (err as { code?: string }).code === '25006') return unsupported(describe(err));
         throw err;
       }
-      const heard = new Promise<boolean>((resolve) => {
-        probeHeard = () => resolve(true);
-        setTimeout(() => resolve(false), LISTEN_PROBE_MS).unref();
-      });
+      let resolveHeard: (arrived: boolean) => void = () => undefined;
+      const heard = new Promise<boolean>((resolve) => (resolveHeard = resolve));
+      probeHeard = () => resolveHeard(true);
       await this.#pool.query('select pg_notify($1, $2)', [CHANGE_CHANNEL, probePayload]);
+      // The wait starts once the NOTIFY is committed: a slow pool checkout under load must not read as "nothing
+      // arrives", which would turn LISTEN off for good.
+      setTimeout(() => resolveHeard(false), LISTEN_PROBE_MS).unref();
       if (!(await heard)) return unsupported(`a NOTIFY sent after LISTEN did not arrive within ${LISTEN_PROBE_MS} ms: a transaction pooler between this process and Postgres?`);
       if (this.#closed) return void client.end().catch(() => undefined);
       this.#listener = client;
