@@ -1,12 +1,12 @@
 import type { CodegenConfig } from '@graphql-codegen/cli';
 
 /**
- * Resolver types from the SDL beside each module (src/modules/<domain>/*.graphql) and the shared scalars
- * (src/graphql/*.graphql), the same files src/graphql/schema.ts serves. The output is committed; CI runs
+ * Resolver types from the SDL in the top-level schema/ folder (one file per domain), the same files
+ * src/graphql/schema.ts serves. The output is committed; CI runs
  * `npm run codegen:check` and fails when it is stale.
  */
 const config: CodegenConfig = {
-  schema: ['src/graphql/*.graphql', 'src/modules/*/*.graphql'],
+  schema: ['schema/*.graphql'],
   generates: {
     'src/graphql/generated.ts': {
       plugins: ['typescript', 'typescript-resolvers'],

@@ -1,6 +1,7 @@
 /**
- * The executable schema: the SDL kept beside each domain module (src/modules/<domain>/*.graphql) and the
- * shared scalars (src/graphql/*.graphql), plus the resolvers. codegen.ts reads the same files.
+ * The executable schema: the SDL in the top-level `schema/` folder (one file per domain: the contract with
+ * frontends, where every client team finds it), plus the resolvers. codegen.ts and the GraphQL Inspector
+ * guard (`npm run schema:check`) read the same files.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,19 +10,14 @@ import type { GraphQLSchema } from 'graphql';
 import { projectPath } from '../shared/paths.js';
 import { resolvers } from './resolvers.js';
 
-/** Folders holding SDL files: this one and every domain module's. */
-function sdlFolders(): string[] {
-  const modules = projectPath('src', 'modules');
-  const domains = fs.readdirSync(modules, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => path.join(modules, d.name));
-  return [projectPath('src', 'graphql'), ...domains];
-}
-
 /** The SDL files' contents, ordered by file name (the order types are defined in, so introspection is stable). */
 export function loadTypeDefs(): string[] {
-  return sdlFolders()
-    .flatMap((dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.graphql')).map((f) => path.join(dir, f)))
-    .sort((a, b) => path.basename(a).localeCompare(path.basename(b)))
-    .map((file) => fs.readFileSync(file, 'utf8'));
+  const dir = projectPath('schema');
+  return fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith('.graphql'))
+    .sort((a, b) => a.localeCompare(b))
+    .map((f) => fs.readFileSync(path.join(dir, f), 'utf8'));
 }
 
 export function buildSchema(): GraphQLSchema {
