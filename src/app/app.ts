@@ -37,6 +37,7 @@ import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '.
 import { ChangeFeed } from '../modules/live/change-feed.js';
 import { useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from '../pipeline/plugins/use-standard-variable-coercion.js';
+import { useIntrospectionPolicy } from '../pipeline/plugins/use-introspection-policy.js';
 import { assertPluginOrder, ORDER_CONSTRAINTS } from './pipeline-order.js';
 import type { ChannelRepository } from '../modules/catalogue/records.js';
 import { buildSchema } from '../graphql/schema.js';
@@ -258,6 +259,8 @@ export function createAppParts(options: AppOptions): AppParts {
     // Compiled execution per (cached) document.
     ['jit', queriesOnly(useGraphQlJit())],
     ['abuseLimits', useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS)],
+    // Introspection for SVC1-signed callers only: a checkout session's secret is public (SECURITY.md).
+    ['introspectionPolicy', useIntrospectionPolicy()],
     ...(options.plugins ?? []).map((p, i): [string, Plugin] => [`extra${i}`, p]),
   ];
   return {

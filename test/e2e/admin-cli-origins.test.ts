@@ -51,6 +51,7 @@ describe('admin CLI: merchant origins', () => {
     ['shop.example', 'not an origin'],
     ['ftp://shop.example', 'scheme must be https'],
     ['http://shop.example', 'http is allowed only for localhost and 127.0.0.1'],
+    ['https://*.example.com', 'wildcards are not supported; an origin is matched exactly'],
   ])('refuses %s (%s), exit 1', async (origin, message) => {
     const res = await admin(dataDir, ['merchant', 'origins', 'add', M, origin]);
     expect(res.code, res.stdout).toBe(1);

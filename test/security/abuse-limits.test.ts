@@ -54,6 +54,16 @@ describe('document limits', () => {
     await rejected(await gql(t, `{ ${fields} }`), /aliases limit of 15 exceeded/i);
   });
 
+  it('aliases of __typename count too: 200 of them → 400, and 16 → 400', async () => {
+    for (const n of [200, DEFAULT_ABUSE_LIMITS.maxAliases + 1]) {
+      const fields = Array.from({ length: n }, (_, i) => `a${i}: __typename`).join(' ');
+      await rejected(await gql(t, `{ ${fields} }`), new RegExp(`aliases limit of 15 exceeded, found ${n}`, 'i'));
+    }
+    // At the limit it passes: the bound is the limit, not a ban on aliasing __typename.
+    const atLimit = Array.from({ length: DEFAULT_ABUSE_LIMITS.maxAliases }, (_, i) => `a${i}: __typename`).join(' ');
+    expect((await gql(t, `{ ${atLimit} }`)).status).toBe(200);
+  });
+
   it('tokens over the default limit (1000) → 400', async () => {
     const fields = Array.from({ length: DEFAULT_ABUSE_LIMITS.maxTokens }, () => 'code').join(' ');
     await rejected(await gql(t, `{ paymentChannels { ${fields} } }`), /token limit of 1000 exceeded/i);
@@ -99,7 +109,7 @@ describe('field suggestions are hidden', () => {
   });
 });
 
-describe('introspection needs a signature', () => {
+describe('introspection needs a signature (SVC1; not a checkout session)', () => {
   const query = '{ __schema { queryType { name } types { name } } }';
 
   it('unsigned introspection (POST and GET) → 401 AUTH_HEADER_MISSING', async () => {
@@ -116,6 +126,37 @@ describe('introspection needs a signature', () => {
     const res = await gql(t, query);
     expect(res.status).toBe(200);
     expect(((await res.json()) as { errors?: unknown }).errors).toBeUndefined();
+  });
+
+  it('a checkout session (a public secret) cannot introspect: 403 SESSION_SCOPE, POST and GET, fragments included', async () => {
+    const created = await t.signedFetch('/v1/checkout/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ merchantId: t.approved.merchantId, amount: 150000, currency: 'IDR' }),
+    });
+    expect(created.status).toBe(201);
+    const { clientSecret } = (await created.json()) as { clientSecret: string };
+    const bearer = { authorization: `Bearer ${clientSecret}`, 'content-type': 'application/json' };
+    const documents = [
+      query,
+      '{ __type(name: "Mutation") { fields { name } } }',
+      '{ ...Q } fragment Q on Query { __schema { types { name } } }',
+      getIntrospectionQuery(),
+    ];
+    for (const document of documents) {
+      const res = await t.fetch('/graphql', { method: 'POST', headers: bearer, body: JSON.stringify({ query: document }) });
+      const text = await res.text();
+      expect(res.status, `${document.slice(0, 60)} → ${text}`).toBe(403);
+      const body = JSON.parse(text) as GqlBody;
+      expect(body.data ?? null).toBeNull();
+      expect(body.errors?.[0]?.extensions.code).toBe('SESSION_SCOPE');
+      expect(text).not.toContain('createCheckoutSession');
+    }
+    const get = await t.fetch(`/graphql?query=${encodeURIComponent(query)}`, { headers: { authorization: `Bearer ${clientSecret}`, accept: 'application/json' } });
+    expect(get.status).toBe(403);
+    // What a checkout needs still works, __typename included (client caches add it everywhere).
+    const ok = await t.fetch('/graphql', { method: 'POST', headers: bearer, body: JSON.stringify({ query: '{ __typename paymentChannels { __typename code } }' }) });
+    expect(ok.status).toBe(200);
+    expect(((await ok.json()) as GqlBody).errors).toBeUndefined();
   });
 
   it('signed introspection works', async () => {

@@ -116,7 +116,9 @@ export function useAbuseLimits(limits: AbuseLimitOptions = DEFAULT_ABUSE_LIMITS)
   const plugins: Plugin[] = [
     maxTokensPlugin({ n: limits.maxTokens, onReject }),
     maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: true, onReject }),
-    maxAliasesPlugin({ n: limits.maxAliases, onReject }),
+    // armor exempts `__typename` aliases by default, so `{ a0: __typename … a199: __typename }` passed the limit:
+    // each alias is a response key the server builds, whatever the field, so every alias counts.
+    maxAliasesPlugin({ n: limits.maxAliases, allowList: [], onReject }),
     costLimitPlugin({ maxCost: limits.maxCost, ignoreIntrospection: true, onReject }),
     blockFieldSuggestionsPlugin({ mask: '' }),
     useHiddenSuggestions(),

@@ -11,6 +11,7 @@ import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js'
 import { initRequestState, requestStateOf, type RequestState, type Surface } from '../request-state.js';
 import { JSON_MEDIA } from '../transport/body.js';
 import { nodeRequestOf } from '../transport/node-request.js';
+import { parseGraphQLGetRequest } from '../graphql-get-params.js';
 import { isGraphiQLPageRequest } from '../../modules/docs/graphiql-page.js';
 import { errorResponseFor, problemResponse } from '../responses.js';
 
@@ -90,7 +91,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
       }
       state.surface = surface;
     },
-    onRequestParse({ request, serverContext, requestParser, endResponse, fetchAPI }) {
+    onRequestParse({ request, serverContext, requestParser, setRequestParser, endResponse, fetchAPI }) {
       const state = requestStateOf(serverContext);
       if (!state) return;
       if (request.method !== 'GET' && request.method !== 'POST') {
@@ -105,7 +106,10 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
           contentType,
         });
         endResponse(errorResponseFor(fetchAPI.Response, state, error));
+        return;
       }
+      // Malformed `variables`/`extensions` in the query string are the client's 400, not an unexpected 500.
+      if (request.method === 'GET') setRequestParser(parseGraphQLGetRequest);
     },
     onResultProcess({ serverContext, result, setResult }) {
       const state = requestStateOf(serverContext);

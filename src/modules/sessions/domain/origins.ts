@@ -10,6 +10,9 @@
 /** Longest origin accepted (an origin is short; this bounds what an operator can store). */
 export const MAX_ORIGIN_LENGTH = 255;
 
+/** A host as URL normalises it: DNS labels (underscores occur in real names), IPv4, or a bracketed IPv6 literal. */
+const HOST = /^(?:[a-z0-9_-]+(?:\.[a-z0-9_-]+)*\.?|\[[0-9a-f:.]+\])$/;
+
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 export type OriginCheck = { ok: true; origin: string } | { ok: false; problem: string };
@@ -23,6 +26,11 @@ export function normalizeOrigin(text: string, options: { allowInsecureHttp?: boo
   const [, , authority, rest] = match;
   if (rest !== '' && rest !== '/') return { ok: false, problem: `"${raw}" has a path, query or fragment: an origin is scheme://host[:port] only` };
   if (authority!.includes('@')) return { ok: false, problem: `"${raw}" has user information: an origin is scheme://host[:port] only` };
+  // URL accepts `*` in a host, and the origin would then be stored and compared literally: it would match no
+  // browser (an Origin header never holds a pattern) while the operator believes every subdomain is allowed.
+  if (authority!.includes('*')) {
+    return { ok: false, problem: `"${raw}": wildcards are not supported; an origin is matched exactly, so add each one (e.g. https://shop.example.com, https://www.example.com)` };
+  }
   let url: URL;
   try {
     url = new URL(raw);
@@ -31,6 +39,8 @@ export function normalizeOrigin(text: string, options: { allowInsecureHttp?: boo
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, problem: `"${raw}": the scheme must be https (or http for local development)` };
   if (url.hostname === '') return { ok: false, problem: `"${raw}" has no host` };
+  // Anything a browser could not send as a host (after URL's lower-casing and punycode) would never match.
+  if (!HOST.test(url.hostname)) return { ok: false, problem: `"${raw}": "${url.hostname}" is not a host name or IP address` };
   if (url.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname) && !options.allowInsecureHttp) {
     return { ok: false, problem: `"${raw}": http is allowed only for localhost and 127.0.0.1; use https, or pass --allow-insecure-http` };
   }
