@@ -1,6 +1,7 @@
 // ESLint (flat config): typescript-eslint's type-aware recommended rules over everything TypeScript in the
 // repository. `npm run lint` runs it together with the dependency rules (.dependency-cruiser.cjs).
 import js from '@eslint/js';
+import graphqlPlugin from '@graphql-eslint/eslint-plugin';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
@@ -14,8 +15,34 @@ const UNTYPED_JSON_ALLOWED = {
   '@typescript-eslint/no-explicit-any': 'off',
 };
 
-export default tseslint.config(
-  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'drizzle/**', 'artifacts/**', 'src/graphql/generated.ts', '**/*.cjs'] },
+/**
+ * The GraphQL schema (schema/*.graphql, the contract with frontends): graphql-eslint's schema-recommended
+ * rules over the whole schema at once (graphQLConfig below), which include naming conventions and no
+ * unreachable types, with descriptions required on everything a frontend developer reads.
+ * schema/published/ (the baseline printed by `npm run schema:publish`) is generated and not linted.
+ */
+const SCHEMA_FILES = ['schema/*.graphql'];
+const graphqlSchemaLint = {
+  files: SCHEMA_FILES,
+  languageOptions: { parser: graphqlPlugin.parser, parserOptions: { graphQLConfig: { schema: SCHEMA_FILES } } },
+  plugins: { '@graphql-eslint': graphqlPlugin },
+  rules: {
+    ...graphqlPlugin.configs['flat/schema-recommended'].rules,
+    // Every type, field, argument, input field, enum value, scalar and directive: the SDL is what GraphiQL's
+    // Docs pane and every client team read (issue 30).
+    '@graphql-eslint/require-description': [
+      'error',
+      { types: true, rootField: true, FieldDefinition: true, InputValueDefinition: true, EnumValueDefinition: true, DirectiveDefinition: true },
+    ],
+    // One-line descriptions are written inline ("…"), longer ones as blocks ("""…"""); the rule can only demand one style.
+    '@graphql-eslint/description-style': 'off',
+    // Results such as FeeCalculation, FeeInfo and FeeBand are values, not entities: an `id` there would be invented.
+    '@graphql-eslint/strict-id-in-types': 'off',
+  },
+};
+
+const codeConfigs = tseslint.config(
+  { ignores: ['dist/**', 'packages/*/dist/**', 'node_modules/**', 'drizzle/**', 'artifacts/**', 'src/graphql/generated.ts', '**/*.cjs', 'schema/published/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -50,3 +77,10 @@ export default tseslint.config(
     rules: { '@typescript-eslint/require-await': 'off' },
   },
 );
+
+/** Only the schema lint applies to .graphql files: the code configs without `files` would otherwise match them too. */
+const isGlobalIgnores = (config) => Object.keys(config).length === 1 && 'ignores' in config;
+export default [
+  ...codeConfigs.map((config) => (config.files || isGlobalIgnores(config) ? config : { ...config, ignores: [...(config.ignores ?? []), '**/*.graphql'] })),
+  graphqlSchemaLint,
+];

@@ -44,7 +44,7 @@ export type AppliedPricing = {
   source: FeeRuleSource;
 };
 
-/** What to price. */
+/** A payment to price: its amount and currency, the channel (`method`), and optionally who bears the fee. */
 export type CalculateFeeInput = {
   /** Base payment amount in the currency's major unit (> 0, at most the currency's decimals). */
   amount: Scalars['Decimal']['input'];
@@ -170,7 +170,7 @@ export type FeeBreakdown = {
  */
 export type FeeCalculation = {
   __typename?: 'FeeCalculation';
-  /** round_half_up(amount x additionalFeePercentage / 100) + additionalFeeValue. */
+  /** round_half_up(amount x additionalFeePercentage / 100) + additionalFeeValue; 0 when the channel has no additional fee. */
   additionalFee: Scalars['Decimal']['output'];
   /** The base amount, echoed. */
   amount: Scalars['Decimal']['output'];
@@ -180,15 +180,15 @@ export type FeeCalculation = {
   currency: Scalars['String']['output'];
   /** The customer's part of fee + additionalFee + feeTax (included in totalAmount). */
   customerFee: Scalars['Decimal']['output'];
-  /** round_half_up(amount x feePercentage / 100) + feeValue. */
+  /** The channel fee: the band of the pricing rule in force that contains `amount` prices it, round_half_up(amount x percentage / 100) + fixed, then held within the rule's minFee/maxFee (`breakdown` shows how). */
   fee: Scalars['Decimal']['output'];
   /** Tax on fee + additionalFee (contract §10); 0 when the rule sets no tax. */
   feeTax: Scalars['Decimal']['output'];
-  /** What the merchant receives. */
+  /** What the merchant receives: `amount` - `merchantFee`. */
   getBalance: Scalars['Decimal']['output'];
   /** The merchant's part of the same charges (deducted in getBalance); customerFee + merchantFee = fee + additionalFee + feeTax. */
   merchantFee: Scalars['Decimal']['output'];
-  /** What the customer pays. */
+  /** What the customer pays: `amount` + `customerFee`. */
   totalAmount: Scalars['Decimal']['output'];
 };
 
@@ -343,6 +343,12 @@ export type PaymentChannelFilter = {
   status?: InputMaybe<Array<ChannelStatus>>;
 };
 
+/**
+ * Everything a checkout or a merchant's server reads: the channel list (here), fee calculations
+ * (schema/pricing.graphql) and the caller's checkout session (schema/sessions.graphql). Every operation is
+ * authenticated: SVC1-signed, or a checkout session's `Authorization: Bearer` client secret, which acts for
+ * its merchant read-only within the session's amount, currency and methods.
+ */
 export type Query = {
   __typename?: 'Query';
   /**
@@ -374,16 +380,28 @@ export type Query = {
 };
 
 
+/**
+ * Everything a checkout or a merchant's server reads: the channel list (here), fee calculations
+ * (schema/pricing.graphql) and the caller's checkout session (schema/sessions.graphql). Every operation is
+ * authenticated: SVC1-signed, or a checkout session's `Authorization: Bearer` client secret, which acts for
+ * its merchant read-only within the session's amount, currency and methods.
+ */
 export type QueryCalculateFeeArgs = {
   input: CalculateFeeInput;
 };
 
 
+/**
+ * Everything a checkout or a merchant's server reads: the channel list (here), fee calculations
+ * (schema/pricing.graphql) and the caller's checkout session (schema/sessions.graphql). Every operation is
+ * authenticated: SVC1-signed, or a checkout session's `Authorization: Bearer` client secret, which acts for
+ * its merchant read-only within the session's amount, currency and methods.
+ */
 export type QueryPaymentChannelsArgs = {
   filter?: InputMaybe<PaymentChannelFilter>;
 };
 
-/** Rounding modes. */
+/** How a percentage part is rounded to the currency's minor unit. */
 export type RoundingMode =
   /** Half away from zero (0.5 rounds up), to `decimals` places. */
   | 'HALF_UP';
