@@ -79,6 +79,7 @@ const codeConfigs = tseslint.config(
 );
 
 /** Only the schema lint applies to .graphql files: the code configs without `files` would otherwise match them too. */
+/** @param {import('eslint').Linter.Config} config */
 const isGlobalIgnores = (config) => Object.keys(config).length === 1 && 'ignores' in config;
 export default [
   ...codeConfigs.map((config) => (config.files || isGlobalIgnores(config) ? config : { ...config, ignores: [...(config.ignores ?? []), '**/*.graphql'] })),

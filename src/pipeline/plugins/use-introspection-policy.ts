@@ -36,8 +36,9 @@ export function useIntrospectionPolicy(): Plugin {
   return {
     onExecute({ args, setResultAndStopExecution }) {
       // Signed callers (the common case) pay one property read; only a session's document is walked.
-      if (!requestStateOf(args.contextValue as object)?.principal?.session) return;
-      if (!selectsIntrospection(args.document)) return;
+      if (!requestStateOf(args.contextValue)?.principal?.session) return;
+      // envelop types the document as `any`; it is the parsed (and validated) operation.
+      if (!selectsIntrospection(args.document as DocumentNode)) return;
       const refusal = new AppError('SESSION_SCOPE', 'Schema introspection needs a signed (SVC1) request; a checkout session cannot introspect.');
       setResultAndStopExecution({
         errors: [new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: refusal.code, http: { status: refusal.status } } })],
