@@ -38,6 +38,8 @@ const MARKER = '.cluster-local';
 const MAX_REPLICAS = 16;
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 12_000;
+/** The address HAProxy connects to the replicas from (loopback), the one address whose X-Forwarded-For they take. */
+const HAPROXY_SOURCE = '127.0.0.1';
 
 /** Parsed command line. */
 interface ClusterOptions {
@@ -223,9 +225,11 @@ async function main(): Promise<void> {
     const balancerUrl = `http://127.0.0.1:${balancerPort}`;
     const masterKey = randomBytes(32).toString('hex');
     const credentialsFile = path.join(options.dataDir, 'demo-credentials.json');
+    // TRUSTED_PROXIES: HAProxy connects to the replicas from 127.0.0.1 and names each client in X-Forwarded-For
+    // (scripts/lib/haproxy.ts); the replicas take that address from it, from nobody else (contract §6).
     // PUBLIC_BASE_URL: each replica's banner sends people to the balancer, never to the replica's own port.
     // LOG_LEVEL warn unless set: at info every replica would log HAProxy's health check, one line a second.
-    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, PUBLIC_BASE_URL: balancerUrl, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, PUBLIC_BASE_URL: balancerUrl, TRUSTED_PROXIES: HAPROXY_SOURCE, NODE_ENV: process.env.NODE_ENV ?? 'production' };
     // One file that points every tool at this cluster: the admin CLI (DATABASE_URL, MASTER_KEY), npm run sign
     // and docs/examples/* (BASE_URL, GATEWAY_CREDENTIALS).
     const envFile = path.join(options.dataDir, 'cluster.env');
