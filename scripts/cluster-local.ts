@@ -19,7 +19,8 @@
  * earlier run (demo credentials, a SQLite file) would be stale; it is emptied at start, and only if it
  * is empty or was made by this script (marker file), never any other directory. It keeps
  * demo-credentials.json and cluster.env (mode 0600: BASE_URL of the balancer, GATEWAY_CREDENTIALS,
- * DATABASE_URL, REDIS_URL, MASTER_KEY, DATA_DIR), so that `set -a; . data/cluster/cluster.env; set +a`
+ * DATABASE_URL, REDIS_URL, MASTER_KEY, DATA_DIR; API_KEY and API_SECRET empty, so that keys exported for
+ * another server do not win over the cluster's), so that `set -a; . data/cluster/cluster.env; set +a`
  * points the admin CLI, `npm run sign` and docs/examples/* at the running cluster. Each replica runs with
  * PUBLIC_BASE_URL set to the balancer, so its banner sends people there.
  *
@@ -210,6 +211,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
+  // The balancer's port first, before anything starts: with `npm start` still running on 4000 there is
+  // nothing to start and nothing to stop, just the one message.
+  const balancerPort = options.port === 0 ? await freePort() : options.port;
+  if (await acceptsConnections(balancerPort)) {
+    fail(`port ${balancerPort} is already in use (is \`npm start\` still running? stop it first, or choose another port with --port)`);
+  }
+
   try {
     prepareDataDir(options.dataDir);
     const [postgres, redis] = await Promise.all([startPostgres({ database: 'gateway' }), startRedis()]);
@@ -220,8 +228,6 @@ async function main(): Promise<void> {
       if (built.status !== 0) throw new Error(`build failed (${built.status ?? built.signal})`);
     }
 
-    const balancerPort = options.port === 0 ? await freePort() : options.port;
-    if (await acceptsConnections(balancerPort)) throw new Error(`port ${balancerPort} is already in use (choose another with --port)`);
     const balancerUrl = `http://127.0.0.1:${balancerPort}`;
     const masterKey = randomBytes(32).toString('hex');
     const credentialsFile = path.join(options.dataDir, 'demo-credentials.json');
@@ -240,6 +246,12 @@ async function main(): Promise<void> {
         '# Made by `npm run cluster:local`: points the admin CLI, `npm run sign` and docs/examples/* at this cluster.',
         '# Use: set -a; . <this file>; set +a',
         ...Object.entries(envVars).map(([k, v]) => `${k}=${envValue(v)}`),
+        // README's first steps export API_KEY/API_SECRET of the single server; the tools prefer them over
+        // GATEWAY_CREDENTIALS, so left set they would sign for the wrong server (401 INVALID_API_KEY). Empty
+        // counts as unset for `npm run sign` and docs/examples/*, so sourcing this file is enough.
+        '# Empty: the tools then use GATEWAY_CREDENTIALS (this cluster\'s keys), not keys exported for another server.',
+        'API_KEY=',
+        'API_SECRET=',
         '',
       ].join('\n'),
       { mode: 0o600 },
