@@ -305,7 +305,6 @@ function args(argv: string[], options: Options, positionalCount: number, command
     throw usageErrorOf(err) ?? err;
   }
   if (parsed.positionals.length > positionalCount) throw new UsageError(`unexpected argument: ${parsed.positionals[positionalCount]}`);
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- widens parseArgs' inferred option types to what every command reads
   return parsed as { values: Record<string, unknown>; positionals: string[] };
 }
 
