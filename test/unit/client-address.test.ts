@@ -3,7 +3,8 @@
  * validation, and the client address from the socket peer and X-Forwarded-For. Through real servers and
  * the real HAProxy: test/security/client-address.test.ts and test/e2e/cluster-local.test.ts.
  */
-import { describe, expect, it } from 'vitest';
+import { BlockList } from 'node:net';
+import { describe, expect, it, vi } from 'vitest';
 import { clientAddressOf, DECISIONS_KEPT, MAX_FORWARDED_HOPS, plainAddress, TrustedProxies } from '../../src/shared/client-address.js';
 import { ConfigError, loadConfig } from '../../src/shared/config.js';
 
@@ -95,14 +96,20 @@ describe('the client address', () => {
     expect(t.trusts('10.0.0.2')).toBe(true);
   });
 
-  it('costs nothing measurable per request: well under a microsecond with a trusted balancer', () => {
+  it('costs nothing measurable per request: after the first sight of an address, no BlockList check (~2 µs each)', () => {
+    // Deterministic instead of timed (the machine is shared): the cost is a Map lookup once an address was seen.
+    // Measured on this machine under load: ~7 ns without TRUSTED_PROXIES, ~230 ns from a trusted balancer.
     const t = trusted('10.0.0.0/8');
     const headers = Array.from({ length: 64 }, (_, i) => `198.51.100.${i}`);
-    for (let i = 0; i < 10_000; i++) clientAddressOf('10.0.0.2', headers[i & 63], t);
-    const n = 200_000;
-    const start = performance.now();
-    for (let i = 0; i < n; i++) clientAddressOf('10.0.0.2', headers[i & 63], t);
-    const nsPer = ((performance.now() - start) * 1e6) / n;
-    expect(nsPer).toBeLessThan(1000);
+    for (const h of headers) clientAddressOf('10.0.0.2', h, t);
+    const check = vi.spyOn(BlockList.prototype, 'check');
+    try {
+      for (let i = 0; i < 10_000; i++) expect(clientAddressOf('10.0.0.2', headers[i & 63], t)).toBe(headers[i & 63]);
+      expect(check).not.toHaveBeenCalled();
+      clientAddressOf('10.0.0.2', '198.51.100.200', t);
+      expect(check).toHaveBeenCalledTimes(1); // a new address: one check, then remembered
+    } finally {
+      check.mockRestore();
+    }
   });
 });
