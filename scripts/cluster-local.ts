@@ -19,7 +19,8 @@
  * earlier run (demo credentials, a SQLite file) would be stale; it is emptied at start, and only if it
  * is empty or was made by this script (marker file), never any other directory. It keeps
  * demo-credentials.json and cluster.env (mode 0600: BASE_URL of the balancer, GATEWAY_CREDENTIALS,
- * DATABASE_URL, REDIS_URL, MASTER_KEY, DATA_DIR), so that `set -a; . data/cluster/cluster.env; set +a`
+ * DATABASE_URL, REDIS_URL, MASTER_KEY, DATA_DIR; API_KEY and API_SECRET empty, so that keys exported for
+ * another server do not win over the cluster's), so that `set -a; . data/cluster/cluster.env; set +a`
  * points the admin CLI, `npm run sign` and docs/examples/* at the running cluster. Each replica runs with
  * PUBLIC_BASE_URL set to the balancer, so its banner sends people there.
  *
@@ -38,6 +39,8 @@ const MARKER = '.cluster-local';
 const MAX_REPLICAS = 16;
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 12_000;
+/** The address HAProxy connects to the replicas from (loopback), the one address whose X-Forwarded-For they take. */
+const HAPROXY_SOURCE = '127.0.0.1';
 
 /** Parsed command line. */
 interface ClusterOptions {
@@ -208,6 +211,13 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stopAll(0));
   process.on('SIGTERM', () => void stopAll(0));
 
+  // The balancer's port first, before anything starts: with `npm start` still running on 4000 there is
+  // nothing to start and nothing to stop, just the one message.
+  const balancerPort = options.port === 0 ? await freePort() : options.port;
+  if (await acceptsConnections(balancerPort)) {
+    fail(`port ${balancerPort} is already in use (is \`npm start\` still running? stop it first, or choose another port with --port)`);
+  }
+
   try {
     prepareDataDir(options.dataDir);
     const [postgres, redis] = await Promise.all([startPostgres({ database: 'gateway' }), startRedis()]);
@@ -218,14 +228,14 @@ async function main(): Promise<void> {
       if (built.status !== 0) throw new Error(`build failed (${built.status ?? built.signal})`);
     }
 
-    const balancerPort = options.port === 0 ? await freePort() : options.port;
-    if (await acceptsConnections(balancerPort)) throw new Error(`port ${balancerPort} is already in use (choose another with --port)`);
     const balancerUrl = `http://127.0.0.1:${balancerPort}`;
     const masterKey = randomBytes(32).toString('hex');
     const credentialsFile = path.join(options.dataDir, 'demo-credentials.json');
+    // TRUSTED_PROXIES: HAProxy connects to the replicas from 127.0.0.1 and names each client in X-Forwarded-For
+    // (scripts/lib/haproxy.ts); the replicas take that address from it, from nobody else (contract §6).
     // PUBLIC_BASE_URL: each replica's banner sends people to the balancer, never to the replica's own port.
     // LOG_LEVEL warn unless set: at info every replica would log HAProxy's health check, one line a second.
-    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, PUBLIC_BASE_URL: balancerUrl, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, PUBLIC_BASE_URL: balancerUrl, TRUSTED_PROXIES: HAPROXY_SOURCE, NODE_ENV: process.env.NODE_ENV ?? 'production' };
     // One file that points every tool at this cluster: the admin CLI (DATABASE_URL, MASTER_KEY), npm run sign
     // and docs/examples/* (BASE_URL, GATEWAY_CREDENTIALS).
     const envFile = path.join(options.dataDir, 'cluster.env');
@@ -236,6 +246,12 @@ async function main(): Promise<void> {
         '# Made by `npm run cluster:local`: points the admin CLI, `npm run sign` and docs/examples/* at this cluster.',
         '# Use: set -a; . <this file>; set +a',
         ...Object.entries(envVars).map(([k, v]) => `${k}=${envValue(v)}`),
+        // README's first steps export API_KEY/API_SECRET of the single server; the tools prefer them over
+        // GATEWAY_CREDENTIALS, so left set they would sign for the wrong server (401 INVALID_API_KEY). Empty
+        // counts as unset for `npm run sign` and docs/examples/*, so sourcing this file is enough.
+        '# Empty: the tools then use GATEWAY_CREDENTIALS (this cluster\'s keys), not keys exported for another server.',
+        'API_KEY=',
+        'API_SECRET=',
         '',
       ].join('\n'),
       { mode: 0o600 },

@@ -10,6 +10,8 @@
 # Env: BASE_URL (default http://127.0.0.1:4000; the server's start-up banner prints the one to export),
 #      TIMESTAMP (default now, Unix seconds),
 #      SIGN_ONLY=1 prints the string to sign and the signature instead of calling the server.
+# Exit status: 0 for a 2xx/3xx answer, 22 for a 4xx/5xx (its body is still printed), 1 when the server
+#   cannot be reached, 2 for a usage or credentials problem.
 set -euo pipefail
 if [ $# -lt 2 ]; then echo "usage: $0 METHOD TARGET [BODY]" >&2; exit 2; fi
 if [ -z "${API_KEY:-}" ] && [ -z "${API_SECRET:-}" ]; then
@@ -51,8 +53,14 @@ echo "svc1-curl: credentials ${credentials_source:-API_KEY/API_SECRET}, key $API
 args=(-sS -X "$method" "$base_url$target"
   -H "X-SERVICE-API-Key: $API_KEY" -H "X-SERVICE-Timestamp: $timestamp" -H "X-SERVICE-Signature: $signature")
 if [ -n "$body" ]; then args+=(-H 'Content-Type: application/json' --data-raw "$body"); fi
-if ! curl "${args[@]}"; then
-  echo "Cannot reach the gateway at $base_url. Start it with \`npm start\`, or set BASE_URL (the server's start-up banner prints it; default http://127.0.0.1:4000)." >&2
-  exit 1
-fi
+# --fail-with-body: an error answer (4xx/5xx) is still printed (the problem details say what is wrong) and the
+# script exits non-zero, so `svc1-curl.sh … && next-step` stops at a refused request.
+status=0
+curl --fail-with-body "${args[@]}" || status=$?
 echo
+case $status in
+  0) ;;
+  22) echo "svc1-curl: the gateway refused the request (HTTP status 400 or above; its answer is above)." >&2; exit 22 ;;
+  6|7) echo "Cannot reach the gateway at $base_url. Start it with \`npm start\`, or set BASE_URL (the server's start-up banner prints it; default http://127.0.0.1:4000)." >&2; exit 1 ;;
+  *) exit "$status" ;;
+esac

@@ -13,6 +13,8 @@
  *   has no effect), so retrying any request, a POST included, is safe.
  * - HAProxy drops its idle connections to a replica long before the replica's KEEP_ALIVE_TIMEOUT_MS (65 s),
  *   so it never reuses a socket the replica is closing.
+ * - The replicas see each client's own address: HAProxy sends it in X-Forwarded-For (`option forwardfor`),
+ *   which a replica believes only from the addresses in its TRUSTED_PROXIES (contract §6).
  * - Event streams (GraphQL subscriptions over SSE) stay open: the server pings every 12 s, well inside the
  *   inactivity timeouts.
  */
@@ -74,6 +76,11 @@ defaults
 
 frontend gateway
     bind ${bind}
+    # The client's address for the replicas (contract §6): HAProxy appends the address it accepted the
+    # connection from to X-Forwarded-For, after anything the client sent there. Each replica takes it only
+    # from the balancers listed in its TRUSTED_PROXIES (this HAProxy's address as the replicas see it) and
+    # walks the header from the right past trusted hops, so what a client writes there itself is never used.
+    option forwardfor
     default_backend replicas
     # No replica available: answer like the gateway (problem details, Retry-After, its security headers), not HAProxy's HTML page.
     http-error status 503 content-type application/problem+json string "{\\"type\\":\\"about:blank\\",\\"title\\":\\"Service unavailable\\",\\"status\\":503,\\"code\\":\\"SERVICE_UNAVAILABLE\\",\\"detail\\":\\"No replica is ready; try again shortly.\\"}" hdr Retry-After 1 ${SECURITY_HEADERS}

@@ -29,7 +29,8 @@ import { useHttpCaching } from '../pipeline/plugins/use-http-caching.js';
 import { useChannelImages } from '../pipeline/plugins/use-channel-images.js';
 import { useCheckoutComponent } from '../pipeline/plugins/use-checkout-component.js';
 import { useMetrics } from '../pipeline/plugins/use-metrics.js';
-import { useRequestContext } from '../pipeline/plugins/use-request-context.js';
+import { useRequestContext, type ClientAddressResolver } from '../pipeline/plugins/use-request-context.js';
+import type { TrustedProxies } from '../shared/client-address.js';
 import { useRateLimit, type RateLimitOptions } from '../pipeline/plugins/use-rate-limit.js';
 import type { SharedRateLimitStore } from '../pipeline/plugins/rate-limit-budgets.js';
 import { useRestAdapter } from '../pipeline/plugins/use-rest-adapter.js';
@@ -71,6 +72,16 @@ export interface AppOptions {
   abuseLimits?: AbuseLimitOptions;
   /** Per-key and failed-authentication rate limits (default {@link DEFAULT_RATE_LIMIT}); `redisUrl` shares them across replicas. */
   rateLimit?: RateLimitOptions;
+  /**
+   * TRUSTED_PROXIES (contract §6): balancers whose `X-Forwarded-For` names the client address the address
+   * budget and the request log use; null/absent = none (the socket peer).
+   */
+  trustedProxies?: TrustedProxies | null;
+  /**
+   * Replaces the socket-based client address: the in-process transport (`yoga.fetch`) has no socket, so
+   * tests say which address a request comes from.
+   */
+  clientAddress?: ClientAddressResolver;
   /** Successful answers kept per (API key, exact request) until the data changes; 0 = none (default 10,000). */
   answerCacheEntries?: number;
   /** GraphQL subscriptions over Server-Sent Events (contract §8); defaults in {@link LiveUpdateOptions}. */
@@ -204,6 +215,8 @@ export function createAppParts(options: AppOptions): AppParts {
     restPaths: REST_ROUTES.filter((r) => !r.path.startsWith(`${REST_PREFIX}/`)).map((r) => r.path),
     publicPaths: PUBLIC_PATHS,
     logger,
+    trustedProxies: options.trustedProxies,
+    clientAddress: options.clientAddress,
   });
   const readiness: { lastReason?: string } = {};
   const readinessPlugin = onlyOnPath(READY_PATH, useReadinessCheck({

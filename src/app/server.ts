@@ -74,6 +74,7 @@ export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions 
     abuseLimits: config.graphqlLimits,
     answerCacheEntries: config.answerCacheEntries,
     liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
+    trustedProxies: config.trustedProxies,
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, redisUrl: config.redisUrl },
   };
 }
@@ -99,7 +100,7 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.info(
-      { baseUrl, pipeline: app.pluginNames, database: `${data.store.engine} ${data.store.location}`, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
+      { baseUrl, pipeline: app.pluginNames, trustedProxies: config.trustedProxies?.entries, database: `${data.store.engine} ${data.store.location}`, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
       'listening',
     );
     // Demo mode only (the credentials file exists): the banner holds a signed demo request, so it goes to

@@ -15,6 +15,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BootError, bootData, type BootedData } from '../app/boot.js';
 import { ConfigError, loadConfig } from '../shared/config.js';
+import { auditChanges, type AuditChange } from '../modules/admin/audit-changes.js';
 import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../modules/admin/service.js';
 
 const HELP = `usage: npm run admin -- <command> [options] [--json]
@@ -165,17 +166,24 @@ function wrapWhole(text: string, width: number): string[] {
 }
 
 /**
- * The audit trail: one table row per record, its BEFORE and AFTER below it, whole (JSON, wrapped to the
- * terminal's width; `--json` gives the records as data).
+ * The audit trail: one table row per record, then what it changed, one field a line (`auditChanges`:
+ * `field: before → after`, `+ field: value` for a field that appeared, `- field: value` for one that went),
+ * values as JSON wrapped to the terminal's width. `--json` gives the whole records as data.
  */
 function auditTable(list: AuditEntry[]): string {
   const head = table(['AT', 'ACTOR', 'ACTION', 'ENTITY'], list.map((a) => [a.at, a.actor, a.action, a.entity])).split('\n');
-  const indent = '    before: '.length;
+  const indent = 6;
   const width = Math.max(40, (process.stdout.columns || Number(process.env.COLUMNS) || 120) - indent);
-  const value = (label: string, v: unknown) =>
-    wrapWhole(v === null ? '-' : JSON.stringify(v), width).map((line, i) => (i === 0 ? `    ${label.padEnd(7)} ${line}` : `${' '.repeat(indent)}${line}`));
+  const json = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
+  const lines = (c: AuditChange): string[] => {
+    const text = !('before' in c) ? `+ ${c.field}: ${json(c.after)}` : !('after' in c) ? `- ${c.field}: ${json(c.before)}` : `${c.field}: ${json(c.before)} → ${json(c.after)}`;
+    return wrapWhole(text, width).map((line, i) => `${' '.repeat(i === 0 ? 4 : indent)}${line}`);
+  };
   const out = [head[0]!, head[1]!];
-  list.forEach((a, i) => out.push(head[i + 2]!, ...value('before:', a.before), ...value('after:', a.after)));
+  list.forEach((a, i) => {
+    const changes = auditChanges(a.before, a.after);
+    out.push(head[i + 2]!, ...(changes.length === 0 ? ['    (no field changed)'] : changes.flatMap(lines)));
+  });
   return `${out.join('\n')}\n`;
 }
 
@@ -240,11 +248,63 @@ function requiredAll(values: Record<string, unknown>, flags: string[]): void {
   if (missing.length > 1) throw new UsageError(`${missing.map((f) => `--${f}`).join(', ')} are required`);
 }
 
+/** Edit distance (insertions, deletions, substitutions, adjacent transpositions) for "did you mean". */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/**
+ * Node's parseArgs words an unknown option as `Unknown option '--stauts'. To specify a positional argument
+ * starting with a '-', place it at the end of the command after '--', as in '-- "--stauts"` (quotes
+ * nested in quotes): an operator needs the command's options and the likely one instead. Checked before
+ * parseArgs, with the same reading of `--name=value` and of everything after `--`.
+ */
+function refuseUnknownOptions(argv: string[], options: Options, command: string): void {
+  const known = Object.keys(options);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return;
+    if (!arg.startsWith('-') || arg === '-') continue;
+    const name = arg.replace(/^--?/, '').split('=')[0]!;
+    if (arg.startsWith('--') && known.includes(name)) {
+      if (options[name]!.type === 'string' && !arg.includes('=')) i++; // its value, whatever it looks like
+      continue;
+    }
+    const close = known.map((k) => ({ k, d: editDistance(name, k) })).filter(({ k, d }) => d <= Math.max(1, Math.floor(k.length / 3))).sort((x, y) => x.d - y.d)[0];
+    const hint = close ? `; did you mean --${close.k}?` : '';
+    throw new UsageError(`unknown option ${arg.split('=')[0]} for "${command}"${hint}\n"${command}" takes: ${known.map((k) => `--${k}`).join(', ')}`);
+  }
+}
+
+/** parseArgs' other refusals, worded without its nested quotes. */
+function usageErrorOf(err: unknown): UsageError | null {
+  if (!(err instanceof TypeError) || !('code' in err) || !String(err.code).startsWith('ERR_PARSE_ARGS')) return null;
+  const option = /'(--?[\w-]+)/.exec(err.message)?.[1] ?? 'an option';
+  if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') return new UsageError(/does not take/.test(err.message) ? `${option} takes no value` : `${option} needs a value`);
+  return new UsageError(err.message.replace(/'/g, ''));
+}
+
 /** Parse one command's arguments strictly (unknown flags and extra positionals are usage errors). */
-function args(argv: string[], options: Options, positionalCount: number) {
-  const parsed = parseArgs({ args: argv, options: { ...options, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+function args(argv: string[], options: Options, positionalCount: number, command: string) {
+  const all: Options = { ...options, json: { type: 'boolean' } };
+  refuseUnknownOptions(argv, all, command);
+  let parsed;
+  try {
+    parsed = parseArgs({ args: argv, options: all, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw usageErrorOf(err) ?? err;
+  }
   if (parsed.positionals.length > positionalCount) throw new UsageError(`unexpected argument: ${parsed.positionals[positionalCount]}`);
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- widens parseArgs' inferred option types to what every command reads
   return parsed as { values: Record<string, unknown>; positionals: string[] };
 }
 
@@ -264,7 +324,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
   const [group, action, ...rest] = argv;
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   const run = (options: Options, positionalCount: number) => {
-    const parsed = args(rest, CHANGING.has(command) ? { ...options, actor: str } : options, positionalCount);
+    const parsed = args(rest, CHANGING.has(command) ? { ...options, actor: str } : options, positionalCount, command);
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the commands read `io` as Io, not as this literal
     return { ...parsed, io: { out, json: parsed.values.json === true } as Io };
   };
@@ -476,7 +536,7 @@ async function main(argv: string[]): Promise<number> {
       for (const p of err.problems) process.stderr.write(`error: ${p}\n`);
       return 1;
     }
-    if (err instanceof UsageError || (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS'))) {
+    if (err instanceof UsageError) {
       process.stderr.write(`error: ${err.message}\nrun "npm run admin -- help" for the commands.\n`);
       return 2;
     }

@@ -59,6 +59,13 @@ export interface RequestState {
   /** Raw target as sent (path + query), used for signing and logging. */
   target: string;
   method: string;
+  /**
+   * The client's address (contract §6): the socket peer, or from a trusted balancer the last untrusted hop
+   * of `X-Forwarded-For` (src/shared/client-address.ts). Computed once, by the request context plugin; the
+   * address budget and the request log line read it here and nothing reads a socket address. Undefined on
+   * a transport without a socket.
+   */
+  clientAddress?: string;
   /** `If-None-Match` as the client sent it, taken before the REST adapter replaces the request (ETag plugin). */
   ifNoneMatch?: string;
   /** The caller, once the signature plugin verified it. Execution never starts without one. */

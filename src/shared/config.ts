@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { TrustedProxies } from './client-address.js';
 
 /** Signal to exit: SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS stay within it, so the process is gone within 10 s (`docker stop`'s grace). */
 const SHUTDOWN_BUDGET_MS = 9500;
@@ -95,6 +96,16 @@ const envSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(v), 'must be an http:// or https:// URL'),
+  /**
+   * Contract §6: the load balancers whose client address is taken (from their `X-Forwarded-For`), as
+   * addresses and CIDRs separated by commas or spaces. Unset: none; every request is the socket peer's.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .optional()
+    .superRefine((v, ctx) => {
+      for (const problem of v === undefined ? [] : TrustedProxies.parse(v).problems) ctx.addIssue({ code: 'custom', message: problem });
+    }),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -148,6 +159,8 @@ export interface Config {
   migrateOnStart: boolean;
   /** Where clients reach this server (a load balancer), without a trailing slash; null = the listening address. */
   publicBaseUrl: string | null;
+  /** TRUSTED_PROXIES: the balancers whose `X-Forwarded-For` names the client; null = none (the socket peer). */
+  trustedProxies: TrustedProxies | null;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -208,5 +221,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxStalenessSeconds: e.MAX_STALENESS_SECONDS,
     migrateOnStart: e.MIGRATE_ON_START,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
+    trustedProxies: e.TRUSTED_PROXIES === undefined ? null : TrustedProxies.parse(e.TRUSTED_PROXIES).proxies,
   };
 }

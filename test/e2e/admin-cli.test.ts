@@ -284,7 +284,7 @@ describe('admin CLI', () => {
     expect(fs.statSync(bundle).mtimeMs).toBeGreaterThan(Date.now() - 60_000);
   }, 60_000);
 
-  it('operator output: seeded flat rules effective from the seed instant; audit list shows whole values, wrapped', async () => {
+  it('operator output: seeded flat rules effective from the seed instant; audit list shows what changed, field by field, wrapped; --json the whole record', async () => {
     const fresh = makeTempDir('pgw-cli-seed-');
     try {
       const before = Date.now();
@@ -297,19 +297,47 @@ describe('admin CLI', () => {
       fs.rmSync(fresh, { recursive: true, force: true });
     }
 
-    // A record whose AFTER is far longer than 80 characters.
+    // A new rule (AFTER only, with a band list far longer than 80 characters): each field as added, wrapped.
     await adminJson(dataDir, ['fee', 'set', 'qris', '--bands', '100000:0:0,500000:0.3:0,1000000:0.25:0,*:0.2:0', '--min-fee', '500', '--max-fee', '5000', '--tax', '11', '--actor', 'dora']);
-    const [record] = await adminJson<{ after: unknown }[]>(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1']);
-    const whole = JSON.stringify(record!.after);
-    expect(whole.length).toBeGreaterThan(160);
+    const [record] = await adminJson<{ after: { bands: unknown; minFee: string } }[]>(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1']);
+    const bands = JSON.stringify(record!.after.bands);
+    expect(bands.length).toBeGreaterThan(160);
     const out = await admin(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1'], { COLUMNS: '80' });
     expect(out.code, out.stderr).toBe(0);
     const lines = out.stdout.split('\n');
     expect(lines[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+ENTITY$/);
-    const start = lines.findIndex((l) => l.startsWith('    after:  '));
-    const afterLines = [lines[start]!.slice(12)];
-    for (let i = start + 1; lines[i]?.startsWith(' '.repeat(12)); i += 1) afterLines.push(lines[i]!.slice(12));
-    expect(afterLines.length).toBeGreaterThan(1); // wrapped
-    expect(afterLines.join('')).toBe(whole); // and whole
+    expect(lines).toContain('    + minFee: "500"');
+    const start = lines.findIndex((l) => l.startsWith('    + bands: '));
+    const bandLines = [lines[start]!.slice('    + bands: '.length)];
+    for (let i = start + 1; lines[i]?.startsWith(' '.repeat(6)); i += 1) bandLines.push(lines[i]!.slice(6));
+    expect(bandLines.length).toBeGreaterThan(1); // wrapped
+    expect(bandLines.join('')).toBe(bands); // and whole
+    for (const l of lines) expect(l.length, l).toBeLessThanOrEqual(80);
+
+    // A change: only the fields that changed, each as before → after; the unchanged ones are not shown.
+    await adminJson(dataDir, ['channel', 'update', 'qris', '--status', 'maintenance', '--actor', 'dora']);
+    const changed = await admin(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1']);
+    expect(changed.stdout).toMatch(/^ {4}status: "\w+" → "maintenance"$/m);
+    expect(changed.stdout).not.toMatch(/^ {4}(\+ )?name: /m);
+    await adminJson(dataDir, ['channel', 'update', 'qris', '--status', 'active', '--actor', 'dora']);
+    // --json keeps the whole record.
+    const [whole] = await adminJson<{ before: Record<string, unknown>; after: Record<string, unknown> }[]>(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1']);
+    expect(whole!.before).toMatchObject({ status: 'maintenance', name: expect.any(String) });
+    expect(whole!.after).toMatchObject({ status: 'active', name: whole!.before.name });
   }, 120_000);
+
+  it('a misspelled option: a short error naming the command\'s options, with "did you mean" when one is close', async () => {
+    const typo = await admin(dataDir, ['channel', 'update', 'qris', '--stauts', 'offline']);
+    expect(typo.code).toBe(2);
+    const [first, second, third] = typo.stderr.trim().split('\n').filter((l) => !l.startsWith('note:'));
+    expect(first).toBe('error: unknown option --stauts for "channel update"; did you mean --status?');
+    expect(second).toMatch(/^"channel update" takes: --fee-percentage, .*--status, .*--json$/);
+    expect(third).toBe('run "npm run admin -- help" for the commands.');
+    expect(typo.stderr).not.toContain("'");
+    const far = await admin(dataDir, ['merchant', 'list', '--colour']);
+    expect(far.code).toBe(2);
+    expect(far.stderr).toContain('error: unknown option --colour for "merchant list"\n"merchant list" takes: --json\n');
+    const missing = await admin(dataDir, ['merchant', 'create', '--name']);
+    expect(missing.stderr).toContain('error: --name needs a value\n');
+  }, 60_000);
 });

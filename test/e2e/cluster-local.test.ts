@@ -13,6 +13,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
@@ -186,6 +187,31 @@ describe.skipIf(skip)('npm run cluster:local', () => {
     }
   });
 
+  it('through HAProxy each client has its own address budget: 30 bad signatures from 127.0.0.5, then one from 127.0.0.6 is 401, not 429', async () => {
+    const who = merchant();
+    /** A GET signed with a wrong secret, on a new connection bound to `localAddress`; resolves with the status. */
+    const badFrom = (localAddress: string, base: string, extra: Record<string, string> = {}) => {
+      const headers = signatureHeaders(who.apiKey, 'sk_test_wrong_secret', { method: 'GET', target: '/v1/payments/channel', body: '' });
+      return new Promise<number>((resolve, reject) => {
+        const req = http.request(new URL('/v1/payments/channel', base), { localAddress, headers: { ...headers, ...extra, connection: 'close' } }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode!));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    };
+    const fromFive: number[] = [];
+    for (let i = 0; i < 30; i++) fromFive.push(await badFrom('127.0.0.5', ready!.balancer));
+    // The default budget (20 a minute, shared in Redis by the three replicas): spent by 127.0.0.5 alone.
+    expect(fromFive.slice(0, 20)).toEqual(Array(20).fill(401));
+    expect(fromFive.slice(20)).toEqual(Array(10).fill(429));
+    expect(await badFrom('127.0.0.6', ready!.balancer)).toBe(401);
+    // Directly to a replica (bypassing HAProxy) from an address it does not trust: a forged X-Forwarded-For
+    // naming a fresh address changes nothing, the spent budget of 127.0.0.5 is still spent.
+    expect(await badFrom('127.0.0.5', ready!.replicas[2]!.url, { 'x-forwarded-for': '203.0.113.99' })).toBe(429);
+  }, 60_000);
+
   it('prints the HAProxy configuration it runs (health check on /ready, retries) and its file', () => {
     const config = fs.readFileSync(ready!.haproxy.configFile, 'utf8');
     expect(config).toMatch(/option httpchk GET \/ready/);
@@ -202,7 +228,9 @@ describe.skipIf(skip)('npm run cluster:local', () => {
   });
 
   it('cluster.env points npm run sign, the examples and the admin CLI at the cluster in one step', () => {
-    const env = { ...process.env, API_KEY: '', API_SECRET: '', BASE_URL: '', DATA_DIR: '', DATABASE_URL: '', MASTER_KEY: '', GATEWAY_CREDENTIALS: '' };
+    // API_KEY/API_SECRET still exported from README's "First 5 minutes" (another server's keys): sourcing
+    // cluster.env is enough, its keys win.
+    const env = { ...process.env, API_KEY: 'pk_test_of_the_single_server', API_SECRET: 'sk_test_of_the_single_server', BASE_URL: '', DATA_DIR: '', DATABASE_URL: '', MASTER_KEY: '', GATEWAY_CREDENTIALS: '' };
     const inCluster = (command: string) => execFileSync('bash', ['-c', `set -a; . "$1"; set +a; ${command}`, 'bash', ready!.envFile], { cwd: PROJECT_ROOT, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
     const signed = inCluster('npm run --silent sign -- GET /v1/payments/channel 2>&1');
     expect(signed).toContain(`sign: credentials ${ready!.credentialsFile} (GATEWAY_CREDENTIALS)`);
@@ -213,6 +241,21 @@ describe.skipIf(skip)('npm run cluster:local', () => {
     expect(inCluster('docs/examples/svc1-curl.sh GET /v1/payments/channel')).toMatch(/"code":"qris"/);
     expect(inCluster('npm run --silent admin -- merchant list')).toContain('Toko Kopi Nusantara');
   }, 60_000);
+
+  it('a second cluster:local on a port in use (say `npm start` still running) says so and starts and stops nothing', () => {
+    const port = new URL(ready!.balancer).port;
+    const dataDir = path.join(workDir!, 'second');
+    let failed: { status: number; stderr: string; stdout: string } | undefined;
+    try {
+      execFileSync(process.execPath, ['--import', 'tsx', 'scripts/cluster-local.ts', '--port', port, '--no-build', '--data-dir', dataDir], { cwd: PROJECT_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (err) {
+      failed = err as { status: number; stderr: string; stdout: string };
+    }
+    expect(failed?.status).toBe(2);
+    expect(failed!.stderr.trim()).toBe(`cluster:local: port ${port} is already in use (is \`npm start\` still running? stop it first, or choose another port with --port)`);
+    expect(failed!.stdout).toBe('');
+    expect(fs.existsSync(dataDir), 'nothing prepared').toBe(false);
+  }, 30_000);
 
   it('the replicas keep their state in Postgres (DATABASE_URL), not in a SQLite file in DATA_DIR', () => {
     expect(fs.existsSync(path.join(ready!.dataDir, DATABASE_FILE)), `${DATABASE_FILE} in the shared DATA_DIR`).toBe(false);

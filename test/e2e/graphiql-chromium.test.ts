@@ -144,6 +144,7 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     expect(dataCall).toMatchObject({ status: 200 });
     expect(graphqlPosts().map((c) => [/^[0-9a-f]{64}$/.test(c.signature ?? ''), c.status])).toEqual(graphqlPosts().map(() => [true, 200]));
     expect(await page.locator('#svc1-status').innerText()).toContain(server.approved.apiKey);
+    expect(await page.locator('#svc1-status').innerText()).toMatch(/; the signature of the last one was accepted\.$/);
 
     // A reload (as a second "Save & sign" does) brings back the example tab, not a new empty one.
     await page.reload();
@@ -187,6 +188,11 @@ describe.skipIf(!hasChromium && !inCI)('GraphiQL in headless Chromium', () => {
     // The only console line since: the browser noting the 400 that a malformed document gets (contract §4).
     expect(consoleErrors.map((e) => e.replace(/\d{3} \(.*\)/, 'STATUS'))).toEqual(['Failed to load resource: the server responded with a status of STATUS']);
     expect(consoleErrors[0]).toContain('400');
+    // The bar says what was accepted (the signature), not that the request was: it failed with 400.
+    const bar = page.locator('#svc1-status');
+    await expect.poll(async () => bar.innerText(), { timeout: 10_000 }).toContain('but the request failed (400');
+    expect(await bar.innerText()).toMatch(/; the signature of the last one was accepted, but the request failed \(400 [A-Z_]+\): see the result\.$/);
+    expect(await bar.getAttribute('data-kind')).toBe('warn');
     expect(foreign).toEqual([]);
     await context.close();
   }, 120_000);

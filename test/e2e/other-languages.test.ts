@@ -93,6 +93,14 @@ describe('credentials and server address for the examples in other languages', (
     expect(res.stderr).not.toMatch(/Traceback/);
   });
 
+  it('bash: a 4xx answer is printed and the exit status is non-zero (curl --fail-with-body)', () => {
+    const res = runScript('bash', [SH], { DATA_DIR: server.dataDir, BASE_URL: server.baseUrl, API_KEY: 'pk_test_not_a_key_of_this_server', API_SECRET: 'sk_test_x' });
+    expect(res.status).toBe(22);
+    expect(res.stdout).toContain('"code":"INVALID_API_KEY"');
+    expect(res.stderr).toContain('the gateway refused the request');
+    expect(res.stderr).not.toContain('Cannot reach');
+  });
+
   it('the start-up banner of a server on another port prints the BASE_URL to export', () => {
     expect(server.output()).toContain(`export BASE_URL=${server.baseUrl}`);
   });

@@ -47,3 +47,14 @@ describe('README examples work when pasted', () => {
     expect(out.trim().split('\n').pop()).toBe('200');
   });
 });
+
+describe('README structure a newcomer follows', () => {
+  it('"First 5 minutes" announces as many ways in as it has subsections', () => {
+    const section = readme.slice(readme.indexOf('## First 5 minutes'), readme.indexOf('\n## ', readme.indexOf('## First 5 minutes') + 3));
+    const subsections = [...section.matchAll(/^### (.+)$/gm)].map((m) => m[1]);
+    const words = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
+    const announced = /^(\w+) ways in, one section each/m.exec(section);
+    expect(announced, 'the intro sentence').not.toBeNull();
+    expect(words.indexOf(announced![1]!.toLowerCase()), subsections.join(' | ')).toBe(subsections.length);
+  });
+});

@@ -395,7 +395,7 @@ describe('revocation, limits and logs', () => {
   });
 
   it('invalid and expired secrets spend the failed-authentication address budget', async () => {
-    const gated = await createTestApp({ app: { rateLimit: { ...UNREACHABLE_RATE_LIMIT, authFailuresPerMinute: 3, clientAddress: () => '203.0.113.7' } } });
+    const gated = await createTestApp({ app: { rateLimit: { ...UNREACHABLE_RATE_LIMIT, authFailuresPerMinute: 3 }, clientAddress: () => '203.0.113.7' } });
     try {
       const statuses: number[] = [];
       for (let i = 0; i < 4; i++) statuses.push((await gated.fetch('/v1/payments/channel', { headers: { Authorization: 'Bearer cs_nope' } })).status);

@@ -121,6 +121,38 @@ describe('GET /v1/openapi.json', () => {
     expect(checked).toBe(Object.keys(RECIPES).length);
   });
 
+  it('the reference page renders each operation\'s own security alternatives as headers (no "undefined" header)', async () => {
+    const html = await (await t.fetch('/docs')).text();
+    expect(html).not.toContain('undefined');
+    const section = (id: string) => {
+      const m = new RegExp(`<section id="${id}">([\\s\\S]*?)</section>`).exec(html);
+      expect(m, `section ${id}`).not.toBeNull();
+      // The Headers table alone: from its heading to the next one.
+      const text = m![1]!.slice(m![1]!.indexOf('<h3>Headers</h3>'));
+      return text.slice(0, text.indexOf('<h3>', 4));
+    };
+    const doc = (await (await t.fetch('/v1/openapi.json')).json()) as { paths: Record<string, Record<string, { operationId: string; security?: unknown[] }>> };
+    const ops = Object.values(doc.paths).flatMap((item) => Object.values(item));
+    const list = ops.find((op) => (op.security?.length ?? 0) > 1)!;
+    const single = ops.filter((op) => op.security === undefined || op.security.length === 1);
+    expect(list, 'an operation a checkout session may call').toBeDefined();
+    expect(single.length).toBeGreaterThan(0);
+    // Session-capable: two ways, the SVC1 headers required only with the signature, or a Bearer Authorization.
+    const headers = section(list.operationId);
+    expect(headers).toContain('Either (all 3 headers): SVC1ApiKey + SVC1Timestamp + SVC1Signature');
+    expect(headers).toContain('<code>X-SERVICE-Signature</code> <span class="req">required this way</span>');
+    expect(headers).toContain('or (one header): CheckoutSession');
+    expect(headers).toContain('<code>Authorization: Bearer …</code>');
+    expect(headers).not.toMatch(/X-SERVICE-Signature<\/code> <span class="req">required<\/span>/);
+    expect(headers).toContain('<code>If-None-Match</code>');
+    // Signature only: the three SVC1 headers each required, no Authorization.
+    for (const op of single) {
+      const h = section(op.operationId);
+      for (const name of ['X-SERVICE-API-Key', 'X-SERVICE-Timestamp', 'X-SERVICE-Signature']) expect(h, `${op.operationId} ${name}`).toContain(`<code>${name}</code> <span class="req">required</span>`);
+      expect(h, op.operationId).not.toContain('Authorization');
+    }
+  });
+
   it('the reference page is public HTML without any external asset', async () => {
     const res = await t.fetch('/docs');
     expect(res.status).toBe(200);

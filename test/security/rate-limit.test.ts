@@ -28,7 +28,7 @@ function advance(t: TestApp, ms: number): void {
 }
 
 async function app(rateLimit: { keyRatePerSecond: number; keyBurst: number; authFailuresPerMinute: number }): Promise<TestApp> {
-  t = await createTestApp({ app: { rateLimit: { ...rateLimit, clientAddress: fromHeader } } });
+  t = await createTestApp({ app: { rateLimit, clientAddress: fromHeader } });
   return t;
 }
 

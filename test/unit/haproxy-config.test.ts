@@ -38,6 +38,8 @@ describe('HAProxy configuration', () => {
     expect(cfg).toMatch(/^\s+retry-on conn-failure empty-response response-timeout$/m);
     expect(cfg).toMatch(/^\s+option redispatch 1$/m);
     expect(cfg).toMatch(/^\s+server a 127\.0\.0\.1:2$/m);
+    // Contract §6: the replicas learn each client's address from the header HAProxy appends (in the frontend).
+    expect(/frontend gateway\n[\s\S]*?^\s+option forwardfor$[\s\S]*?^backend /m.test(cfg)).toBe(true);
     // A SIGTERM'd replica must still serve until HAProxy has taken it out (inter × fall), with a margin.
     expect(loadConfig({}).shutdownDelayMs).toBeGreaterThanOrEqual(HEALTH_CHECK.interMs * HEALTH_CHECK.fall + 1000);
     // HAProxy's idle connections and inactivity timeouts stay below the replicas' keep-alive.

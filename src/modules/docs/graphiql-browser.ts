@@ -128,7 +128,11 @@ function report(status: number, payload: unknown, stored: { credentials: Credent
     setStatus(`Rejected (${status} ${code}): ${adviceFor(first!, stored.credentials.apiKey, retryAfter)}`, 'error');
     return;
   }
-  setStatus(`Signed ${signedCount} request(s) as ${stored.credentials.apiKey}${where(stored)}; the last one was accepted.`, 'ok');
+  // What the server accepted is the signature; the request itself may still have failed (a 400 for a bad
+  // query, a 403 for a channel out of scope): say which, so a green bar never reads as "the request worked".
+  const signed = `Signed ${signedCount} request(s) as ${stored.credentials.apiKey}${where(stored)}; the signature of the last one was accepted`;
+  if (status >= 400) setStatus(`${signed}, but the request failed (${status}${code ? ` ${code}` : ''}): see the result.`, 'warn');
+  else setStatus(`${signed}.`, 'ok');
 }
 
 const failure = (message: string) => ({ errors: [{ message }] });

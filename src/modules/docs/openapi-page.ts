@@ -46,6 +46,41 @@ function examples(content: Json | undefined): string {
     .join('');
 }
 
+/** The header a security scheme puts on the request, and what its value looks like when the scheme fixes it. */
+function schemeHeader(scheme: Json): { name: string; value?: string } {
+  if (scheme.type === 'apiKey' && scheme.in === 'header') return { name: String(scheme.name) };
+  if (scheme.type === 'http') return { name: 'Authorization', value: `${String(scheme.scheme).replace(/^./, (c) => c.toUpperCase())} …` };
+  throw new Error(`openapi-page: no header rendering for security scheme type ${String(scheme.type)} (${scheme.in ? `in ${String(scheme.in)}` : ''})`);
+}
+
+/**
+ * An operation's Headers table: its security requirement as it is (`op.security`, else the document's):
+ * with one way to authenticate, its headers are each required; with several (SVC1 signature or a checkout
+ * session's Bearer), each way is a group of its own, required only when that way is chosen. Then the
+ * operation's own header parameters.
+ */
+function headersTable(doc: Json, op: Json): string {
+  const alternatives = (op.security ?? doc.security ?? []) as Json[];
+  const schemes = doc.components.securitySchemes as Json;
+  const several = alternatives.length > 1;
+  const rows: string[] = [];
+  alternatives.forEach((requirement, i) => {
+    const names = Object.keys(requirement);
+    if (several) rows.push(`<tr><th colspan="2">${i === 0 ? 'Either' : 'or'} (${names.length === 1 ? 'one header' : `all ${names.length} headers`}): ${names.map((n) => esc(n)).join(' + ')}</th></tr>`);
+    for (const name of names) {
+      const scheme = schemes[name] as Json | undefined;
+      if (!scheme) throw new Error(`openapi-page: security scheme ${name} is not declared`);
+      const header = schemeHeader(scheme);
+      const mark = several ? 'required this way' : 'required';
+      rows.push(`<tr><td><code>${esc(header.name)}</code> <span class="req">${mark}</span>${header.value ? `<div><code>${esc(header.name)}: ${esc(header.value)}</code></div>` : ''}</td><td>${md(scheme.description)}</td></tr>`);
+    }
+  });
+  const params = ((op.parameters ?? []) as Json[]).filter((p) => p.in === 'header');
+  if (params.length > 0 && several) rows.push('<tr><th colspan="2">Optional</th></tr>');
+  rows.push(...params.map((p) => `<tr><td><code>${esc(p.name)}</code>${p.required ? ' <span class="req">required</span>' : ''}</td><td>${md(p.description)}</td></tr>`));
+  return rows.length === 0 ? '' : `<h3>Headers</h3>\n  <table><tbody>${rows.join('')}</tbody></table>`;
+}
+
 export function renderApiReference(doc: Json, links: { openapi: string; graphql: string }): string {
   const ops: string[] = [];
   const toc: string[] = [];
@@ -54,7 +89,6 @@ export function renderApiReference(doc: Json, links: { openapi: string; graphql:
       const id = esc(op.operationId);
       toc.push(`<li><a href="#${id}"><span class="m">${method.toUpperCase()}</span> ${esc(path)}</a></li>`);
       const body = op.requestBody?.content?.['application/json'];
-      const params = (op.parameters ?? []) as Json[];
       const responses = Object.entries<Json>(op.responses)
         .map(([status, r]) => {
           const c = r.content?.['application/json'] ?? r.content?.['application/problem+json'];
@@ -67,10 +101,7 @@ export function renderApiReference(doc: Json, links: { openapi: string; graphql:
       ops.push(`<section id="${id}">
   <h2><span class="m">${method.toUpperCase()}</span> <code>${esc(path)}</code></h2>
   <p><strong>${esc(op.summary)}</strong></p><p>${md(op.description)}</p>
-  <h3>Headers</h3>
-  <table><tbody>${Object.values<Json>(doc.components.securitySchemes)
-    .map((s) => `<tr><td><code>${esc(s.name)}</code> <span class="req">required</span></td><td>${md(s.description)}</td></tr>`)
-    .join('')}${params.map((p) => `<tr><td><code>${esc(p.name)}</code></td><td>${md(p.description)}</td></tr>`).join('')}</tbody></table>
+  ${headersTable(doc, op)}
   ${body ? `<h3>Request body (<code>application/json</code>)</h3>${schemaTable(doc, body.schema)}${examples(body)}` : ''}
   <h3>Responses</h3><table class="resp"><thead><tr><th>Status</th><th>Codes, meaning, schema, examples</th></tr></thead><tbody>${responses}</tbody></table>
 </section>`);

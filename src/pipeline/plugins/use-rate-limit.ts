@@ -25,14 +25,10 @@
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../shared/errors.js';
 import type { Logger } from 'pino';
-import { nodeRequestOf } from '../transport/node-request.js';
 import type { Registry } from 'prom-client';
 import { addressKey, keyBudgetWindow, RateBudget, SharedRateLimitStore } from './rate-limit-budgets.js';
 import { requestStateOf, type RequestState } from '../request-state.js';
 import { errorResponseFor } from '../responses.js';
-
-/** Resolves the client address of a request (node: the socket's remote address). */
-export type ClientAddressResolver = (request: Request, serverContext: object) => string | undefined;
 
 /** Options of {@link useRateLimit}. */
 export interface RateLimitOptions {
@@ -46,8 +42,6 @@ export interface RateLimitOptions {
   sessionBurst?: number;
   /** Failed authentications answered 401 per client address per minute; further failures get 429. */
   authFailuresPerMinute: number;
-  /** Client address; default: the node socket's remote address. Proxy headers are not trusted. */
-  clientAddress?: ClientAddressResolver;
   /** Most keys kept in memory per budget (memory bound). */
   maxTrackedClients?: number;
   /** Redis shared by every replica (REDIS_URL); absent/null: budgets per process. */
@@ -62,14 +56,6 @@ export interface RateLimitEnvironment {
   /** Registry for the shared store's metrics. */
   registry?: Registry;
 }
-
-interface NodeServerContext {
-  req?: { socket?: { remoteAddress?: string } };
-}
-
-/** The socket peer address: of the Node request behind the request, or of `serverContext.req` (stock Node adapter). */
-export const socketAddress: ClientAddressResolver = (request, serverContext) =>
-  nodeRequestOf(request)?.socket?.remoteAddress ?? (serverContext as NodeServerContext).req?.socket?.remoteAddress;
 
 /** The two rate-limit plugins (see the module comment for their places in the pipeline) and their store. */
 export interface RateLimitPlugins {
@@ -95,7 +81,6 @@ function rateLimited(scope: 'key' | 'session' | 'address', retryAfterSeconds: nu
 
 export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironment): RateLimitPlugins {
   const maxEntries = options.maxTrackedClients ?? 100_000;
-  const clientAddress = options.clientAddress ?? socketAddress;
   if (!Number.isInteger(options.authFailuresPerMinute) || options.authFailuresPerMinute < 1) {
     throw new Error('useRateLimit: authFailuresPerMinute must be a positive integer');
   }
@@ -107,9 +92,9 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
   const sessions = new RateBudget({ name: 'session', ...keyBudgetWindow(options.sessionRatePerSecond ?? 20, options.sessionBurst ?? 40), ...common });
   const failures = new RateBudget({ name: 'auth_failures', points: options.authFailuresPerMinute, durationSeconds: 60, ...common });
 
-  /** Spend one failure of the request's address; past the budget the 401 becomes a 429. */
-  async function chargeFailure(request: Request, serverContext: object, state: RequestState, setResponse: (r: Response) => void, ResponseCtor: typeof Response): Promise<void> {
-    const retryAfter = await failures.consume(addressKey(clientAddress(request, serverContext)));
+  /** Spend one failure of the request's client address (request state, contract §6); past the budget the 401 becomes a 429. */
+  async function chargeFailure(state: RequestState, setResponse: (r: Response) => void, ResponseCtor: typeof Response): Promise<void> {
+    const retryAfter = await failures.consume(addressKey(state.clientAddress));
     if (retryAfter > 0) setResponse(errorResponseFor(ResponseCtor, state, rateLimited('address', retryAfter)));
   }
 
@@ -120,11 +105,11 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
   const addressGate: Plugin = {
     // No onRequest: nothing is decided before the credentials are checked, so a verified request never pays
     // for it. Not async: a success returns nothing, so neither pipeline awaits anything for it.
-    onResponse({ request, serverContext, response, setResponse, fetchAPI }) {
+    onResponse({ serverContext, response, setResponse, fetchAPI }) {
       if (response.status !== AUTH_FAILURE_STATUS) return;
       const state = requestStateOf(serverContext);
       if (!state || state.surface === 'public') return;
-      return chargeFailure(request, serverContext, state, setResponse, fetchAPI.Response);
+      return chargeFailure(state, setResponse, fetchAPI.Response);
     },
   };
 

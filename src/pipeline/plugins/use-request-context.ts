@@ -14,6 +14,10 @@ import { nodeRequestOf } from '../transport/node-request.js';
 import { parseGraphQLGetRequest } from '../graphql-get-params.js';
 import { isGraphiQLPageRequest } from '../../modules/docs/graphiql-page.js';
 import { errorResponseFor, problemResponse } from '../responses.js';
+import { clientAddressOf, plainAddress, type TrustedProxies } from '../../shared/client-address.js';
+
+/** The client address of a request, for a transport the default cannot see a socket on (tests in-process). */
+export type ClientAddressResolver = (request: Request, serverContext: object) => string | undefined;
 
 /** Options of {@link useRequestContext}. */
 export interface RequestContextOptions {
@@ -25,10 +29,33 @@ export interface RequestContextOptions {
   /** Paths (exact, or prefixes ending in "/") served publicly by later plugins. */
   publicPaths: readonly string[];
   logger: Logger;
+  /** TRUSTED_PROXIES: balancers whose `X-Forwarded-For` names the client (contract §6); null/absent = none. */
+  trustedProxies?: TrustedProxies | null;
+  /** Replaces the socket-based client address (default {@link socketClientAddress}). */
+  clientAddress?: ClientAddressResolver;
 }
 
 interface NodeServerContext {
-  req?: { url?: string };
+  req?: { url?: string; headers?: Record<string, string | string[] | undefined>; socket?: { remoteAddress?: string } };
+}
+
+/**
+ * The client address from the Node request behind `request` (or Yoga's stock `serverContext.req`): the
+ * socket peer, or from a trusted balancer its `X-Forwarded-For` (src/shared/client-address.ts). Without
+ * trusted proxies the header is never read.
+ */
+export function socketClientAddress(trusted: TrustedProxies | null): ClientAddressResolver {
+  if (trusted === null) {
+    return (request, serverContext) => {
+      const peer = (nodeRequestOf(request) ?? (serverContext as NodeServerContext).req)?.socket?.remoteAddress;
+      return peer === undefined ? undefined : plainAddress(peer);
+    };
+  }
+  return (request, serverContext) => {
+    const req = nodeRequestOf(request) ?? (serverContext as NodeServerContext).req;
+    const forwarded = req?.headers?.['x-forwarded-for'];
+    return clientAddressOf(req?.socket?.remoteAddress, Array.isArray(forwarded) ? forwarded.join(', ') : forwarded, trusted);
+  };
 }
 
 /**
@@ -52,6 +79,8 @@ export function logRequest(logger: Logger, state: RequestState, status: number):
     requestId: state.id,
     method: state.method,
     route: state.target.split('?')[0],
+    // The client's address (behind a trusted balancer, from its X-Forwarded-For), never the balancer's.
+    clientAddress: state.clientAddress,
     status,
     durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
     merchantId: state.principal?.merchantId,
@@ -69,6 +98,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
   const exact = new Set(options.publicPaths.filter((p) => !p.endsWith('/')));
   const prefixes = options.publicPaths.filter((p) => p.endsWith('/'));
   const restPaths = new Set(options.restPaths ?? []);
+  const clientAddress = options.clientAddress ?? socketClientAddress(options.trustedProxies ?? null);
 
   function surfaceOf(request: Request, pathname: string): Surface | null {
     // The GraphiQL page is public (contract §3): no signature, no database.
@@ -83,6 +113,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
       // Node gives the raw request target; URL parsing would normalise it, and SVC1 signs it as sent.
       const rawTarget = nodeRequestOf(request)?.url ?? (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
       const state = initRequestState(serverContext, request, rawTarget);
+      state.clientAddress = clientAddress(request, serverContext);
       const surface = surfaceOf(request, url.pathname);
       if (surface === null) {
         state.errorCode = 'NOT_FOUND';
