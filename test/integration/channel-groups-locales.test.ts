@@ -212,19 +212,19 @@ describe('names in Indonesian and English', () => {
   });
 
   it('`channel update --name-id/--name-en` stores the translations; "default" clears one (the stored name applies); the REST name never changes', async () => {
-    await admin.updateChannel('dana', { nameId: 'DANA Dompet', nameEn: 'DANA Wallet' } as never);
+    await admin.updateChannel('dana', { nameId: 'DANA Dompet', nameEn: 'DANA Wallet' });
     await t.sync();
     try {
       const data = await gqlData<{ paymentChannels: { code: string; id: string; en: string; name: string }[] }>('{ paymentChannels { code name id: name(locale: "id") en: name(locale: "en") } }');
       expect(data.paymentChannels.find((c) => c.code === 'dana')).toMatchObject({ name: 'DANA', id: 'DANA Dompet', en: 'DANA Wallet' });
       expect((await restList()).find((c) => c.code === 'dana')!.name).toBe('DANA');
-      await admin.updateChannel('dana', { nameEn: 'default' } as never);
+      await admin.updateChannel('dana', { nameEn: 'default' });
       await t.sync();
       const after = await gqlData<{ paymentChannels: { code: string; en: string }[] }>('{ paymentChannels { code en: name(locale: "en") } }');
       expect(after.paymentChannels.find((c) => c.code === 'dana')!.en).toBe('DANA');
-      expect(await problemsOf(admin.updateChannel('dana', { nameId: '' } as never))).toEqual(['name-id: must not be empty']);
+      expect(await problemsOf(admin.updateChannel('dana', { nameId: '' }))).toEqual(['name-id: must not be empty']);
     } finally {
-      await admin.updateChannel('dana', { nameId: 'DANA', nameEn: 'DANA' } as never);
+      await admin.updateChannel('dana', { nameId: 'DANA', nameEn: 'DANA' });
       await t.sync();
     }
   });

@@ -20,13 +20,41 @@ function escapeXml(text: string): string {
   return text.replace(/[<>&"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-/** A deterministic badge: the channel name on a colour derived from its code. */
+/** Widest text line of a badge, in SVG units (the badge is 160 wide; 8 on each side). */
+const BADGE_TEXT_WIDTH = 144;
+/** Average glyph width of bold Helvetica/Arial as a share of the font size (generous, so text never overflows). */
+const GLYPH_WIDTH = 0.62;
+
+/** The name in at most two lines, split at the space that balances them best (one line when it is one word). */
+function badgeLines(name: string): string[] {
+  const words = name.split(/\s+/).filter(Boolean);
+  if (words.length < 2 || name.length <= 10) return [name];
+  let best = [name];
+  let bestWidth = name.length;
+  for (let i = 1; i < words.length; i++) {
+    const lines = [words.slice(0, i).join(' '), words.slice(i).join(' ')];
+    const width = Math.max(lines[0]!.length, lines[1]!.length);
+    if (width < bestWidth) [best, bestWidth] = [lines, width];
+  }
+  return best;
+}
+
+/**
+ * A deterministic badge: the whole channel name (never cut: long names take two lines and a smaller font,
+ * sized so the widest line fits) on a colour derived from its code.
+ */
 export function renderBadge(code: string, name: string): string {
   const hue = createHash('sha256').update(code).digest()[0]! * (360 / 256);
-  const label = escapeXml(name.length > 18 ? `${name.slice(0, 17)}…` : name);
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="64" viewBox="0 0 160 64" role="img" aria-label="${label}">
+  const lines = badgeLines(name);
+  const longest = Math.max(...lines.map((l) => [...l].length));
+  const size = Math.max(8, Math.min(lines.length === 1 ? 26 : 21, Math.floor(BADGE_TEXT_WIDTH / (longest * GLYPH_WIDTH))));
+  const first = lines.length === 1 ? 32 + size * 0.36 : 32 - size * 0.18;
+  const text = lines
+    .map((line, i) => `<text x="80" y="${(first + i * size * 1.1).toFixed(1)}" font-family="Helvetica,Arial,sans-serif" font-size="${size}" font-weight="700" fill="#fff" text-anchor="middle">${escapeXml(line)}</text>`)
+    .join('\n');
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="64" viewBox="0 0 160 64" role="img" aria-label="${escapeXml(name)}">
 <rect width="160" height="64" rx="10" fill="hsl(${hue.toFixed(0)},55%,38%)"/>
-<text x="80" y="38" font-family="Helvetica,Arial,sans-serif" font-size="15" font-weight="700" fill="#fff" text-anchor="middle">${label}</text>
+${text}
 </svg>
 `;
 }
