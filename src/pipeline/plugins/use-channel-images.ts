@@ -25,6 +25,11 @@ const BADGE_TEXT_WIDTH = 144;
 /** Average glyph width of bold Helvetica/Arial as a share of the font size (generous, so text never overflows). */
 const GLYPH_WIDTH = 0.62;
 
+/** What a badge writes: the name, with "Virtual Account" shortened to "VA" as Indonesian checkouts do. */
+export function badgeLabel(name: string): string {
+  return name.replace(/\s+Virtual Account$/i, ' VA');
+}
+
 /** The name in at most two lines, split at the space that balances them best (one line when it is one word). */
 function badgeLines(name: string): string[] {
   const words = name.split(/\s+/).filter(Boolean);
@@ -45,12 +50,17 @@ function badgeLines(name: string): string[] {
  */
 export function renderBadge(code: string, name: string): string {
   const hue = createHash('sha256').update(code).digest()[0]! * (360 / 256);
-  const lines = badgeLines(name);
+  // The bank is the mark ("BCA VA"): the full name is written beside the badge, and a shorter label draws larger.
+  const lines = badgeLines(badgeLabel(name));
   const longest = Math.max(...lines.map((l) => [...l].length));
   const size = Math.max(8, Math.min(lines.length === 1 ? 26 : 21, Math.floor(BADGE_TEXT_WIDTH / (longest * GLYPH_WIDTH))));
   const first = lines.length === 1 ? 32 + size * 0.36 : 32 - size * 0.18;
   const text = lines
-    .map((line, i) => `<text x="80" y="${(first + i * size * 1.1).toFixed(1)}" font-family="Helvetica,Arial,sans-serif" font-size="${size}" font-weight="700" fill="#fff" text-anchor="middle">${escapeXml(line)}</text>`)
+    .map((line, i) => {
+      // Below the smallest legible size a line is squeezed to the badge's width instead (SVG textLength): still whole.
+      const squeeze = [...line].length * size * GLYPH_WIDTH > BADGE_TEXT_WIDTH ? ` textLength="${BADGE_TEXT_WIDTH}" lengthAdjust="spacingAndGlyphs"` : '';
+      return `<text x="80" y="${(first + i * size * 1.1).toFixed(1)}" font-family="Helvetica,Arial,sans-serif" font-size="${size}" font-weight="700" fill="#fff" text-anchor="middle"${squeeze}>${escapeXml(line)}</text>`;
+    })
     .join('\n');
   return `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="64" viewBox="0 0 160 64" role="img" aria-label="${escapeXml(name)}">
 <rect width="160" height="64" rx="10" fill="hsl(${hue.toFixed(0)},55%,38%)"/>
