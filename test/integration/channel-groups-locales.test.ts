@@ -124,6 +124,15 @@ describe('groups', () => {
   });
 });
 
+describe('channel badges', () => {
+  it('a channel named differently per language (credit_card) gets a symbol badge; a proper noun keeps its name', async () => {
+    const card = await (await t.fetch('/images/channels/credit_card.svg')).text();
+    expect(card).not.toContain('<text');
+    const bca = await (await t.fetch('/images/channels/bca_va.svg')).text();
+    expect(bca).toContain('>BCA VA</text>');
+  });
+});
+
 describe("the merchant's order", () => {
   it('named channels first in that order, the others after in the default order, on REST and GraphQL; --reset returns to the default', async () => {
     expect((await restList()).map((c) => c.code)).toEqual(DEFAULT_ORDER);

@@ -33,4 +33,10 @@ describe('channel badges', () => {
     expect(long!.text).toBe('Mandiri VA');
     expect(long!.size).toBeGreaterThanOrEqual(20);
   });
+
+  it('a channel whose name differs by language gets a symbol, no words of one language', () => {
+    const svg = renderBadge('credit_card', 'Credit Card', { symbol: true });
+    expect(svg).not.toContain('<text');
+    expect(svg).toContain('aria-label="Credit Card"');
+  });
 });

@@ -241,6 +241,13 @@ export class Catalog {
     return id === undefined ? undefined : this.#channels.get(id)?.name;
   }
 
+  /** True when a catalogue channel's Indonesian and English names differ (contract §12; its badge shows a symbol). */
+  nameDiffersByLanguage(code: string): boolean {
+    const id = this.#channelIdByCode.get(code);
+    const c = id === undefined ? undefined : this.#channels.get(id);
+    return c !== undefined && (c.nameId ?? c.name) !== (c.nameEn ?? c.name);
+  }
+
   /** Every channel enabled for the merchant, catalogue values with its overrides applied, in display order. */
   listForMerchant(merchantId: string): MerchantChannel[] {
     let list = this.#lists.get(merchantId);

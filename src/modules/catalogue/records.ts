@@ -58,6 +58,8 @@ export interface MerchantChannel {
 export interface ChannelRepository {
   /** Display name of a catalogue channel (any merchant, any status). */
   nameByCode(code: string): string | undefined;
+  /** True when a catalogue channel's Indonesian and English names differ (contract §12). */
+  nameDiffersByLanguage(code: string): boolean;
   /** Every channel enabled for the merchant, in its display order (the merchant's order, contract §12, then the default). */
   listForMerchant(merchantId: string): MerchantChannel[];
   /** The channel with this (lower-case) code if it is enabled for the merchant. */

@@ -14,6 +14,11 @@ import { IMAGE_PREFIX } from '../../shared/routes.js';
 export interface ChannelImagesOptions {
   /** Display name of a catalogue channel by code, or undefined when there is none. */
   channelName: (code: string) => string | undefined;
+  /**
+   * True when the channel's name differs by language (contract §12: "Kartu Kredit" / "Credit Card"): its
+   * badge, one image for every page, then draws a symbol instead of words of one language. Default: never.
+   */
+  nameDiffersByLanguage?: (code: string) => boolean;
 }
 
 function escapeXml(text: string): string {
@@ -48,8 +53,18 @@ function badgeLines(name: string): string[] {
  * A deterministic badge: the whole channel name (never cut: long names take two lines and a smaller font,
  * sized so the widest line fits) on a colour derived from its code.
  */
-export function renderBadge(code: string, name: string): string {
+export function renderBadge(code: string, name: string, options: { symbol?: boolean } = {}): string {
   const hue = createHash('sha256').update(code).digest()[0]! * (360 / 256);
+  if (options.symbol) {
+    // A card outline with its stripe and chip: the same on an Indonesian and an English page.
+    return `<svg xmlns="http://www.w3.org/2000/svg" width="160" height="64" viewBox="0 0 160 64" role="img" aria-label="${escapeXml(name)}">
+<rect width="160" height="64" rx="10" fill="hsl(${hue.toFixed(0)},55%,38%)"/>
+<rect x="50" y="11" width="60" height="42" rx="6" fill="none" stroke="#fff" stroke-width="4"/>
+<rect x="50" y="20" width="60" height="8" fill="#fff"/>
+<rect x="58" y="36" width="14" height="9" rx="2" fill="#fff"/>
+</svg>
+`;
+  }
   // The bank is the mark ("BCA VA"): the full name is written beside the badge, and a shorter label draws larger.
   const lines = badgeLines(badgeLabel(name));
   const longest = Math.max(...lines.map((l) => [...l].length));
@@ -95,7 +110,7 @@ export function useChannelImages(options: ChannelImagesOptions): Plugin {
         return;
       }
       endResponse(
-        new fetchAPI.Response(request.method === 'HEAD' ? null : renderBadge(match[1]!, name), {
+        new fetchAPI.Response(request.method === 'HEAD' ? null : renderBadge(match[1]!, name, { symbol: options.nameDiffersByLanguage?.(match[1]!) === true }), {
           status: 200,
           headers: { 'Content-Type': 'image/svg+xml; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
         }),
