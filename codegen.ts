@@ -23,7 +23,10 @@ const config: CodegenConfig = {
           ChannelAvailability: '../modules/channels/eligibility.js#Availability',
         },
         scalars: { Decimal: { input: 'string', output: 'string | number' } },
-        enumValues: { ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' } },
+        enumValues: {
+          ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
+          ChannelGroup: { QRIS: 'qris', VIRTUAL_ACCOUNT: 'virtual_account', EWALLET: 'ewallet', RETAIL_OUTLET: 'retail_outlet', CARD: 'card' },
+        },
         enumsAsTypes: true,
         avoidOptionals: { field: true, inputValue: false, object: false, defaultValue: false },
       },

@@ -14,6 +14,7 @@ const body = Buffer.from(
       toRestChannel({
         ...v,
         status: v.status.toUpperCase() as GqlChannel['status'],
+        group: v.group.toUpperCase() as GqlChannel['group'],
         feeInfo: {
           feePercentage: Number(v.feeInfo.feePercentage),
           feeValue: Number(v.feeInfo.feeValue),

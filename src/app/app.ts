@@ -232,7 +232,7 @@ export function createAppParts(options: AppOptions): AppParts {
       return status.ok;
     },
   }));
-  const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code) });
+  const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code), nameDiffersByLanguage: (code) => channelRepo.nameDiffersByLanguage(code) });
   const signaturePlugin = useSignatureAuth(signatureOptions);
   const restPlugin = useRestAdapter({ graphqlEndpoint: GRAPHQL_ENDPOINT });
   const liveStreamsPlugin = useLiveStreams({

@@ -26,6 +26,9 @@ merchants
   merchant set-kyc MERCHANT_ID approved|pending|rejected
   merchant set-category MERCHANT_ID CODE             pricing category (default regular)
   merchant channels MERCHANT_ID
+  merchant channels order MERCHANT_ID CODE[,CODE...]  list these channels first, in this order (the others
+                                                     follow in the default order); unknown codes are refused
+  merchant channels order MERCHANT_ID --reset        back to the default order
   merchant enable-channel MERCHANT_ID CODE [overrides]
   merchant disable-channel MERCHANT_ID CODE
   merchant origins list MERCHANT_ID                  allowed web origins for checkout sessions
@@ -45,10 +48,14 @@ channels
                  [--status S] [--fee-percentage N] [--fee-value N]
                  [--additional-fee-percentage N] [--additional-fee-value N]
                  [--fee-to-customer true|false] [--requires-kyc true|false] [--sort-order N]
+                 [--group GROUP] [--name-id NAME] [--name-en NAME]
   channel update CODE [--status active|offline|maintenance] [--name NAME] [--currency CUR]
                  [--fee-percentage N] [--fee-value N] [--additional-fee-percentage N]
                  [--additional-fee-value N] [--min N] [--max N]
                  [--fee-to-customer true|false] [--requires-kyc true|false] [--sort-order N]
+                 [--group GROUP] [--name-id NAME] [--name-en NAME]
+      GROUP: qris, virtual_account, ewallet, retail_outlet or card (create: guessed from the code when absent)
+      --name-id / --name-en: the name in Indonesian / English ("default": the stored --name applies)
 currencies
   currency list
   currency set CODE --minor-units N
@@ -84,7 +91,7 @@ const COMMANDS = new Set([
 const CHANGING = new Set([
   'merchant create', 'merchant set-kyc', 'merchant set-category', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key revoke', 'channel create', 'channel update', 'currency set', 'fee set', 'fee cancel',
-  'merchant origins',
+  'merchant origins', 'merchant channels',
 ]);
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -99,7 +106,7 @@ const SETTING_FLAGS: Options = {
   max: str,
   'fee-to-customer': str,
 };
-const CHANNEL_FLAGS: Options = { ...SETTING_FLAGS, name: str, currency: str, status: str, 'requires-kyc': str, 'sort-order': str };
+const CHANNEL_FLAGS: Options = { ...SETTING_FLAGS, name: str, currency: str, status: str, 'requires-kyc': str, 'sort-order': str, group: str, 'name-id': str, 'name-en': str };
 
 /** Flag name → service field name. */
 const FIELD: Record<string, string> = {
@@ -112,6 +119,8 @@ const FIELD: Record<string, string> = {
   'fee-to-customer': 'feeChargedToCustomer',
   'requires-kyc': 'requiresKyc',
   'sort-order': 'sortOrder',
+  'name-id': 'nameId',
+  'name-en': 'nameEn',
   name: 'name',
   currency: 'currency',
   status: 'status',
@@ -420,9 +429,21 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       return;
     }
     case 'merchant channels': {
-      const { positionals, io } = run({}, 1);
-      const list = await service.merchantChannels(positional(positionals, 0, 'MERCHANT_ID'));
-      emit(io, list, () => merchantChannelTable(list));
+      // `merchant channels MERCHANT_ID` lists; `merchant channels order MERCHANT_ID CODES|--reset` orders (contract §12).
+      const { values, positionals, io } = run({ reset: { type: 'boolean' } }, 3);
+      if (positionals[0] !== 'order') {
+        if (values.reset !== undefined) throw new UsageError('--reset belongs to "merchant channels order"');
+        if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
+        const list = await service.merchantChannels(positional(positionals, 0, 'MERCHANT_ID'));
+        emit(io, list, () => merchantChannelTable(list));
+        return;
+      }
+      const merchantId = positional(positionals, 1, 'MERCHANT_ID');
+      const reset = values.reset === true;
+      if (reset && positionals[2] !== undefined) throw new UsageError('give CODE[,CODE...] or --reset, not both');
+      const codes = reset ? null : positional(positionals, 2, 'CODE[,CODE...] (or --reset)').split(',');
+      const r = await service.setChannelOrder(merchantId, codes);
+      emit(io, r, () => `${r.order === null ? `Merchant ${merchantId} lists its channels in the default order` : `Merchant ${merchantId} lists ${r.order.join(', ')} first`}: ${r.channels.join(', ')}.\n`);
       return;
     }
     case 'merchant enable-channel': {

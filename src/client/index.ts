@@ -17,13 +17,14 @@
  * `status` and the problem details / GraphQL error the server sent.
  */
 import { graphqlData, restError } from './errors.js';
-import type { Channel } from './wire.js';
+import type { Channel, CheckoutLocale } from './wire.js';
 import { signRequestWeb } from './svc1-web.js';
 
 export { signRequestWeb, sha256HexWeb, hmacHexWeb, type WebSignInput, type WebSignature } from './svc1-web.js';
 export type { ErrorCode } from '../shared/errors.js';
 export { GatewayError, type ProblemDetails, type GraphQLErrorPayload } from './errors.js';
-export type { Channel, FeeTier, RestChannelStatus } from './wire.js';
+export type { Channel, CheckoutLocale, FeeTier, RestChannelGroup, RestChannelStatus } from './wire.js';
+export type { CheckoutTexts, CheckoutTranslations } from './checkout/messages.js';
 export { createSessionClient, type SessionClient, type SessionClientOptions, type SubscriptionHandlers } from './session.js';
 
 /** `POST /v1/payments/calculate` request body (seed field names). */
@@ -65,6 +66,8 @@ export interface CheckoutSessionInput {
   methods?: string[];
   /** Lifetime in seconds, 60–86400; default 900. */
   expiresInSeconds?: number;
+  /** Contract §12: the shopper's language; the checkout component and the session's names use it by default. */
+  locale?: CheckoutLocale;
 }
 
 /** The created session (contract §9). `clientSecret` is shown only here: hand it to the browser, never log it. */
@@ -76,6 +79,8 @@ export interface CheckoutSession {
   amount: number;
   currency: string;
   methods: string[];
+  /** The session's language, null when none was given. */
+  locale: CheckoutLocale | null;
 }
 
 /** Options of {@link createClient}. */

@@ -3,6 +3,12 @@
 /** Channel status on the REST surface (lower case, as in the seed). */
 export type RestChannelStatus = 'active' | 'offline' | 'maintenance';
 
+/** The group a channel is shown under (contract §12), lower case on REST. */
+export type RestChannelGroup = 'qris' | 'virtual_account' | 'ewallet' | 'retail_outlet' | 'card';
+
+/** A checkout language (contract §12). */
+export type CheckoutLocale = 'id' | 'en';
+
 /** A channel as `GET /v1/payments/channel` returns it (seed field names). */
 export interface Channel {
   id: string;
@@ -14,6 +20,8 @@ export interface Channel {
   fee_info: { fee_percentage: number; fee_value: number; min_transactions: number; max_transactions: number };
   /** Additive field: ISO 4217 code the channel settles in. */
   currency: string;
+  /** Additive field (contract §12): the group the channel is shown under. */
+  group: RestChannelGroup;
   /**
    * Additive field (contract §7), present only when the pricing rule in force
    * has more than one amount band: the bands, ascending. The band whose

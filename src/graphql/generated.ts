@@ -67,6 +67,19 @@ export type ChannelAvailability = {
   selectable: Scalars['Boolean']['output'];
 };
 
+/** The group a channel is shown under in a checkout (contract §12); REST `group` is the lower-case value. */
+export type ChannelGroup =
+  /** Credit and debit cards. */
+  | 'card'
+  /** E-wallets (Dompet Digital): OVO, DANA, ShopeePay, ... */
+  | 'ewallet'
+  /** QRIS, the national QR code standard. */
+  | 'qris'
+  /** Payment in cash at a retail outlet (Gerai Retail): Alfamart, Indomaret, ... */
+  | 'retail_outlet'
+  /** Bank virtual accounts (transfer to a per-payment account number). */
+  | 'virtual_account';
+
 /** Operational state of a channel. Only ACTIVE channels accept payments. */
 export type ChannelStatus =
   /** The channel may be offered to customers. */
@@ -87,6 +100,8 @@ export type CheckoutSession = {
   expiresAt: Scalars['String']['output'];
   /** Session id, `cs_…`. */
   id: Scalars['ID']['output'];
+  /** The session's language (`id` or `en`), null when none was given: the component's default language. */
+  locale: Maybe<Scalars['String']['output']>;
   /** The only channels (lower-case codes). */
   methods: Array<Scalars['String']['output']>;
 };
@@ -104,6 +119,8 @@ export type CheckoutSessionCreated = {
   expiresAt: Scalars['String']['output'];
   /** Session id, `cs_…` (safe to log). */
   id: Scalars['ID']['output'];
+  /** The session's language (`id` or `en`), null when none was given. */
+  locale: Maybe<Scalars['String']['output']>;
   /** Lower-case channel codes the session may list and price. */
   methods: Array<Scalars['String']['output']>;
 };
@@ -116,6 +133,8 @@ export type CreateCheckoutSessionInput = {
   currency: Scalars['String']['input'];
   /** Lifetime in seconds, 60 to 86400; default 900. */
   expiresInSeconds?: InputMaybe<Scalars['Int']['input']>;
+  /** The shopper's language, `id` or `en` (contract §12): the default `locale` of the session's channel and group names; omitted: stored names. */
+  locale?: InputMaybe<Scalars['String']['input']>;
   /** Optional; when given it must be the authenticated key's merchant (MERCHANT_MISMATCH). */
   merchantId?: InputMaybe<Scalars['ID']['input']>;
   /** Channel codes (case-insensitive) enabled for the merchant; omitted: every channel of the merchant. */
@@ -303,13 +322,25 @@ export type PaymentChannel = {
   feeInfo: FeeInfo;
   /** The pricing rule in force for this merchant now: the most specific of its merchant rule, its category's rule and the channel default. */
   feeRule: FeeRule;
+  /** The group the channel is shown under (contract §12), e.g. VIRTUAL_ACCOUNT. */
+  group: ChannelGroup;
+  /**
+   * Display name of the channel's group in a language (same `locale` rules as `name`): e.g. "Dompet
+   * Digital" (`id`) / "E-Wallet" (`en`). Without `locale`: the session's locale, else English.
+   */
+  groupName: Scalars['String']['output'];
   /** Stable channel identifier (UUID). */
   id: Scalars['ID']['output'];
   /** Relative path of the channel image, served by this service (prefix it with the service's base URL). */
   imageUrl: Scalars['String']['output'];
   /** Default fee bearer: true when the customer pays the fee on top of the amount. */
   isFeeChargedToCustomer: Scalars['Boolean']['output'];
-  /** Display name, e.g. `QRIS`. */
+  /**
+   * Display name, e.g. `QRIS`. With `locale` (contract §12) the name in that language: `id` (also `id-ID`,
+   * `in`) Indonesian, `en` English, any other language tag English; proper nouns stay as they are
+   * (`credit_card` is "Kartu Kredit" in `id`). Without it, a checkout session's locale when the session has
+   * one, else the stored name (the REST `name`). An explicit null always gives the stored name.
+   */
   name: Scalars['String']['output'];
   /** True when the merchant's KYC must be approved to use this channel. */
   requiresKyc: Scalars['Boolean']['output'];
@@ -324,6 +355,18 @@ export type PaymentChannel = {
 export type PaymentChannelFeeArgs = {
   amount: Scalars['Decimal']['input'];
   chargeFeeToCustomer?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+
+/** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
+export type PaymentChannelGroupNameArgs = {
+  locale?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
+export type PaymentChannelNameArgs = {
+  locale?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Narrows `paymentChannels` and describes the payment availability is judged for. Every member is optional. */
@@ -538,6 +581,7 @@ export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CalculateFeeInput: CalculateFeeInput;
   ChannelAvailability: ResolverTypeWrapper<Availability>;
+  ChannelGroup: null;
   ChannelStatus: null;
   CheckoutSession: ResolverTypeWrapper<CheckoutSession>;
   CheckoutSessionCreated: ResolverTypeWrapper<CheckoutSessionCreated>;
@@ -605,6 +649,8 @@ export type ChannelAvailabilityResolvers<ContextType = GraphQLContext, ParentTyp
   selectable?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type ChannelGroupResolvers = { CARD: 'card', EWALLET: 'ewallet', QRIS: 'qris', RETAIL_OUTLET: 'retail_outlet', VIRTUAL_ACCOUNT: 'virtual_account' };
+
 export type ChannelStatusResolvers = { ACTIVE: 'active', MAINTENANCE: 'maintenance', OFFLINE: 'offline' };
 
 export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['CheckoutSession'] = ResolversParentTypes['CheckoutSession']> = {
@@ -612,6 +658,7 @@ export type CheckoutSessionResolvers<ContextType = GraphQLContext, ParentType ex
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   methods?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
@@ -621,6 +668,7 @@ export type CheckoutSessionCreatedResolvers<ContextType = GraphQLContext, Parent
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  locale?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   methods?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
@@ -697,10 +745,12 @@ export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType ext
   fee?: Resolver<Maybe<ResolversTypes['FeeCalculation']>, ParentType, ContextType, RequireFields<PaymentChannelFeeArgs, 'amount'>>;
   feeInfo?: Resolver<ResolversTypes['FeeInfo'], ParentType, ContextType>;
   feeRule?: Resolver<ResolversTypes['FeeRule'], ParentType, ContextType>;
+  group?: Resolver<ResolversTypes['ChannelGroup'], ParentType, ContextType>;
+  groupName?: Resolver<ResolversTypes['String'], ParentType, ContextType, Partial<PaymentChannelGroupNameArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   isFeeChargedToCustomer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
-  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType, Partial<PaymentChannelNameArgs>>;
   requiresKyc?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   scheduledFeeRules?: Resolver<Array<ResolversTypes['FeeRule']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ChannelStatus'], ParentType, ContextType>;
@@ -724,6 +774,7 @@ export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType exten
 export type Resolvers<ContextType = GraphQLContext> = {
   AppliedPricing?: AppliedPricingResolvers<ContextType>;
   ChannelAvailability?: ChannelAvailabilityResolvers<ContextType>;
+  ChannelGroup?: ChannelGroupResolvers;
   ChannelStatus?: ChannelStatusResolvers;
   CheckoutSession?: CheckoutSessionResolvers<ContextType>;
   CheckoutSessionCreated?: CheckoutSessionCreatedResolvers<ContextType>;

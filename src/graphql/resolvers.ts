@@ -13,12 +13,17 @@ const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { in
 
 const checkoutSession: NonNullable<QueryResolvers['checkoutSession']> = (_parent, _args, ctx) => {
   const session = ctx.principal.session;
-  return session ? { id: session.id, amount: session.amount, currency: session.currency, methods: [...session.methods], expiresAt: new Date(session.expiresAt).toISOString() } : null;
+  return session
+    ? { id: session.id, amount: session.amount, currency: session.currency, methods: [...session.methods], expiresAt: new Date(session.expiresAt).toISOString(), locale: session.locale ?? null }
+    : null;
 };
 
 const createCheckoutSession: NonNullable<MutationResolvers['createCheckoutSession']> = (_parent, { input }, ctx) => ctx.services.sessions.create(ctx.principal, input);
 
 const PaymentChannel: PaymentChannelResolvers = {
+  // `args.locale` is undefined when the argument is absent and null when given as null: the service tells them apart.
+  name: (channel, args, ctx) => ctx.services.channels.nameOf(ctx.principal, channel, args.locale),
+  groupName: (channel, args, ctx) => ctx.services.channels.groupNameOf(ctx.principal, channel, args.locale),
   feeRule: (channel) => channel.pricing.rule,
   scheduledFeeRules: (channel) => channel.pricing.scheduled,
   availability: (channel, _args, ctx) => ctx.services.channels.availabilityFor(ctx.principal, channel),
@@ -51,6 +56,7 @@ export const resolvers: Resolvers = {
   Decimal: DecimalScalar,
   // Internal enum values are the lower-case database/REST values.
   ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
+  ChannelGroup: { QRIS: 'qris', VIRTUAL_ACCOUNT: 'virtual_account', EWALLET: 'ewallet', RETAIL_OUTLET: 'retail_outlet', CARD: 'card' },
   Query: { paymentChannels, calculateFee, checkoutSession },
   Mutation: { createCheckoutSession },
   Subscription: { paymentChannelsChanged },

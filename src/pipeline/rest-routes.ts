@@ -8,7 +8,8 @@ import type { RestRouteDef } from '../shared/routes.js';
 export const REST_LIST_CHANNELS = /* GraphQL */ `
   query RestListChannels {
     paymentChannels {
-      id name code imageUrl status isFeeChargedToCustomer currency
+      # name(locale: null): the stored name, whatever a session's locale (contract §12: the REST wire is unchanged)
+      id name(locale: null) code imageUrl status isFeeChargedToCustomer currency group
       feeInfo { feePercentage feeValue minTransactions maxTransactions }
       feeRule { bands { upTo percentage fixed } minFee maxFee taxPercentage customerShare }
     }
@@ -23,7 +24,7 @@ export const REST_CALCULATE_FEE = /* GraphQL */ `
 
 export const REST_CREATE_CHECKOUT_SESSION = /* GraphQL */ `
   mutation RestCreateCheckoutSession($input: CreateCheckoutSessionInput!) {
-    createCheckoutSession(input: $input) { id clientSecret expiresAt amount currency methods }
+    createCheckoutSession(input: $input) { id clientSecret expiresAt amount currency methods locale }
   }
 `;
 
@@ -43,6 +44,7 @@ export interface GqlChannel {
   status: 'ACTIVE' | 'OFFLINE' | 'MAINTENANCE';
   isFeeChargedToCustomer: boolean;
   currency: string;
+  group: 'QRIS' | 'VIRTUAL_ACCOUNT' | 'EWALLET' | 'RETAIL_OUTLET' | 'CARD';
   feeInfo: { feePercentage: number; feeValue: number; minTransactions: number; maxTransactions: number };
   /** The rule in force (its bands decide whether the channel object carries `fee_tiers`; its §10 settings go to `fee_info`). */
   feeRule: {
@@ -90,6 +92,8 @@ export function toRestChannel(c: GqlChannel) {
       customer_share: c.feeRule.customerShare ?? (c.isFeeChargedToCustomer ? 100 : 0),
     },
     currency: c.currency,
+    // Contract §12, additive: the group in lower case, like `status`.
+    group: c.group.toLowerCase(),
     ...tiers,
   };
 }

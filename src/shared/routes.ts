@@ -47,6 +47,7 @@ export const createSessionRequestBody = z.object({
   currency: z.string().meta({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217, a currency this service settles.' }),
   methods: z.array(z.string()).nullish().meta({ description: 'Channel codes (case-insensitive) enabled for the merchant; default: every channel of the merchant.' }),
   expiresInSeconds: z.number().int().nullish().meta({ minimum: 60, maximum: 86400, description: 'Lifetime in seconds, 60–86400 (default 900).' }),
+  locale: z.string().nullish().meta({ enum: ['id', 'en'], description: "Contract §12: the shopper's language; the default locale of the session's channel and group names." }),
 });
 export type CreateSessionRequestBody = z.infer<typeof createSessionRequestBody>;
 

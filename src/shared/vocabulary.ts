@@ -25,3 +25,14 @@ export type ChangeEntity = (typeof CHANGE_ENTITIES)[number];
 
 /** "Since ever": the fee_set_at of flat fees written before fee rules existed (a constant, so ALTER TABLE can add it). */
 export const EPOCH = '1970-01-01T00:00:00.000Z';
+
+/**
+ * The group a channel is shown under (contract §12): REST `group` carries these, GraphQL's `ChannelGroup`
+ * enum maps to them (upper case). Order = the default order of the groups' headings.
+ */
+export const CHANNEL_GROUPS = ['qris', 'virtual_account', 'ewallet', 'retail_outlet', 'card'] as const;
+export type ChannelGroupValue = (typeof CHANNEL_GROUPS)[number];
+
+/** The languages channel names, group names, sessions and the checkout component speak (contract §12). */
+export const LOCALES = ['id', 'en'] as const;
+export type Locale = (typeof LOCALES)[number];

@@ -340,4 +340,30 @@ describe('admin CLI', () => {
     const missing = await admin(dataDir, ['merchant', 'create', '--name']);
     expect(missing.stderr).toContain('error: --name needs a value\n');
   }, 60_000);
+
+  it('contract §12: channel groups and names, and the merchant channel order (refusals exit 1 naming the value; usage exits 2)', async () => {
+    const badGroup = await admin(dataDir, ['channel', 'update', 'dana', '--group', 'wallet']);
+    expect(badGroup.code).toBe(1);
+    expect(badGroup.stderr).toContain('group: must be one of qris, virtual_account, ewallet, retail_outlet, card');
+    const named = await adminJson(dataDir, ['channel', 'update', 'dana', '--group', 'retail_outlet', '--name-id', 'DANA Dompet', '--name-en', 'DANA Wallet']);
+    expect(named).toMatchObject({ code: 'dana', channelGroup: 'retail_outlet', nameId: 'DANA Dompet', nameEn: 'DANA Wallet' });
+
+    const approved = (await adminJson<{ id: string; kycStatus: string }[]>(dataDir, ['merchant', 'list'])).find((m) => m.kycStatus === 'approved')!;
+    const ordered = await adminJson<{ order: string[]; channels: string[] }>(dataDir, ['merchant', 'channels', 'order', approved.id, 'ovo,BCA_VA', '--actor', 'eve']);
+    expect(ordered.order).toEqual(['ovo', 'bca_va']);
+    expect(ordered.channels.slice(0, 3)).toEqual(['ovo', 'bca_va', 'qris']);
+    const unknown = await admin(dataDir, ['merchant', 'channels', 'order', approved.id, 'ovo,gopay']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain(`unknown channel gopay: not a channel of merchant ${approved.id}`);
+    const both = await admin(dataDir, ['merchant', 'channels', 'order', approved.id, 'ovo', '--reset']);
+    expect(both.code).toBe(2);
+    const reset = await admin(dataDir, ['merchant', 'channels', 'order', approved.id, '--reset']);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toContain('default order');
+    const [record] = await adminJson<{ action: string; actor: string; before: unknown; after: unknown }[]>(dataDir, ['audit', 'list', '--entity', approved.id, '--limit', '2']);
+    expect(record).toMatchObject({ action: 'merchant.channel-order', before: { order: ['ovo', 'bca_va'] }, after: { order: null } });
+    // The listing form still works.
+    const listed = await admin(dataDir, ['merchant', 'channels', approved.id]);
+    expect(listed.code, listed.stderr).toBe(0);
+  }, 90_000);
 });

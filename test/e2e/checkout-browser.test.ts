@@ -11,7 +11,12 @@
  *   created a session ends it on the page;
  * - a page on a non-allowed origin is refused by the browser (CORS) and by the gateway (403);
  * - no console error on the allowed pages; neither the API secret nor another merchant's client secret
- *   appears in the pages, their network traffic or their storage.
+ *   appears in the pages, their network traffic or their storage;
+ * - contract §12: the Indonesian page (the default) and the English one (`?lang=en`) read every text in
+ *   their language with Rupiah amounts ("Rp 150.000"), channels under group headings in the merchant's
+ *   order and its live change (`merchant channels order`), the limits of an amount out of range, and the
+ *   component's `locale` attribute winning over `<html lang>`; screenshots at 320 px and desktop width in
+ *   both languages are saved under artifacts/ (artifacts/checkout-{id,en}-{320,desktop}.png).
  *
  * Without /usr/bin/chromium the browser tests are skipped locally and FAIL in CI (CI=true).
  */
@@ -37,7 +42,7 @@ interface Merchant {
 async function startMerchant(server: RunningServer): Promise<Merchant> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'docs/examples/checkout-merchant/server.ts'], {
     cwd: ROOT,
-    env: childEnv({ MERCHANT_PORT: '0', GATEWAY_URL: server.baseUrl, CREDENTIALS_FILE: path.join(server.dataDir, 'demo-credentials.json') }),
+    env: childEnv({ MERCHANT_PORT: '0', BASE_URL: server.baseUrl, CREDENTIALS_FILE: path.join(server.dataDir, 'demo-credentials.json') }),
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -79,12 +84,19 @@ interface Traffic {
 function observe(page: Page): { errors: string[]; traffic: Traffic[] } {
   const errors: string[] = [];
   const traffic: Traffic[] = [];
+  const reads: Promise<void>[] = [];
+  // Close only once every response body is read (a body read after the page closed fails, unseen by the checks).
+  const close = page.close.bind(page);
+  page.close = async (options) => {
+    await Promise.all(reads);
+    return close(options);
+  };
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('requestfinished', (request) => {
-    void (async () => {
+    reads.push((async () => {
       const response = await request.response();
       const type = response?.headers()['content-type'] ?? '';
       // A finished event stream's bytes are the same channel data as the queries'; its body is not kept by the browser.
@@ -96,12 +108,30 @@ function observe(page: Page): { errors: string[]; traffic: Traffic[] } {
         responseHeaders: JSON.stringify(response ? await response.allHeaders() : {}),
         responseBody,
       });
-    })();
+    })());
   });
   return { errors, traffic };
 }
 
 const radios = (page: Page) => page.getByRole('radio');
+const norm = (s: string) => s.replace(/\s+/g, ' ').trim();
+const ARTIFACTS = path.resolve(import.meta.dirname, '../../artifacts');
+/** Group headings and, per group, its channel codes, in page order. */
+const layout = (page: Page) =>
+  page.evaluate(() =>
+    [...document.querySelector('payment-checkout')!.shadowRoot!.querySelectorAll('.group')].map((g) => ({
+      heading: g.querySelector('h3')!.textContent,
+      codes: [...g.querySelectorAll('[role="radio"]')].map((r) => (r as HTMLElement).dataset.code),
+    })),
+  );
+/** True when some text in the component is cut (its content wider than its box) or overflows the viewport. */
+const truncated = (page: Page) =>
+  page.evaluate(() => {
+    const root = document.querySelector('payment-checkout')!.shadowRoot!;
+    const cut = [...root.querySelectorAll<HTMLElement>('.name, .detail, .reason, .total, h2, h3')].filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent);
+    const wide = document.documentElement.scrollWidth > window.innerWidth + 1;
+    return { cut, wide };
+  });
 const row = (page: Page, code: string) => page.locator(`[role="radio"][data-code="${code}"]`);
 const statusText = (page: Page) => page.locator('payment-checkout').getByRole('status').innerText();
 
@@ -151,7 +181,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
   it('lists the session’s channels with the gateway’s fees and totals; unavailable ones are disabled with a reason', async () => {
     const page = await context.newPage();
     seen.push(observe(page));
-    await page.goto(`${merchant.url}/?amount=150000`);
+    await page.goto(`${merchant.url}/?amount=150000&lang=en`);
     await expect.poll(() => radios(page).count(), { timeout: 15_000 }).toBeGreaterThan(5);
 
     // The gateway's own answer for the same payment, signed (what the component must show).
@@ -160,8 +190,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
       body: JSON.stringify({ query: '{ paymentChannels(filter: { amount: 150000, currency: "IDR" }) { code name availability { selectable reasons } fee(amount: 150000) { totalAmount customerFee merchantFee } } }' }),
     });
     const expected = ((await res.json()) as { data: { paymentChannels: { code: string; name: string; availability: { selectable: boolean; reasons: string[] }; fee: { totalAmount: number; customerFee: number; merchantFee: number } | null }[] } }).data.paymentChannels;
-    const money = new Intl.NumberFormat('id', { style: 'currency', currency: 'IDR', minimumFractionDigits: 0 });
-    const norm = (s: string) => s.replace(/\s+/g, ' ');
+    const money = new Intl.NumberFormat('id-ID', { style: 'currency', currency: 'IDR', minimumFractionDigits: 0 });
     expect(await radios(page).count()).toBe(expected.length);
     for (const channel of expected) {
       const r = row(page, channel.code);
@@ -175,7 +204,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
         expect(await r.locator('img').getAttribute('src')).toBe(`${server.baseUrl}/images/channels/${channel.code}.svg`);
       } else {
         expect(await r.getAttribute('aria-disabled')).toBe('true');
-        expect(text).toMatch(/maintenance|unavailable|not available/i);
+        expect(text).toMatch(/maintenance|unavailable|not available|minimum|maximum/i);
       }
     }
     expect(norm(await row(page, 'qris').innerText())).toContain(`Total ${norm(money.format(151050))}`);
@@ -186,16 +215,17 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
   it('chooses with the mouse and the keyboard and tells the page; a CLI maintenance change disables the choice within 1 s', async () => {
     const page = await context.newPage();
     seen.push(observe(page));
-    await page.goto(merchant.url);
+    await page.goto(`${merchant.url}/?lang=en`);
     await expect.poll(() => radios(page).count(), { timeout: 15_000 }).toBeGreaterThan(5);
 
     const focused = () => page.evaluate(() => document.querySelector('payment-checkout')!.shadowRoot!.activeElement?.getAttribute('data-code'));
-    // Keyboard: the group is one Tab stop (the first selectable channel); Space chooses.
+    // Keyboard: the group is one Tab stop (the first selectable channel), right after the language switch; Space chooses.
+    await page.locator('#lang-switch').focus();
     await page.keyboard.press('Tab');
     expect(await focused()).toBe('qris');
     await page.keyboard.press('Space');
     expect(await row(page, 'qris').getAttribute('aria-checked')).toBe('true');
-    expect(await page.locator('#choice').innerText()).toBe('Chosen: QRIS, total IDR 151,050');
+    expect(norm(await page.locator('#choice').innerText())).toBe('Chosen: QRIS, total Rp 151.050');
 
     // Mouse.
     await row(page, 'bca_va').click();
@@ -224,11 +254,138 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     await page.close();
   }, 60_000);
 
+  /** Open the merchant page, wait for the list, return the page. */
+  async function open(query: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
+    const page = await context.newPage();
+    seen.push(observe(page));
+    await page.setViewportSize(viewport);
+    await page.goto(`${merchant.url}/${query}`);
+    await expect.poll(() => radios(page).count(), { timeout: 15_000 }).toBeGreaterThan(5);
+    return page;
+  }
+  const heading = (page: Page) => page.locator('payment-checkout').locator('h2').innerText();
+  const rowText = async (page: Page, code: string) => norm(await row(page, code).innerText());
+
+  /** Screenshots at 320 px and desktop width (full page), with nothing cut and nothing wider than the screen. */
+  async function screenshots(query: string, lang: string): Promise<void> {
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    for (const [label, viewport] of [['320', { width: 320, height: 800 }], ['desktop', { width: 1280, height: 900 }]] as const) {
+      const page = await open(query, viewport);
+      expect(await truncated(page), `${lang} at ${label}`).toEqual({ cut: [], wide: false });
+      await page.screenshot({ path: path.join(ARTIFACTS, `checkout-${lang}-${label}.png`), fullPage: true });
+      await page.close();
+    }
+  }
+
+  it('the Indonesian page (the default) reads Indonesian: headings, group headings, fee bearer, reasons, totals in Rupiah, the button', async () => {
+    const page = await open('?amount=150000');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('id');
+    expect(await heading(page)).toBe('Pilih metode pembayaran');
+    expect(norm(await page.locator('payment-checkout').locator('.summary').innerText())).toBe('Jumlah: Rp 150.000');
+    expect(norm(await page.locator('#order-total').innerText())).toBe('Rp 150.000');
+    expect(await layout(page)).toEqual([
+      { heading: 'QRIS', codes: ['qris'] },
+      { heading: 'Virtual Account', codes: ['bca_va', 'bni_va', 'bri_va', 'mandiri_va', 'permata_va'] },
+      { heading: 'Dompet Digital', codes: ['ovo', 'dana', 'shopeepay'] },
+      { heading: 'Gerai Retail', codes: ['alfamart', 'indomaret'] },
+      { heading: 'Kartu Kredit/Debit', codes: ['credit_card'] },
+    ]);
+    expect(await rowText(page, 'credit_card')).toContain('Kartu Kredit');
+    expect(await rowText(page, 'qris')).toContain('Biaya Rp 1.050, ditanggung oleh Anda');
+    expect(await rowText(page, 'qris')).toContain('Total Rp 151.050');
+    expect(await rowText(page, 'bni_va')).toContain('Biaya Rp 4.000, ditanggung oleh toko');
+    expect(await rowText(page, 'mandiri_va')).toContain('Sedang dalam pemeliharaan');
+    expect(await rowText(page, 'permata_va')).toContain('Sementara tidak tersedia');
+    expect(await page.locator('#pay').innerText()).toBe('Bayar');
+    expect(await page.locator('#choice').innerText()).toBe('Belum ada metode pembayaran yang dipilih.');
+    await row(page, 'qris').click();
+    expect(norm(await page.locator('#choice').innerText())).toBe('Dipilih: QRIS, total Rp 151.050');
+    // Nothing English left in the component.
+    const all = norm(await page.locator('payment-checkout').innerText());
+    expect(all).not.toMatch(/\b(Fee|paid by|Choose|Total IDR|IDR|maintenance|unavailable)\b/);
+    // The switch leads to the English page.
+    expect(await page.locator('#lang-switch').innerText()).toBe('English');
+    await page.locator('#lang-switch').click();
+    await expect.poll(() => heading(page), { timeout: 15_000 }).toBe('Choose how to pay');
+    await page.close();
+    await screenshots('?amount=150000', 'id');
+  }, 90_000);
+
+  it('the English page (?lang=en) reads English with the same Rupiah format', async () => {
+    const page = await open('?amount=150000&lang=en');
+    expect(await heading(page)).toBe('Choose how to pay');
+    expect(norm(await page.locator('payment-checkout').locator('.summary').innerText())).toBe('Amount: Rp 150.000');
+    expect((await layout(page)).map((g) => g.heading)).toEqual(['QRIS', 'Virtual Account', 'E-Wallet', 'Retail Outlet', 'Credit/Debit Card']);
+    expect(await rowText(page, 'credit_card')).toContain('Credit Card');
+    expect(await rowText(page, 'qris')).toContain('Fee Rp 1.050, paid by you');
+    expect(await rowText(page, 'mandiri_va')).toContain('Under maintenance right now');
+    expect(await page.locator('#pay').innerText()).toBe('Pay');
+    expect(await page.locator('#lang-switch').innerText()).toBe('Bahasa Indonesia');
+    await page.close();
+    await screenshots('?amount=150000&lang=en', 'en');
+  }, 90_000);
+
+  it('an amount out of a channel’s range says the limit: "Minimal Rp 10.000" / "Maximum Rp 2.000.000"', async () => {
+    const low = await open('?amount=5000');
+    expect(await rowText(low, 'ovo')).toContain('Minimal Rp 10.000');
+    expect(await rowText(low, 'bca_va')).toContain('Minimal Rp 10.000');
+    expect(await rowText(low, 'dana')).toContain('Total Rp 5.');
+    await low.close();
+    const high = await open('?amount=3000000&lang=en');
+    expect(await rowText(high, 'ovo')).toContain('Maximum Rp 2.000.000');
+    expect(await rowText(high, 'alfamart')).toContain('Total Rp 3.005.000');
+    await high.close();
+  }, 60_000);
+
+  it('lists groups and channels in the merchant’s order, and follows a change of it live (within 1 s)', async () => {
+    const page = await open('');
+    const ordered = await admin(server.dataDir, ['merchant', 'channels', 'order', approved.merchantId, 'credit_card,ovo,bca_va']);
+    expect(ordered.code, ordered.stderr).toBe(0);
+    await expect
+      .poll(() => layout(page), { timeout: 1_000, interval: 50 })
+      .toEqual([
+        { heading: 'Kartu Kredit/Debit', codes: ['credit_card'] },
+        { heading: 'Dompet Digital', codes: ['ovo', 'dana', 'shopeepay'] },
+        { heading: 'Virtual Account', codes: ['bca_va', 'bni_va', 'bri_va', 'mandiri_va', 'permata_va'] },
+        { heading: 'QRIS', codes: ['qris'] },
+        { heading: 'Gerai Retail', codes: ['alfamart', 'indomaret'] },
+      ]);
+    // The keyboard follows what the customer sees: the first Tab stop is the merchant's first channel.
+    await page.locator('#lang-switch').focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.querySelector('payment-checkout')!.shadowRoot!.activeElement?.getAttribute('data-code'))).toBe('credit_card');
+    // A new page shows the same order.
+    const fresh = await open('?lang=en');
+    expect((await layout(fresh)).map((g) => g.heading)).toEqual(['Credit/Debit Card', 'E-Wallet', 'Virtual Account', 'QRIS', 'Retail Outlet']);
+    await fresh.close();
+    const reset = await admin(server.dataDir, ['merchant', 'channels', 'order', approved.merchantId, '--reset']);
+    expect(reset.code, reset.stderr).toBe(0);
+    await expect.poll(async () => (await layout(page)).map((g) => g.heading), { timeout: 1_000, interval: 50 }).toEqual(['QRIS', 'Virtual Account', 'Dompet Digital', 'Gerai Retail', 'Kartu Kredit/Debit']);
+    await page.close();
+  }, 60_000);
+
+  it('the `locale` attribute wins over `<html lang>` (and the session’s); `translations` replaces any text', async () => {
+    const page = await open('');
+    expect(await heading(page)).toBe('Pilih metode pembayaran');
+    await page.evaluate(() => document.querySelector('payment-checkout')!.setAttribute('locale', 'en'));
+    await expect.poll(() => heading(page), { timeout: 15_000 }).toBe('Choose how to pay');
+    await expect.poll(() => rowText(page, 'credit_card'), { timeout: 15_000 }).toContain('Credit Card');
+    expect(await page.evaluate(() => document.documentElement.lang)).toBe('id');
+    expect(await rowText(page, 'mandiri_va')).toContain('Under maintenance right now');
+    await page.evaluate(() => {
+      (document.querySelector('payment-checkout') as HTMLElement & { translations: unknown }).translations = { en: { heading: 'Pay with', groupEwallet: 'Wallets' } };
+    });
+    expect(await heading(page)).toBe('Pay with');
+    expect((await layout(page)).map((g) => g.heading)).toContain('Wallets');
+    await page.close();
+  }, 60_000);
+
   it('a page on an origin the merchant did not allow is refused by the browser (CORS) and by the gateway (403)', async () => {
     const page = await context.newPage();
     const { errors } = observe(page);
     await page.goto(stranger.url);
-    await expect.poll(() => statusText(page), { timeout: 15_000 }).toBe('Payment methods cannot be shown right now. Please try again later.');
+    // The page says `<html lang="id">` and the session could not be read: Indonesian from the page's language.
+    await expect.poll(() => statusText(page), { timeout: 15_000 }).toBe('Metode pembayaran tidak dapat ditampilkan saat ini. Silakan coba lagi nanti.');
     expect(await radios(page).count()).toBe(0);
     expect(errors.some((e) => /CORS policy/.test(e))).toBe(true);
 
@@ -244,8 +401,10 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
   }, 60_000);
 
   it('shows the expiry of a 60-second session; no console error and no secret anywhere in the pages', async () => {
-    await expect.poll(() => statusText(expiring), { timeout: 75_000, interval: 500 }).toBe('This checkout session has expired. Reload the page to start again.');
-    expect(await expiring.locator('#choice').innerText()).toBe('This checkout session has expired. Reload the page to start again.');
+    // The default page is Indonesian.
+    const expired = 'Sesi checkout ini sudah berakhir. Muat ulang halaman untuk memulai lagi.';
+    await expect.poll(() => statusText(expiring), { timeout: 75_000, interval: 500 }).toBe(expired);
+    expect(await expiring.locator('#choice').innerText()).toBe(expired);
     const enabled = await expiring.locator('[role="radio"]:not([aria-disabled="true"])').count();
     expect(enabled).toBe(0);
 
@@ -268,7 +427,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
   it('revoking the API key that created the session ends it on the page within 1 s', async () => {
     const page = await context.newPage();
     const { errors } = observe(page);
-    await page.goto(merchant.url);
+    await page.goto(`${merchant.url}/?lang=en`);
     await expect.poll(() => radios(page).count(), { timeout: 15_000 }).toBeGreaterThan(5);
     const r = await admin(server.dataDir, ['key', 'revoke', approved.apiKey]);
     expect(r.code, r.stderr).toBe(0);

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const LIST = '{ paymentChannels { id name code imageUrl status isFeeChargedToCustomer feeInfo { feePercentage feeValue minTransactions maxTransactions } feeRule { minFee maxFee taxPercentage customerShare } } }';
+const LIST = '{ paymentChannels { id name code imageUrl status group isFeeChargedToCustomer feeInfo { feePercentage feeValue minTransactions maxTransactions } feeRule { minFee maxFee taxPercentage customerShare } } }';
 const CALC = 'query($i: CalculateFeeInput!) { calculateFee(input: $i) { amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee } }';
 
 describe('channel list parity', () => {
@@ -29,6 +29,7 @@ describe('channel list parity', () => {
       code: c.code,
       image_url: c.imageUrl,
       status: String(c.status).toLowerCase(),
+      group: String(c.group).toLowerCase(),
       is_fee_charged_to_customer: c.isFeeChargedToCustomer,
       fee_info: {
         fee_percentage: c.feeInfo.feePercentage,

@@ -29,6 +29,9 @@ function channel(id: string, code: string, sortOrder: number, extra: Partial<Cha
     createdAt: at,
     updatedAt: at,
     feeSetAt: at,
+    channelGroup: code === 'qris' ? 'qris' : code.endsWith('_va') ? 'virtual_account' : 'ewallet',
+    nameId: null,
+    nameEn: null,
     ...extra,
   };
 }
@@ -55,8 +58,8 @@ function rows(): CatalogRows {
     currencies: [{ code: 'IDR', minorUnits: 0 }],
     merchantOrigins: [{ merchantId: 'm1', origin: 'https://shop.example', createdAt: at }],
     merchants: [
-      { id: 'm1', name: 'One', kycStatus: 'approved', createdAt: at, category: 'regular' },
-      { id: 'm2', name: 'Two', kycStatus: 'pending', createdAt: at, category: 'regular' },
+      { id: 'm1', name: 'One', kycStatus: 'approved', createdAt: at, category: 'regular', channelOrder: null },
+      { id: 'm2', name: 'Two', kycStatus: 'pending', createdAt: at, category: 'regular', channelOrder: null },
     ],
     apiKeys: [
       { id: 'pk_test_1', merchantId: 'm1', mode: 'test', secretCiphertext: 'c1', createdAt: at, revokedAt: null },

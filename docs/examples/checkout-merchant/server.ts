@@ -9,10 +9,12 @@
  *
  *   npm run example:checkout        # http://127.0.0.1:4100 (the demo merchant's allowed origin)
  *
- * Environment: MERCHANT_PORT (4100), MERCHANT_HOST (127.0.0.1), GATEWAY_URL (http://127.0.0.1:4000),
- * CREDENTIALS_FILE (default $DATA_DIR/demo-credentials.json, DATA_DIR default ./data: the approved demo
- * merchant's key and secret). The page takes `?amount=` (IDR, default 150000) and, to see expiry,
- * `?expiresInSeconds=` (60–86400, default 900).
+ * Environment: MERCHANT_PORT (4100), MERCHANT_HOST (127.0.0.1), BASE_URL (the gateway, http://127.0.0.1:4000;
+ * the same name as `npm run sign`; GATEWAY_URL is accepted as an alias), CREDENTIALS_FILE (default
+ * $DATA_DIR/demo-credentials.json, DATA_DIR default ./data: the approved demo merchant's key and secret).
+ * The page takes `?amount=` (IDR, default 150000), `?lang=id|en` (default id: the page's `<html lang>` and
+ * the session's locale, so the component speaks it; the page has a switch) and, to see expiry,
+ * `?expiresInSeconds=` (60–86400, default 900). Amounts are formatted as the component formats them.
  */
 import fs from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -29,7 +31,7 @@ interface Merchant {
 
 const port = Number(process.env.MERCHANT_PORT ?? 4100);
 const host = process.env.MERCHANT_HOST ?? '127.0.0.1';
-const gateway = new URL(process.env.GATEWAY_URL ?? 'http://127.0.0.1:4000').origin;
+const gateway = new URL(process.env.BASE_URL || process.env.GATEWAY_URL || 'http://127.0.0.1:4000').origin;
 const credentialsFile = path.resolve(process.env.CREDENTIALS_FILE ?? path.join(process.env.DATA_DIR ?? './data', 'demo-credentials.json'));
 
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
@@ -73,13 +75,30 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function page(clientSecret: string, amount: number): string {
+type Lang = 'id' | 'en';
+
+/** The page's own words (the component has its own, in the same two languages). */
+const TEXTS: Record<Lang, { title: string; total: string; none: string; pay: string; switchTo: string }> = {
+  id: { title: 'checkout', total: 'Total pesanan sebelum biaya', none: 'Belum ada metode pembayaran yang dipilih.', pay: 'Bayar', switchTo: 'English' },
+  en: { title: 'checkout', total: 'Order total before fees', none: 'No payment method chosen yet.', pay: 'Pay', switchTo: 'Bahasa Indonesia' },
+};
+
+/** The component's number format (src/client/checkout/messages.ts NUMBER_LOCALES): "Rp 150.000" in both languages. */
+function rupiah(amount: number, lang: Lang): string {
+  return new Intl.NumberFormat(lang === 'id' ? 'id-ID' : 'en-ID', { style: 'currency', currency: 'IDR', minimumFractionDigits: 0 }).format(amount);
+}
+
+function page(clientSecret: string, amount: number, lang: Lang, url: URL): string {
+  const t = TEXTS[lang];
+  const other: Lang = lang === 'id' ? 'en' : 'id';
+  const switchUrl = new URLSearchParams(url.searchParams);
+  switchUrl.set('lang', other);
   return `<!doctype html>
-<html lang="id">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(merchant!.name)} — checkout</title>
+<title>${escapeHtml(merchant!.name)} — ${t.title}</title>
 <link rel="icon" href="/favicon.ico">
 <link rel="stylesheet" href="/merchant.css">
 <script type="module" src="${escapeHtml(gateway)}/checkout/v1/checkout.js"></script>
@@ -87,11 +106,12 @@ function page(clientSecret: string, amount: number): string {
 </head>
 <body>
 <main>
+<nav><a id="lang-switch" href="/?${escapeHtml(switchUrl.toString())}" lang="${other}" hreflang="${other}">${t.switchTo}</a></nav>
 <h1>${escapeHtml(merchant!.name)}</h1>
-<p>Order total before fees: <strong>IDR ${escapeHtml(amount.toLocaleString('en-US'))}</strong></p>
+<p>${t.total}: <strong id="order-total">${escapeHtml(rupiah(amount, lang))}</strong></p>
 <payment-checkout client-secret="${escapeHtml(clientSecret)}" gateway="${escapeHtml(gateway)}"></payment-checkout>
-<p id="choice" role="status" aria-live="polite">No payment method chosen yet.</p>
-<button id="pay" type="button" disabled>Pay</button>
+<p id="choice" role="status" aria-live="polite">${t.none}</p>
+<button id="pay" type="button" disabled>${t.pay}</button>
 </main>
 </body>
 </html>
@@ -114,14 +134,17 @@ function intParam(url: URL, name: string, fallback: number, min: number, max: nu
 async function checkoutPage(url: URL, res: ServerResponse): Promise<void> {
   const amount = intParam(url, 'amount', 150000, 1, 1_000_000_000_000);
   const expiresInSeconds = intParam(url, 'expiresInSeconds', 900, 60, 86_400);
-  if (amount === undefined || expiresInSeconds === undefined) {
-    send(res, 400, 'text/plain; charset=utf-8', 'amount must be a whole number of IDR; expiresInSeconds 60 to 86400.\n');
+  const langParam = url.searchParams.get('lang') ?? 'id';
+  if (amount === undefined || expiresInSeconds === undefined || (langParam !== 'id' && langParam !== 'en')) {
+    send(res, 400, 'text/plain; charset=utf-8', 'amount must be a whole number of IDR; expiresInSeconds 60 to 86400; lang id or en.\n');
     return;
   }
+  const lang: Lang = langParam;
   try {
-    const session = await client.createCheckoutSession({ merchantId: merchant!.merchantId, amount, currency: 'IDR', expiresInSeconds });
+    // The session carries the shopper's language, so the component speaks it even on a page without `lang`.
+    const session = await client.createCheckoutSession({ merchantId: merchant!.merchantId, amount, currency: 'IDR', expiresInSeconds, locale: lang });
     // The page holds a live client secret: never cached, never framed.
-    send(res, 200, 'text/html; charset=utf-8', page(session.clientSecret, amount), { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
+    send(res, 200, 'text/html; charset=utf-8', page(session.clientSecret, amount, lang, url), { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
   } catch (err) {
     const why = err instanceof GatewayError ? `${err.status} ${err.code}: ${err.message}` : `cannot reach the gateway at ${gateway} (${err instanceof Error ? err.message : String(err)})`;
     process.stderr.write(`checkout session not created: ${why}\n`);

@@ -14,14 +14,25 @@
  * follows the gateway live over SSE (`paymentChannelsChanged`, graphql-sse); when the session expires or
  * ends, the component says so, disables every channel and sends `payment-checkout-ended`.
  *
+ * Language (contract §12): the `locale` attribute, else the session's locale, else the page's `<html lang>`
+ * (`id…` Indonesian, anything else English); every text is in ./messages.ts and a page replaces any of them
+ * with the `translations` property (`el.translations = { id: { heading: 'Bayar dengan' } }`). Amounts use
+ * Indonesian number conventions in both languages ("Rp 150.000"). Channels appear under their group's
+ * heading, groups and channels in the merchant's order (the gateway's list order).
+ *
  * Safety invariants: no HTML is ever built from strings (DOM APIs and `textContent` only), no `eval`, no
  * inline script or style attribute (the stylesheet is constructed, ./styles.ts), images only from the
  * gateway's origin, and the client secret is never written to the DOM, to storage or to the console.
- * Attributes: `client-secret` (required), `gateway` (default: the origin this module was loaded from).
+ * Attributes: `client-secret` (required), `gateway` (default: the origin this module was loaded from),
+ * `locale` (optional: `id` or `en`, any BCP 47 tag).
  */
 import { GatewayError } from '../errors.js';
 import { createSessionClient, type SessionClient } from '../session.js';
 import { CHECKOUT_CSS } from './styles.js';
+import { format, groupHeading, NUMBER_LOCALES, pickLocale, textsFor, type CheckoutTexts, type CheckoutTranslations } from './messages.js';
+import type { Locale } from '../../shared/vocabulary.js';
+
+export type { CheckoutTexts, CheckoutTranslations } from './messages.js';
 
 /** `detail` of the `payment-checkout-select` event. */
 export interface CheckoutSelection {
@@ -52,9 +63,14 @@ interface Fee {
 
 interface ChannelView {
   code: string;
+  /** In the component's language. */
   name: string;
+  /** ChannelGroup, e.g. VIRTUAL_ACCOUNT. */
+  group: string;
   imageUrl: string;
   status: string;
+  /** The limits, to say them when the amount is out of range. */
+  feeInfo: { minTransactions: number; maxTransactions: number };
   availability: { selectable: boolean; reasons: string[] };
   fee: Fee | null;
 }
@@ -64,31 +80,33 @@ interface SessionView {
   amount: number;
   currency: string;
   expiresAt: string;
+  /** The session's language (`id`/`en`), null when it has none. */
+  locale: string | null;
 }
 
-const SESSION_QUERY = '{ checkoutSession { id amount currency expiresAt } }';
-/** The subscription's first event is the current list; later ones follow every change. */
-const CHANNELS_SUBSCRIPTION = `subscription Channels($amount: Decimal!) {
-  paymentChannelsChanged { code name imageUrl status availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }
+const SESSION_QUERY = '{ checkoutSession { id amount currency expiresAt locale } }';
+/** The subscription's first event is the current list; later ones follow every change (the merchant's order included). */
+const CHANNELS_SUBSCRIPTION = `subscription Channels($amount: Decimal!, $locale: String) {
+  paymentChannelsChanged { code name(locale: $locale) group imageUrl status feeInfo { minTransactions maxTransactions } availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }
 }`;
 
-/** Why a channel cannot be chosen, in words a customer understands. */
-const REASONS: Record<string, string> = {
-  MAINTENANCE: 'Under maintenance right now',
-  OFFLINE: 'Temporarily unavailable',
-  AMOUNT_OUT_OF_RANGE: 'Not available for this amount',
-  AMOUNT_PRECISION: 'Not available for this amount',
-  CURRENCY_MISMATCH: 'Does not accept this currency',
-  KYC_REQUIRED: 'Not enabled for this shop yet',
+/** Why a channel cannot be chosen (GraphQL UnavailabilityReason → text key); AMOUNT_OUT_OF_RANGE says the limit. */
+const REASONS: Record<string, keyof CheckoutTexts> = {
+  MAINTENANCE: 'reasonMaintenance',
+  OFFLINE: 'reasonOffline',
+  AMOUNT_PRECISION: 'reasonPrecision',
+  CURRENCY_MISMATCH: 'reasonCurrency',
+  KYC_REQUIRED: 'reasonKyc',
 };
 
 /** What the customer is told when the session cannot be used (any other code: a generic message). */
-const ENDED: Record<string, string> = {
-  SESSION_EXPIRED: 'This checkout session has expired. Reload the page to start again.',
-  SESSION_INVALID: 'This checkout session is no longer valid. Reload the page to start again.',
-  ORIGIN_NOT_ALLOWED: 'This shop’s page is not allowed to show this checkout.',
+const ENDED: Record<string, keyof CheckoutTexts> = {
+  SESSION_EXPIRED: 'sessionExpired',
+  SESSION_INVALID: 'sessionInvalid',
+  ORIGIN_NOT_ALLOWED: 'originNotAllowed',
 };
-const GENERIC_PROBLEM = 'Payment methods cannot be shown right now. Please try again later.';
+
+type Item = { row: HTMLDivElement; img: HTMLImageElement; name: HTMLSpanElement; detail: HTMLSpanElement; total: HTMLSpanElement; channel: ChannelView };
 
 let sheet: CSSStyleSheet | undefined;
 
@@ -105,13 +123,22 @@ function moduleOrigin(): string {
 }
 
 export class PaymentCheckoutElement extends HTMLElement {
-  static readonly observedAttributes = ['client-secret', 'gateway'];
+  static readonly observedAttributes = ['client-secret', 'gateway', 'locale'];
 
   readonly #root: ShadowRoot;
+  readonly #section: HTMLElement;
+  readonly #heading: HTMLHeadingElement;
   readonly #status: HTMLParagraphElement;
   readonly #summary: HTMLParagraphElement;
   readonly #group: HTMLDivElement;
-  readonly #items = new Map<string, { row: HTMLDivElement; img: HTMLImageElement; name: HTMLSpanElement; detail: HTMLSpanElement; total: HTMLSpanElement; channel: ChannelView }>();
+  readonly #items = new Map<string, Item>();
+  /** ChannelGroup → its box (heading + rows), in the order of the list. */
+  readonly #groups = new Map<string, { box: HTMLDivElement; heading: HTMLHeadingElement }>();
+  #locale: Locale = 'en';
+  #texts: CheckoutTexts = textsFor('en', undefined);
+  #translations: CheckoutTranslations | undefined;
+  /** What the status line says, kept as a text key so a change of texts re-renders it. */
+  #statusText: { key: keyof CheckoutTexts; values?: Record<string, string>; problem: boolean } | undefined;
   #client: SessionClient | undefined;
   #stop: (() => void) | undefined;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
@@ -133,8 +160,10 @@ export class PaymentCheckoutElement extends HTMLElement {
     })();
     this.#root.adoptedStyleSheets = [sheet];
     const section = el('section');
+    this.#section = section;
     section.setAttribute('part', 'container');
-    const heading = el('h2', undefined, 'Choose how to pay');
+    const heading = el('h2');
+    this.#heading = heading;
     heading.id = 'pc-heading';
     this.#summary = el('p', 'summary');
     this.#status = el('p', 'status');
@@ -152,6 +181,24 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#root.append(section);
   }
 
+  /**
+   * A merchant's replacements for any text, per language (contract §12), e.g.
+   * `{ id: { heading: 'Bayar dengan' }, en: { heading: 'Pay with' } }`; keys are those of {@link CheckoutTexts}.
+   */
+  get translations(): CheckoutTranslations | undefined {
+    return this.#translations;
+  }
+
+  set translations(value: CheckoutTranslations | undefined) {
+    this.#translations = value ?? undefined;
+    this.#applyTexts();
+  }
+
+  /** The language the component speaks now (`id` or `en`). */
+  get locale(): Locale {
+    return this.#locale;
+  }
+
   /** The code of the chosen channel, if any. */
   get selected(): string | undefined {
     return this.#selected;
@@ -167,7 +214,7 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#teardown();
   }
 
-  /** A changed secret or gateway starts over (the upgrade's initial attribute calls precede connectedCallback). */
+  /** A changed secret, gateway or locale starts over (the upgrade's initial attribute calls precede connectedCallback). */
   attributeChangedCallback(_name: string, oldValue: string | null, newValue: string | null): void {
     if (oldValue !== newValue && this.#connected) this.#start();
   }
@@ -188,25 +235,28 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#ended = false;
     this.#selected = undefined;
     this.#items.clear();
+    this.#groups.clear();
     this.#group.replaceChildren();
+    this.#session = undefined;
     this.#summary.textContent = '';
+    // Until the session says otherwise: the attribute, else the page's language.
+    this.#setLocale(pickLocale(this.getAttribute('locale'), null, document.documentElement.lang));
     const clientSecret = this.getAttribute('client-secret');
     if (!clientSecret) {
-      this.#say('No checkout session was given to this page.', true);
+      this.#say('noSession', true);
       return;
     }
     this.#gateway = new URL(this.getAttribute('gateway') || moduleOrigin()).origin;
     const client = createSessionClient({ baseUrl: this.#gateway, clientSecret });
     this.#client = client;
-    this.#say('Loading payment methods…');
+    this.#say('loading');
     void client.graphql<{ checkoutSession: SessionView | null }>(SESSION_QUERY).then(
       ({ checkoutSession }) => {
         if (this.#client !== client) return;
         // Null only for a signed caller: this page's credential is no session.
         if (!checkoutSession) return this.#end('SESSION_INVALID');
         this.#session = checkoutSession;
-        this.#formatter = new Intl.NumberFormat(document.documentElement.lang || undefined, { style: 'currency', currency: checkoutSession.currency, minimumFractionDigits: 0 });
-        this.#summary.textContent = `Amount: ${this.#money(checkoutSession.amount)}`;
+        this.#setLocale(pickLocale(this.getAttribute('locale'), checkoutSession.locale, document.documentElement.lang));
         this.#armExpiry(checkoutSession.expiresAt);
         this.#subscribe(client, checkoutSession);
       },
@@ -215,7 +265,7 @@ export class PaymentCheckoutElement extends HTMLElement {
 
   /** The live list: the subscription's first event is the current state, then one per change. */
   #subscribe(client: SessionClient, session: SessionView): void {
-    this.#stop = client.subscribe<{ paymentChannelsChanged: ChannelView[] }>(CHANNELS_SUBSCRIPTION, { amount: session.amount }, {
+    this.#stop = client.subscribe<{ paymentChannelsChanged: ChannelView[] }>(CHANNELS_SUBSCRIPTION, { amount: session.amount, locale: this.#locale }, {
       next: (data) => this.#render(data.paymentChannelsChanged),
       error: (err) => this.#fail(err),
       // The gateway ends the stream when the session expires or its key is revoked (or when a replica
@@ -270,10 +320,11 @@ export class PaymentCheckoutElement extends HTMLElement {
   #end(code: string): void {
     if (this.#ended) return;
     this.#ended = true;
-    const message = ENDED[code] ?? GENERIC_PROBLEM;
+    const key = ENDED[code] ?? 'genericProblem';
+    const message = this.#texts[key];
     this.#teardown();
     for (const item of this.#items.values()) this.#disable(item.row);
-    this.#say(message, true);
+    this.#say(key, true);
     if (this.#selected !== undefined) {
       this.#selected = undefined;
       for (const item of this.#items.values()) item.row.setAttribute('aria-checked', 'false');
@@ -281,13 +332,62 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.dispatchEvent(new CustomEvent<CheckoutEnded>('payment-checkout-ended', { detail: { code, message }, bubbles: true, composed: true }));
   }
 
-  #say(text: string, problem = false): void {
-    this.#status.textContent = text;
+  /** Say a text (by key, so a change of texts re-renders it); no key: clear the status line. */
+  #say(key?: keyof CheckoutTexts, problem = false, values?: Record<string, string>): void {
+    this.#statusText = key === undefined ? undefined : { key, values, problem };
+    this.#status.textContent = key === undefined ? '' : format(this.#texts[key], values);
     this.#status.classList.toggle('problem', problem);
+  }
+
+  #setLocale(locale: Locale): void {
+    this.#locale = locale;
+    this.#applyTexts();
+  }
+
+  /** Every text on the component again, in the current language with the merchant's replacements. */
+  #applyTexts(): void {
+    this.#texts = textsFor(this.#locale, this.#translations);
+    // The shadow content's language, so screen readers pronounce it right whatever the page says.
+    this.#section.lang = this.#locale;
+    this.#heading.textContent = this.#texts.heading;
+    const session = this.#session;
+    this.#formatter = session
+      ? new Intl.NumberFormat(NUMBER_LOCALES[this.#locale], { style: 'currency', currency: session.currency, minimumFractionDigits: 0 })
+      : undefined;
+    this.#summary.textContent = session ? format(this.#texts.amount, { amount: this.#money(session.amount) }) : '';
+    for (const [group, { heading }] of this.#groups) heading.textContent = groupHeading(this.#texts, group);
+    for (const item of this.#items.values()) this.#fill(item);
+    if (this.#statusText) this.#say(this.#statusText.key, this.#statusText.problem, this.#statusText.values);
   }
 
   #money(value: number): string {
     return this.#formatter ? this.#formatter.format(value) : String(value);
+  }
+
+  /** Why a channel cannot be chosen, in the customer's words: for an amount out of range, the limit it breaks. */
+  #reason(channel: ChannelView): string {
+    const reason = channel.availability.reasons[0] ?? '';
+    if (reason === 'AMOUNT_OUT_OF_RANGE' && this.#session) {
+      const { minTransactions: min, maxTransactions: max } = channel.feeInfo;
+      return this.#session.amount < min ? format(this.#texts.reasonBelowMin, { min: this.#money(min) }) : format(this.#texts.reasonAboveMax, { max: this.#money(max) });
+    }
+    const key = REASONS[reason];
+    return key ? this.#texts[key] : this.#texts.reasonOther;
+  }
+
+  /** The box of a group (heading + its rows), made on first use. */
+  #groupBox(group: string): HTMLDivElement {
+    let entry = this.#groups.get(group);
+    if (!entry) {
+      const box = el('div', 'group');
+      box.setAttribute('part', 'group');
+      const heading = el('h3', 'group-heading', groupHeading(this.#texts, group));
+      heading.setAttribute('part', 'group-heading');
+      box.append(heading);
+      entry = { box, heading };
+      this.#groups.set(group, entry);
+    }
+    return entry.box;
   }
 
   #disable(row: HTMLDivElement): void {
@@ -298,6 +398,8 @@ export class PaymentCheckoutElement extends HTMLElement {
   #render(channels: ChannelView[]): void {
     if (this.#ended) return;
     const seen = new Set<string>();
+    // Groups in the order their first channel comes in the (merchant-ordered) list; channels in list order.
+    const groupsInOrder: string[] = [];
     for (const channel of channels) {
       seen.add(channel.code);
       let item = this.#items.get(channel.code);
@@ -307,23 +409,35 @@ export class PaymentCheckoutElement extends HTMLElement {
       }
       item.channel = channel;
       this.#fill(item);
-      this.#group.append(item.row);
+      if (!groupsInOrder.includes(channel.group)) groupsInOrder.push(channel.group);
+      this.#groupBox(channel.group).append(item.row);
     }
     for (const [code, item] of this.#items) {
       if (seen.has(code)) continue;
       item.row.remove();
       this.#items.delete(code);
     }
+    for (const [group, { box }] of this.#groups) {
+      if (groupsInOrder.includes(group)) continue;
+      box.remove();
+      this.#groups.delete(group);
+    }
+    // Moving a node keeps focus only where the browser can; append in order (a no-op for boxes already in place).
+    groupsInOrder.forEach((group, i) => {
+      const box = this.#groups.get(group)!.box;
+      if (this.#group.children[i] !== box) this.#group.insertBefore(box, this.#group.children[i] ?? null);
+    });
     const chosen = this.#selected === undefined ? undefined : this.#items.get(this.#selected);
     if (this.#selected !== undefined && (!chosen || !chosen.channel.availability.selectable)) {
       const name = chosen?.channel.name ?? this.#selected;
-      const why = chosen ? (REASONS[chosen.channel.availability.reasons[0] ?? ''] ?? 'Not available') : 'No longer offered';
       this.#selected = undefined;
       chosen?.row.setAttribute('aria-checked', 'false');
-      this.#say(`${name}: ${why.toLowerCase()}. Please choose another payment method.`, true);
+      if (chosen) this.#say('choiceLost', true, { name, reason: this.#reason(chosen.channel).toLocaleLowerCase(this.#locale) });
+      else this.#say('choiceGone', true, { name });
       this.dispatchEvent(new CustomEvent<CheckoutSelection | null>('payment-checkout-select', { detail: null, bubbles: true, composed: true }));
-    } else if (this.#status.textContent === 'Loading payment methods…') {
-      this.#say(channels.length === 0 ? 'No payment method is available for this payment.' : '');
+    } else if (this.#statusText?.key === 'loading') {
+      if (channels.length === 0) this.#say('noMethods');
+      else this.#say();
     }
     this.#updateTabStops();
   }
@@ -349,7 +463,7 @@ export class PaymentCheckoutElement extends HTMLElement {
     return { row, img, name, detail, total, channel };
   }
 
-  #fill(item: { row: HTMLDivElement; img: HTMLImageElement; name: HTMLSpanElement; detail: HTMLSpanElement; total: HTMLSpanElement; channel: ChannelView }): void {
+  #fill(item: Item): void {
     const { channel } = item;
     item.name.textContent = channel.name;
     const src = new URL(channel.imageUrl, this.#gateway);
@@ -362,11 +476,11 @@ export class PaymentCheckoutElement extends HTMLElement {
       const fee = channel.fee!;
       item.detail.className = 'detail';
       item.detail.textContent = this.#feeText(fee);
-      item.total.textContent = `Total ${this.#money(fee.totalAmount)}`;
+      item.total.textContent = format(this.#texts.total, { total: this.#money(fee.totalAmount) });
     } else {
       this.#disable(item.row);
       item.detail.className = 'reason';
-      item.detail.textContent = REASONS[channel.availability.reasons[0] ?? ''] ?? 'Not available';
+      item.detail.textContent = this.#reason(channel);
       item.total.textContent = '';
     }
     item.row.setAttribute('aria-checked', String(this.#selected === channel.code));
@@ -374,14 +488,16 @@ export class PaymentCheckoutElement extends HTMLElement {
 
   #feeText(fee: Fee): string {
     const charges = fee.customerFee + fee.merchantFee;
-    if (charges === 0) return 'No fee';
-    if (fee.merchantFee === 0) return `Fee ${this.#money(fee.customerFee)}, paid by you`;
-    if (fee.customerFee === 0) return `Fee ${this.#money(fee.merchantFee)}, paid by the shop`;
-    return `Fee ${this.#money(charges)}: ${this.#money(fee.customerFee)} paid by you, ${this.#money(fee.merchantFee)} by the shop`;
+    const t = this.#texts;
+    if (charges === 0) return t.noFee;
+    if (fee.merchantFee === 0) return format(t.feeByCustomer, { fee: this.#money(fee.customerFee) });
+    if (fee.customerFee === 0) return format(t.feeByShop, { fee: this.#money(fee.merchantFee) });
+    return format(t.feeSplit, { fee: this.#money(charges), customerFee: this.#money(fee.customerFee), shopFee: this.#money(fee.merchantFee) });
   }
 
+  /** Selectable rows in the order the customer sees them (DOM order: groups and the merchant's order). */
   #enabledRows(): HTMLDivElement[] {
-    return [...this.#items.values()].map((i) => i.row).filter((r) => r.getAttribute('aria-disabled') !== 'true' && r.isConnected);
+    return [...this.#group.querySelectorAll<HTMLDivElement>('[role="radio"]')].filter((r) => r.getAttribute('aria-disabled') !== 'true');
   }
 
   /** Roving tab stop: the chosen channel, else the first selectable one, is the group's one Tab stop. */
@@ -398,7 +514,7 @@ export class PaymentCheckoutElement extends HTMLElement {
     for (const other of this.#items.values()) other.row.setAttribute('aria-checked', String(other === item));
     this.#updateTabStops();
     if (focus) item.row.focus();
-    this.#say('');
+    this.#say();
     const fee = item.channel.fee;
     const detail: CheckoutSelection = {
       code,

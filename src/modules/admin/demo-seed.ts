@@ -13,7 +13,7 @@ import { generateKey } from '../auth/keys.js';
 import type { AdminRepository } from '../../storage/model/admin-repository.js';
 import { formatInstant, parseBands } from '../pricing/domain/pricing.js';
 import { NO_FEE_SETTINGS, type FeeSettings } from '../pricing/domain/fee.js';
-import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
+import type { ChannelGroupValue, ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
 
 /** One merchant's credentials as written to demo-credentials.json. */
 export interface DemoMerchantCredentials {
@@ -44,6 +44,10 @@ interface DemoChannel {
   maxAmount: string;
   feeChargedToCustomer: boolean;
   requiresKyc?: boolean;
+  /** Contract §12: the group an Indonesian shopper looks under. */
+  group: ChannelGroupValue;
+  /** Indonesian name when it is not `name` (proper nouns stay as they are). */
+  nameId?: string;
 }
 
 /** The demo micro-merchant category rule on QRIS (contract §7 example), with a cap (contract §10): at most 5,000. */
@@ -70,19 +74,19 @@ function demoBands(text: string) {
 
 /** The demo catalogue, in display order. */
 export const DEMO_CHANNELS: DemoChannel[] = [
-  { code: 'qris', name: 'QRIS', status: 'active', feePercentage: '0.7', feeValue: '0', minAmount: '1000', maxAmount: '10000000', feeChargedToCustomer: true, requiresKyc: true },
-  { code: 'bca_va', name: 'BCA Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
-  { code: 'bni_va', name: 'BNI Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: false },
-  { code: 'bri_va', name: 'BRI Virtual Account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
-  { code: 'mandiri_va', name: 'Mandiri Virtual Account', status: 'maintenance', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
-  { code: 'permata_va', name: 'Permata Virtual Account', status: 'offline', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
-  { code: 'ovo', name: 'OVO', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '10000', maxAmount: '2000000', feeChargedToCustomer: false },
-  { code: 'dana', name: 'DANA', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: false },
-  { code: 'shopeepay', name: 'ShopeePay', status: 'active', feePercentage: '1.8', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: true },
-  { code: 'alfamart', name: 'Alfamart', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
-  { code: 'indomaret', name: 'Indomaret', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
+  { code: 'qris', name: 'QRIS', group: 'qris', status: 'active', feePercentage: '0.7', feeValue: '0', minAmount: '1000', maxAmount: '10000000', feeChargedToCustomer: true, requiresKyc: true },
+  { code: 'bca_va', name: 'BCA Virtual Account', group: 'virtual_account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'bni_va', name: 'BNI Virtual Account', group: 'virtual_account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: false },
+  { code: 'bri_va', name: 'BRI Virtual Account', group: 'virtual_account', status: 'active', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'mandiri_va', name: 'Mandiri Virtual Account', group: 'virtual_account', status: 'maintenance', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'permata_va', name: 'Permata Virtual Account', group: 'virtual_account', status: 'offline', feePercentage: '0', feeValue: '4000', minAmount: '10000', maxAmount: '50000000', feeChargedToCustomer: true },
+  { code: 'ovo', name: 'OVO', group: 'ewallet', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '10000', maxAmount: '2000000', feeChargedToCustomer: false },
+  { code: 'dana', name: 'DANA', group: 'ewallet', status: 'active', feePercentage: '1.5', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: false },
+  { code: 'shopeepay', name: 'ShopeePay', group: 'ewallet', status: 'active', feePercentage: '1.8', feeValue: '0', minAmount: '1000', maxAmount: '2000000', feeChargedToCustomer: true },
+  { code: 'alfamart', name: 'Alfamart', group: 'retail_outlet', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
+  { code: 'indomaret', name: 'Indomaret', group: 'retail_outlet', status: 'active', feePercentage: '0', feeValue: '5000', minAmount: '10000', maxAmount: '5000000', feeChargedToCustomer: true },
   {
-    code: 'credit_card', name: 'Credit Card', status: 'active', feePercentage: '2.9', feeValue: '2000',
+    code: 'credit_card', name: 'Credit Card', group: 'card', nameId: 'Kartu Kredit', status: 'active', feePercentage: '2.9', feeValue: '2000',
     additionalFeePercentage: '0', additionalFeeValue: '1000', minAmount: '10000', maxAmount: '100000000', feeChargedToCustomer: true,
   },
 ];
@@ -123,6 +127,9 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
         feeChargedToCustomer: c.feeChargedToCustomer,
         requiresKyc: c.requiresKyc ?? false,
         sortOrder: (i + 1) * 10,
+        channelGroup: c.group,
+        nameId: c.nameId ?? c.name,
+        nameEn: c.name,
         // The flat fee's implicit rule is in force from the seed, like the seeded rules (`fee list` shows it).
         feeSetAt: formatInstant(now),
       });

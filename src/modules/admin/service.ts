@@ -20,8 +20,10 @@ import {
   channelUpdateSchema,
   currencySchema,
   describeIssues,
+  defaultGroupOf,
   effectiveSettingsProblems,
   keyModeSchema,
+  parseChannelOrder,
   kycStatusSchema,
   merchantCreateSchema,
   overridesSchema,
@@ -166,6 +168,8 @@ const LABELS: Record<string, string> = {
   feeChargedToCustomer: 'fee-to-customer',
   requiresKyc: 'requires-kyc',
   sortOrder: 'sort-order',
+  nameId: 'name-id',
+  nameEn: 'name-en',
   kycStatus: 'kyc',
   minorUnits: 'minor-units',
 };
@@ -304,6 +308,29 @@ export class AdminService {
     });
   }
 
+  /**
+   * The merchant's channel order (contract §12): `codes` first, in that order, the others after in the
+   * default order; null resets to the default. Every code must name a channel enabled for the merchant
+   * (each unknown one is named). Audited; the merchant row's change-log trigger makes every replica apply it.
+   */
+  async setChannelOrder(merchantId: string, codes: readonly string[] | null): Promise<{ merchantId: string; order: string[] | null; channels: string[] }> {
+    const parsed = codes === null ? null : parseChannelOrder(codes);
+    if (parsed && !parsed.ok) throw new AdminError('invalid', parsed.problems);
+    const order = parsed ? parsed.value : null;
+    return this.repo.transaction(async (repo) => {
+      const merchant = await merchantOf(repo, merchantId);
+      const enabled = (await repo.enablementsOfMerchant(merchantId)).map((e) => e.code);
+      const unknown = (order ?? []).filter((code) => !enabled.includes(code));
+      if (unknown.length > 0) {
+        throw new AdminError('invalid', unknown.map((code) => `unknown channel ${code}: not a channel of merchant ${merchantId} (its channels: ${enabled.join(', ')})`));
+      }
+      await repo.setChannelOrder(merchantId, order === null ? null : JSON.stringify(order));
+      const before = merchant.channelOrder === null ? null : (JSON.parse(merchant.channelOrder) as string[]);
+      await this.#audit(repo, 'merchant.channel-order', merchantId, { order: before }, { order });
+      return { merchantId, order, channels: orderChannels(enabled, order) };
+    });
+  }
+
   async setKyc(merchantId: string, status: unknown): Promise<MerchantRecord> {
     const kyc: KycStatus = parseField('kyc', kycStatusSchema, status);
     return this.repo.transaction(async (repo) => {
@@ -387,9 +414,10 @@ export class AdminService {
       const exists = code ? await repo.findChannel(code) : undefined;
       if (problems.length > 0 || !parsed.success) throw new AdminError('invalid', exists ? [...problems, `channel ${code} already exists`] : problems);
       if (exists) throw new AdminError('conflict', [`channel ${code} already exists`]);
-      const c = parsed.data;
+      const { group, ...c } = parsed.data;
       await repo.insertChannel({
         ...c,
+        channelGroup: group ?? defaultGroupOf(c.code),
         id: randomUUID(),
         imagePath: `/images/channels/${c.code}.svg`,
         sortOrder: c.sortOrder ?? (await repo.nextSortOrder()),
@@ -411,7 +439,9 @@ export class AdminService {
       if (currencyCode && /^[A-Z]{3}$/.test(currencyCode) && !(await this.repo.findCurrency(currencyCode))) problems.push(unknownCurrency(currencyCode));
       throw new AdminError('invalid', problems);
     }
-    const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined));
+    const { group, ...fieldsGiven } = parsed.data;
+    const defined: Record<string, unknown> = Object.fromEntries(Object.entries(fieldsGiven).filter(([, v]) => v !== undefined));
+    if (group !== undefined) defined.channelGroup = group;
     if (Object.keys(defined).length === 0) throw new AdminError('invalid', ['nothing to change: give at least one option']);
     // Writing the flat fee is a one-band CHANNEL rule effective now (contract §7; src/modules/pricing/domain/fee-rules.ts).
     if (defined.feePercentage !== undefined || defined.feeValue !== undefined) defined.feeSetAt = formatInstant(this.#now());
@@ -623,6 +653,12 @@ function rulesForMerchantOverrides(channel: CatalogueChannelRecord, enablements:
   const out = rulesForMerchant([], channel, undefined);
   for (const e of enablements) out.push(...rulesForMerchant([], channel, e).filter((r) => r.scope === 'MERCHANT'));
   return out;
+}
+
+/** Codes in the default order, with `order`'s first (the catalogue's rule, for the CLI's answer). */
+function orderChannels(defaultOrder: string[], order: string[] | null): string[] {
+  if (order === null) return defaultOrder;
+  return [...order.filter((c) => defaultOrder.includes(c)), ...defaultOrder.filter((c) => !order.includes(c))];
 }
 
 // Internals: each takes the repository of the caller's transaction.

@@ -5,7 +5,7 @@
  *   id           = "cs_" + 32 lower-case hex (128 random bits)
  *
  * The payload holds the session's facts (expiry, merchant, creating API key, exact amount, currency,
- * methods), so verification needs no database and no shared state: every replica verifies every session at
+ * methods, and since contract §12 the shopper's locale: payload version 2; version 1, without it, stays valid), so verification needs no database and no shared state: every replica verifies every session at
  * once and across restarts. The session key is derived once from the master key with HKDF under its own
  * label (src/modules/auth/secret-box.ts), so it is never the key that encrypts API secrets; rotating the
  * master key ends every session.
@@ -23,7 +23,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 export const MAX_CLIENT_SECRET_LENGTH = 1024;
 
 const MAC_BYTES = 32;
+/** Payload versions: 1 without a locale (secrets issued before contract §12 and sessions without one), 2 with one. */
 const VERSION = 1;
+const VERSION_WITH_LOCALE = 2;
 const SEPARATOR = '_secret_';
 const ID = /^cs_[0-9a-f]{32}$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -45,6 +47,8 @@ export interface SessionClaims {
   methods: readonly string[];
   /** Expiry instant, whole Unix seconds. */
   expiresAt: number;
+  /** Contract §12: the shopper's language (`id`/`en`), signed with the rest; absent: none was given. */
+  locale?: string;
 }
 
 /** Why a secret was refused (all of them are SESSION_INVALID for the client). */
@@ -108,7 +112,9 @@ class Reader {
 
 function encodePayload(c: SessionClaims): Buffer {
   const w = new Writer();
-  w.byte(VERSION);
+  // A session without a locale keeps the version-1 payload byte for byte, so a secret's text does not
+  // depend on which release issued it.
+  w.byte(c.locale === undefined ? VERSION : VERSION_WITH_LOCALE);
   w.uint32(c.expiresAt);
   w.text(c.merchantId);
   w.text(c.apiKeyId);
@@ -117,12 +123,14 @@ function encodePayload(c: SessionClaims): Buffer {
   if (c.methods.length > 255) throw new Error('too many methods for a client secret');
   w.byte(c.methods.length);
   for (const m of c.methods) w.text(m);
+  if (c.locale !== undefined) w.text(c.locale);
   return w.bytes();
 }
 
 function decodePayload(id: string, payload: Buffer): SessionClaims {
   const r = new Reader(payload);
-  if (r.byte() !== VERSION) throw new ClientSecretError('unknown version');
+  const version = r.byte();
+  if (version !== VERSION && version !== VERSION_WITH_LOCALE) throw new ClientSecretError('unknown version');
   const expiresAt = r.uint32();
   const merchantId = r.text();
   const apiKeyId = r.text();
@@ -131,8 +139,9 @@ function decodePayload(id: string, payload: Buffer): SessionClaims {
   const count = r.byte();
   const methods: string[] = [];
   for (let i = 0; i < count; i++) methods.push(r.text());
+  const locale = version === VERSION_WITH_LOCALE ? r.text() : undefined;
   if (!r.done) throw new ClientSecretError('trailing bytes');
-  return { id, merchantId, apiKeyId, amount, currency, methods, expiresAt };
+  return locale === undefined ? { id, merchantId, apiKeyId, amount, currency, methods, expiresAt } : { id, merchantId, apiKeyId, amount, currency, methods, expiresAt, locale };
 }
 
 /** Issues and verifies client secrets under one session key. */

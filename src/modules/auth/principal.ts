@@ -1,5 +1,5 @@
 /** Who is calling: established by the signature plugin from a verified API key, read by every service. */
-import type { KeyMode, KycStatus } from '../../shared/vocabulary.js';
+import type { KeyMode, KycStatus, Locale } from '../../shared/vocabulary.js';
 
 export interface Principal {
   apiKeyId: string;
@@ -26,4 +26,6 @@ export interface SessionScope {
   methods: readonly string[];
   /** Expiry, Unix ms. */
   expiresAt: number;
+  /** Contract §12: the shopper's language, the default `locale` of the session's names; absent: none given. */
+  locale?: Locale;
 }

@@ -241,6 +241,13 @@ export class Catalog {
     return id === undefined ? undefined : this.#channels.get(id)?.name;
   }
 
+  /** True when a catalogue channel's Indonesian and English names differ (contract §12; its badge shows a symbol). */
+  nameDiffersByLanguage(code: string): boolean {
+    const id = this.#channelIdByCode.get(code);
+    const c = id === undefined ? undefined : this.#channels.get(id);
+    return c !== undefined && (c.nameId ?? c.name) !== (c.nameEn ?? c.name);
+  }
+
   /** Every channel enabled for the merchant, catalogue values with its overrides applied, in display order. */
   listForMerchant(merchantId: string): MerchantChannel[] {
     let list = this.#lists.get(merchantId);
@@ -444,6 +451,8 @@ export class Catalog {
       id: c.id,
       code: c.code,
       name: c.name,
+      names: { id: c.nameId ?? c.name, en: c.nameEn ?? c.name },
+      group: c.channelGroup,
       imageUrl: c.imagePath,
       status: c.status,
       // Contract §10: true exactly when the customer's share of the rule in force is 100 (without a share, the bearer decides).
@@ -485,9 +494,30 @@ export class Catalog {
       const record = this.#effective(merchantId, entry);
       if (record) out.push({ channel: this.#channels.get(record.id)!, record });
     }
-    out.sort((a, b) => byDisplayOrder(a.channel, b.channel));
+    // Contract §12: the merchant's named channels first, in its order; the others after, in the default order.
+    const position = merchantPositions(this.#merchants.get(merchantId)?.channelOrder ?? null);
+    const rank = (code: string) => position.get(code) ?? Number.MAX_SAFE_INTEGER;
+    out.sort((a, b) => rank(a.channel.code) - rank(b.channel.code) || byDisplayOrder(a.channel, b.channel));
     return out.map((x) => x.record);
   }
+}
+
+/**
+ * code → position in a merchant's stored channel order (a JSON array of codes written by the admin service).
+ * A value that is no such array, which only hand-written SQL could store, means the default order: one
+ * merchant's bad row must not fail its every request, and `merchant channels order` overwrites it.
+ */
+function merchantPositions(text: string | null): Map<string, number> {
+  const positions = new Map<string, number>();
+  if (text === null) return positions;
+  let codes: unknown;
+  try {
+    codes = JSON.parse(text);
+  } catch {
+    return positions; // malformed hand-written value: the default order (see above)
+  }
+  if (Array.isArray(codes)) codes.forEach((code, i) => typeof code === 'string' && !positions.has(code) && positions.set(code, i));
+  return positions;
 }
 
 /** The earlier of `current` and the instant `text` when that is after `after`. */

@@ -4,7 +4,7 @@
  * services judge and price it, and GraphQL serves it as `PaymentChannel` with default resolvers (its field
  * names are the schema's); REST renames the GraphQL result to the seed's snake_case.
  */
-import type { ChannelStatusValue } from '../../shared/vocabulary.js';
+import type { ChannelGroupValue, ChannelStatusValue, Locale } from '../../shared/vocabulary.js';
 import type { FeeRule } from '../pricing/domain/pricing.js';
 import type { DecimalString } from '../../shared/money.js';
 
@@ -32,7 +32,12 @@ export interface ChannelFeeInfo {
 export interface MerchantChannel {
   id: string;
   code: string;
+  /** The stored name (REST `name`, GraphQL `name` without a locale). */
   name: string;
+  /** Contract §12: the name in each language (the stored name where no translation is stored). */
+  names: Readonly<Record<Locale, string>>;
+  /** Contract §12: the group the channel is shown under. */
+  group: ChannelGroupValue;
   /** Path of the channel image, served by the gateway. */
   imageUrl: string;
   status: ChannelStatusValue;
@@ -53,7 +58,9 @@ export interface MerchantChannel {
 export interface ChannelRepository {
   /** Display name of a catalogue channel (any merchant, any status). */
   nameByCode(code: string): string | undefined;
-  /** Every channel enabled for the merchant, in display order. */
+  /** True when a catalogue channel's Indonesian and English names differ (contract §12). */
+  nameDiffersByLanguage(code: string): boolean;
+  /** Every channel enabled for the merchant, in its display order (the merchant's order, contract §12, then the default). */
   listForMerchant(merchantId: string): MerchantChannel[];
   /** The channel with this (lower-case) code if it is enabled for the merchant. */
   findForMerchant(merchantId: string, code: string): MerchantChannel | undefined;

@@ -2,7 +2,8 @@
  * Channel rules (contract §5 "Channels"): which channels a merchant sees and
  * with which effective settings.
  */
-import type { ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
+import type { ChannelStatusValue, KycStatus, Locale } from '../../shared/vocabulary.js';
+import { GROUP_NAMES, localeOf, MAX_LOCALE_LENGTH } from '../../shared/locales.js';
 import type { ChannelPricing } from '../pricing/domain/pricing.js';
 import type { Principal } from '../auth/principal.js';
 import type { ChannelRepository, MerchantChannel } from '../catalogue/records.js';
@@ -42,8 +43,32 @@ export function channelPricingOf(c: MerchantChannel): ChannelPricing {
   };
 }
 
+/**
+ * The language a name is asked in (contract §12): `requested` undefined (the argument was not given) means
+ * the session's locale, if any; null (given as null) means none, i.e. the stored name; a tag is mapped by
+ * {@link localeOf}, and text that is no language tag is INVALID_REQUEST naming `locale`.
+ */
+export function requestedLocale(principal: Principal, requested: string | null | undefined): Locale | undefined {
+  if (requested === undefined) return principal.session?.locale;
+  if (requested === null) return undefined;
+  const locale = localeOf(requested);
+  if (!locale) throw invalidRequest('locale', `locale must be a language tag such as "id" or "en-US" (at most ${MAX_LOCALE_LENGTH} characters).`);
+  return locale;
+}
+
 export class ChannelService {
   constructor(private readonly channels: ChannelRepository) {}
+
+  /** A channel's name in the requested language ({@link requestedLocale}); without one the stored name. */
+  nameOf(principal: Principal, channel: MerchantChannel, requested: string | null | undefined): string {
+    const locale = requestedLocale(principal, requested);
+    return locale === undefined ? channel.name : channel.names[locale];
+  }
+
+  /** The display name of a channel's group in the requested language; without one English. */
+  groupNameOf(principal: Principal, channel: MerchantChannel, requested: string | null | undefined): string {
+    return GROUP_NAMES[requestedLocale(principal, requested) ?? 'en'][channel.group];
+  }
 
   /**
    * Channels enabled for the caller's merchant, all statuses (the seed's

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { ERROR_STATUS, titleOf, type ErrorCode } from '../../shared/errors.js';
 import { REST_ROUTES, type RestRouteDef } from '../../shared/routes.js';
 import { SIGNATURE_MISMATCH_HINT } from '../auth/svc1.js';
+import { CHANNEL_GROUPS } from '../../shared/vocabulary.js';
 
 const listRoute = restRoute('listChannels');
 const calculateRoute = restRoute('calculateFee');
@@ -78,6 +79,7 @@ const QRIS_EXAMPLE = {
   is_fee_charged_to_customer: true,
   fee_info: { fee_percentage: 0.7, fee_value: 0, min_transactions: 1000, max_transactions: 10000000, minimum_fee: null, maximum_fee: null, tax_percentage: 0, customer_share: 100 },
   currency: 'IDR',
+  group: 'qris',
 };
 
 /** Error examples per route and status (names are reproduced live by the test suite). */
@@ -247,6 +249,7 @@ export function buildOpenApiDocument(): Json {
                             is_fee_charged_to_customer: true,
                             fee_info: { fee_percentage: 0, fee_value: 4000, min_transactions: 10000, max_transactions: 50000000, minimum_fee: null, maximum_fee: null, tax_percentage: 0, customer_share: 100 },
                             currency: 'IDR',
+                            group: 'virtual_account',
                           },
                         ],
                       },
@@ -379,6 +382,11 @@ export function buildOpenApiDocument(): Json {
             is_fee_charged_to_customer: { type: 'boolean', description: 'Default fee bearer.' },
             fee_info: FEE_INFO,
             currency: { type: 'string', pattern: '^[A-Z]{3}$', description: 'Additive field: ISO 4217 code the channel settles in.' },
+            group: {
+              type: 'string',
+              enum: [...CHANNEL_GROUPS],
+              description: "Additive field (contract §12): the group a checkout shows the channel under. The list is in the merchant's channel order.",
+            },
             fee_tiers: {
               type: 'array',
               minItems: 2,
@@ -415,6 +423,7 @@ export function buildOpenApiDocument(): Json {
             amount: { type: 'number' },
             currency: { type: 'string' },
             methods: { type: 'array', items: { type: 'string' }, description: 'Lower-case channel codes.' },
+            locale: { type: ['string', 'null'], enum: ['id', 'en', null], description: "Contract §12: the session's language; null when none was given." },
           },
         },
         FeeCalculation: {

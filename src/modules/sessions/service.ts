@@ -14,6 +14,7 @@ import { ClientSecretCodec, ClientSecretError, MAX_CLIENT_SECRET_LENGTH, newSess
 import type { ChannelService } from '../channels/service.js';
 import { assertMerchantScope } from '../pricing/service.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
+import type { Locale } from '../../shared/vocabulary.js';
 
 /** HKDF label of the session MAC key: its own purpose, never the key that encrypts API secrets. */
 export const SESSION_KEY_LABEL = 'payment-gateway checkout-session client-secret v1';
@@ -31,6 +32,8 @@ export interface CreateSessionInput {
   currency: string;
   methods?: readonly string[] | null;
   expiresInSeconds?: number | null;
+  /** Contract §12: `id` or `en` (any case). */
+  locale?: string | null;
 }
 
 /** The created session (contract §9's 201 answer). */
@@ -41,6 +44,8 @@ export interface CreatedSession {
   amount: string;
   currency: string;
   methods: string[];
+  /** The session's language, null when none was given. */
+  locale: Locale | null;
 }
 
 /** What the session service reads from the catalogue. */
@@ -51,6 +56,13 @@ export interface SessionCatalogue {
 }
 
 const CURRENCY = /^[A-Za-z]{3}$/;
+
+/** A session's locale (contract §12): exactly `id` or `en`, any case; anything else names the field. */
+function sessionLocale(text: string): Locale {
+  const locale = text.trim().toLowerCase();
+  if (locale === 'id' || locale === 'en') return locale;
+  throw invalidRequest('locale', `locale must be "id" or "en", got ${JSON.stringify(text.slice(0, 40))}.`);
+}
 
 export class SessionService {
   readonly #codec: ClientSecretCodec;
@@ -85,8 +97,10 @@ export class SessionService {
     if (!Number.isInteger(ttl) || ttl < SESSION_TTL.min || ttl > SESSION_TTL.max) {
       throw invalidRequest('expiresInSeconds', `expiresInSeconds must be an integer from ${SESSION_TTL.min} to ${SESSION_TTL.max}.`);
     }
+    const locale = input.locale == null ? undefined : sessionLocale(input.locale);
     const expiresAt = Math.floor(this.now() / 1000) + ttl;
     const claims: SessionClaims = { id: newSessionId(), merchantId: principal.merchantId, apiKeyId: principal.apiKeyId, amount: toDecimalString(amount), currency, methods, expiresAt };
+    if (locale !== undefined) claims.locale = locale;
     let clientSecret: string;
     try {
       clientSecret = this.#codec.issue(claims);
@@ -94,7 +108,7 @@ export class SessionService {
       if (err instanceof RangeError) throw invalidRequest('methods', `too many methods for one session (the client secret would exceed ${MAX_CLIENT_SECRET_LENGTH} characters).`);
       throw err;
     }
-    return { id: claims.id, clientSecret, expiresAt: new Date(expiresAt * 1000).toISOString(), amount: claims.amount, currency, methods };
+    return { id: claims.id, clientSecret, expiresAt: new Date(expiresAt * 1000).toISOString(), amount: claims.amount, currency, methods, locale: locale ?? null };
   }
 
   /**
@@ -127,7 +141,15 @@ export class SessionService {
       mode: key.mode,
       merchantId: key.merchantId,
       merchantKyc: key.merchantKyc,
-      session: { id: claims.id, amount: claims.amount, currency: claims.currency, methods: claims.methods, expiresAt: claims.expiresAt * 1000 },
+      session: {
+        id: claims.id,
+        amount: claims.amount,
+        currency: claims.currency,
+        methods: claims.methods,
+        expiresAt: claims.expiresAt * 1000,
+        // Only this service issues secrets, so a signed locale is one of LOCALES; checked anyway, cheaply.
+        ...(claims.locale === 'id' || claims.locale === 'en' ? { locale: claims.locale } : {}),
+      },
     };
   }
 }

@@ -63,6 +63,8 @@ export interface AdminRepository {
   insertMerchant(m: MerchantInsert): Promise<void>;
   setKyc(id: string, kycStatus: KycStatus): Promise<void>;
   setCategory(id: string, category: string): Promise<void>;
+  /** Contract §12: the merchant's channel order (JSON array of codes), or null for the default order. */
+  setChannelOrder(id: string, channelOrder: string | null): Promise<void>;
   /** True when at least one merchant has this category. */
   categoryInUse(category: string): Promise<boolean>;
   /** A merchant's allowed web origins (contract §9), sorted. */

@@ -9,6 +9,8 @@ export interface MerchantRecord {
   createdAt: string;
   /** Pricing category (contract §7), default `regular`. */
   category: string;
+  /** Contract §12: JSON array of the channel codes the merchant lists first; null: the default order. */
+  channelOrder: string | null;
 }
 
 /** What authentication needs about a key: its merchant, KYC and encrypted secret. */

@@ -7,7 +7,7 @@
  * Invariants: money and percentages are canonical decimal text (exact; src/shared/money.ts); instants are
  * ISO 8601 UTC text; a null override column means "the catalogue value applies".
  */
-import type { ChangeEntity, ChannelStatusValue, KeyMode, KycStatus, RuleScope } from '../../shared/vocabulary.js';
+import type { ChangeEntity, ChannelGroupValue, ChannelStatusValue, KeyMode, KycStatus, RuleScope } from '../../shared/vocabulary.js';
 
 export interface CurrencyRow {
   code: string;
@@ -22,6 +22,8 @@ export interface MerchantRow {
   createdAt: string;
   /** Pricing category (contract §7). */
   category: string;
+  /** The merchant's channel order (contract §12): JSON array of codes listed first; null: the default order. */
+  channelOrder: string | null;
 }
 
 export interface ApiKeyRow {
@@ -54,6 +56,10 @@ export interface ChannelRow {
   updatedAt: string;
   /** When feePercentage/feeValue were last written: the implicit flat rule's effectiveFrom. */
   feeSetAt: string;
+  /** Contract §12: the group the channel is shown under, and its names in Indonesian / English (null: `name`). */
+  channelGroup: ChannelGroupValue;
+  nameId: string | null;
+  nameEn: string | null;
 }
 
 /** A channel insert: what has no database default must be given. */

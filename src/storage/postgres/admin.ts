@@ -66,6 +66,10 @@ export class PgAdminRepository implements AdminRepository {
     await this.db.update(merchants).set({ category }).where(eq(merchants.id, id));
   }
 
+  async setChannelOrder(id: string, channelOrder: string | null): Promise<void> {
+    await this.db.update(merchants).set({ channelOrder }).where(eq(merchants.id, id));
+  }
+
   async categoryInUse(category: string): Promise<boolean> {
     return (await this.db.select({ id: merchants.id }).from(merchants).where(eq(merchants.category, category)).limit(1)).length > 0;
   }

@@ -13,7 +13,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, check, index, integer, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
+import { CHANGE_ENTITIES, CHANNEL_GROUPS, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
 import { feeRuleScopeCheck } from '../model/schema-checks.js';
 import type { ChannelInsert, Conforms, ModelRows, RowTypesConform } from '../model/rows.js';
 
@@ -36,6 +36,11 @@ export const merchants = pgTable(
     kycStatus: text('kyc_status', { enum: KYC_STATUSES }).notNull().default('pending'),
     createdAt: text('created_at').notNull().default(now),
     category: text('category').notNull().default('regular'),
+    /**
+     * The merchant's channel order (contract §12): JSON array of channel codes listed first, in that order;
+     * null: the default order. Written by `merchant channels order`; a code no longer enabled is skipped.
+     */
+    channelOrder: text('channel_order'),
   },
   (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
 );
@@ -78,9 +83,15 @@ export const channels = pgTable(
     createdAt: text('created_at').notNull().default(now),
     updatedAt: text('updated_at').notNull().default(now),
     feeSetAt: text('fee_set_at').notNull().default(EPOCH),
+    /** The group the channel is shown under (contract §12); the backfill migration groups existing channels. */
+    channelGroup: text('channel_group', { enum: CHANNEL_GROUPS }).notNull().default('ewallet'),
+    /** Display name in Indonesian / English (contract §12); null: `name` applies. */
+    nameId: text('name_id'),
+    nameEn: text('name_en'),
   },
   (t) => [
     check('channels_status', sql`${t.status} in ('active', 'offline', 'maintenance')`),
+    check('channels_group', sql`${t.channelGroup} in ('qris', 'virtual_account', 'ewallet', 'retail_outlet', 'card')`),
     check('channels_code_lower', sql`${t.code} = lower(${t.code})`),
   ],
 );

@@ -92,6 +92,10 @@ export class SqliteAdminRepository implements AdminRepository {
     this.db.update(merchants).set({ category }).where(eq(merchants.id, id)).run();
   }
 
+  async setChannelOrder(id: string, channelOrder: string | null): Promise<void> {
+    this.db.update(merchants).set({ channelOrder }).where(eq(merchants.id, id)).run();
+  }
+
   async categoryInUse(category: string): Promise<boolean> {
     return this.db.select({ id: merchants.id }).from(merchants).where(eq(merchants.category, category)).limit(1).all().length > 0;
   }

@@ -17,7 +17,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { CHANGE_ENTITIES, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
+import { CHANGE_ENTITIES, CHANNEL_GROUPS, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
 import { feeRuleScopeCheck } from '../model/schema-checks.js';
 import type { ChannelInsert, Conforms, ModelRows, RowTypesConform } from '../model/rows.js';
 
@@ -43,6 +43,11 @@ export const merchants = sqliteTable(
     createdAt: text('created_at').notNull().default(now),
     /** Pricing category (contract §7): lower-case code, see validateCategory in src/modules/pricing/domain/pricing.ts. */
     category: text('category').notNull().default('regular'),
+    /**
+     * The merchant's channel order (contract §12): JSON array of channel codes listed first, in that order;
+     * null: the default order. Written by `merchant channels order`; a code no longer enabled is skipped.
+     */
+    channelOrder: text('channel_order'),
   },
   (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
 );
@@ -95,6 +100,15 @@ export const channels = sqliteTable(
      * src/modules/pricing/domain/fee-rules.ts). The epoch for rows older than fee rules.
      */
     feeSetAt: text('fee_set_at').notNull().default(EPOCH),
+    /**
+     * The group the channel is shown under (contract §12); the backfill migration groups existing channels.
+     * No CHECK here (Postgres has one): adding one makes SQLite rebuild the table, which drops its change-log
+     * triggers; the admin service validates every write (channel-rules.ts).
+     */
+    channelGroup: text('channel_group', { enum: CHANNEL_GROUPS }).notNull().default('ewallet'),
+    /** Display name in Indonesian / English (contract §12); null: `name` applies. */
+    nameId: text('name_id'),
+    nameEn: text('name_en'),
   },
   (t) => [
     check('channels_status', sql`${t.status} in ('active', 'offline', 'maintenance')`),

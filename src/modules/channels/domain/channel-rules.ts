@@ -16,7 +16,7 @@
  */
 import { z } from 'zod';
 import { AppError } from '../../../shared/errors.js';
-import { CHANNEL_STATUSES, KEY_MODES, KYC_STATUSES } from '../../../shared/vocabulary.js';
+import { CHANNEL_GROUPS, CHANNEL_STATUSES, KEY_MODES, KYC_STATUSES, type ChannelGroupValue } from '../../../shared/vocabulary.js';
 import { Big, parseDecimalText, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
 
 /** Largest number of decimals accepted for a fee percentage (0.0001 %). */
@@ -51,6 +51,21 @@ export const booleanText = z.union([z.boolean(), z.enum(['true', 'false']).trans
 });
 
 export const channelStatusSchema = z.enum(CHANNEL_STATUSES, { error: `must be one of ${CHANNEL_STATUSES.join(', ')}` });
+/** Contract §12: the group a channel is shown under (`--group`); anything else is refused, naming the groups. */
+export const channelGroupSchema = z.enum(CHANNEL_GROUPS, { error: `must be one of ${CHANNEL_GROUPS.join(', ')}` });
+
+/**
+ * The group of a new channel whose creator named none: what its code says (`qris`, a bank's `_va`, the
+ * retail chains, cards), else e-wallet (the column's default). `channel update CODE --group` corrects it.
+ */
+export function defaultGroupOf(code: string): ChannelGroupValue {
+  if (code === 'qris') return 'qris';
+  if (code.endsWith('_va')) return 'virtual_account';
+  if (['alfamart', 'indomaret', 'alfamidi', 'lawson'].includes(code)) return 'retail_outlet';
+  if (code.includes('card')) return 'card';
+  return 'ewallet';
+}
+
 export const kycStatusSchema = z.enum(KYC_STATUSES, { error: `must be one of ${KYC_STATUSES.join(', ')}` });
 export const keyModeSchema = z.enum(KEY_MODES, { error: `must be one of ${KEY_MODES.join(', ')}` });
 
@@ -67,6 +82,8 @@ export const currencyCodeSchema = z
   .transform((c) => c.toUpperCase());
 
 const nameSchema = z.string().trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters');
+/** A translated name (contract §12); the word `default` (or null) clears it, so `name` applies again. */
+const translatedNameSchema = z.union([z.literal('default').transform(() => null), z.null(), nameSchema]);
 
 /** Fee/limit settings a channel has and a merchant may override. */
 export const settingsShape = {
@@ -99,6 +116,9 @@ export const channelCreateSchema = withRangeCheck(
     status: channelStatusSchema.default('active'),
     requiresKyc: booleanText.default(false),
     sortOrder: z.coerce.number().int().min(0).max(1_000_000).optional(),
+    group: channelGroupSchema.optional(),
+    nameId: translatedNameSchema.optional(),
+    nameEn: translatedNameSchema.optional(),
     feePercentage: percentageText.default('0'),
     feeValue: decimalText.default('0'),
     additionalFeePercentage: percentageText.default('0'),
@@ -118,6 +138,9 @@ export const channelUpdateSchema = withRangeCheck(
     status: channelStatusSchema.optional(),
     requiresKyc: booleanText.optional(),
     sortOrder: z.coerce.number().int().min(0).max(1_000_000).optional(),
+    group: channelGroupSchema.optional(),
+    nameId: translatedNameSchema.optional(),
+    nameEn: translatedNameSchema.optional(),
     feePercentage: percentageText.optional(),
     feeValue: decimalText.optional(),
     additionalFeePercentage: percentageText.optional(),
@@ -128,6 +151,29 @@ export const channelUpdateSchema = withRangeCheck(
   }),
 );
 export type ChannelUpdateInput = z.input<typeof channelUpdateSchema>;
+
+/** Most codes `merchant channels order` takes (a merchant has at most a few dozen channels; the list is stored whole). */
+export const MAX_CHANNEL_ORDER = 100;
+
+/**
+ * The codes of a merchant's channel order (contract §12), trimmed and lower-cased, in order: problems for
+ * an empty list, a malformed or repeated code, more than {@link MAX_CHANNEL_ORDER}. Whether each code is a
+ * channel of the merchant is the service's check (it reads the store).
+ */
+export function parseChannelOrder(codes: readonly string[]): { ok: true; value: string[] } | { ok: false; problems: string[] } {
+  const problems: string[] = [];
+  if (codes.length === 0) problems.push('give at least one channel code (or --reset for the default order)');
+  if (codes.length > MAX_CHANNEL_ORDER) problems.push(`at most ${MAX_CHANNEL_ORDER} channel codes`);
+  const value: string[] = [];
+  for (const raw of codes.slice(0, MAX_CHANNEL_ORDER)) {
+    const code = raw.trim().toLowerCase();
+    const parsed = channelCodeSchema.safeParse(code);
+    if (!parsed.success) problems.push(`${JSON.stringify(raw.slice(0, 70))}: ${parsed.error.issues[0]!.message}`);
+    else if (value.includes(code)) problems.push(`${code} is named twice`);
+    else value.push(code);
+  }
+  return problems.length === 0 ? { ok: true, value } : { ok: false, problems };
+}
 
 /**
  * A merchant's overrides when enabling a channel: each field optional; the
