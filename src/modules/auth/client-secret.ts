@@ -55,6 +55,18 @@ export class ClientSecretError extends Error {
   }
 }
 
+/**
+ * The session id of one signed creation request: `cs_` + the first 128 bits of an HMAC, under the session
+ * key, of the creating key, the signed timestamp and the request's signature (which covers method, target,
+ * timestamp, key and body hash). The same signed request (a replay) gets the same id on every replica; two
+ * different signed requests differ in their signature and so get different ids; without the session key the
+ * id is unpredictable. Domain-separated from the client secret's MAC by its prefix (`cs1-id` vs `cs1`).
+ */
+export function sessionIdFor(sessionKey: Buffer, apiKeyId: string, timestamp: number, signature: string): string {
+  const mac = createHmac('sha256', sessionKey).update(`cs1-id\n${apiKeyId}\n${timestamp}\n${signature}`, 'utf8').digest('hex');
+  return `cs_${mac.slice(0, 32)}`;
+}
+
 /** A fresh session id: 128 random bits. */
 export function newSessionId(): string {
   return `cs_${randomBytes(16).toString('hex')}`;
@@ -143,6 +155,11 @@ export class ClientSecretCodec {
   constructor(sessionKey: Buffer) {
     if (sessionKey.length !== 32) throw new Error('session key must be 32 bytes');
     this.#key = Buffer.from(sessionKey);
+  }
+
+  /** {@link sessionIdFor} under this codec's session key. */
+  idFor(apiKeyId: string, timestamp: number, signature: string): string {
+    return sessionIdFor(this.#key, apiKeyId, timestamp, signature);
   }
 
   #mac(id: string, payload: Buffer): Buffer {
