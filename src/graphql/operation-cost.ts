@@ -3,16 +3,18 @@
  * request costs, where a plain list or calculation costs 1").
  *
  * The unit is one pass of the domain's work: listing a merchant's channels (`paymentChannels`, an event of
- * `paymentChannelsChanged`), one fee calculation (`calculateFee`), or pricing every channel of a list once
- * (`PaymentChannel.fee`, each occurrence, so each alias, is one more pass). Every other field is a read of
- * what such a pass already produced (graphql-jit copies it out), so it costs nothing of its own; an
- * operation costs at least 1 (parsing, authentication and the answer are work too).
+ * `paymentChannelsChanged`) or one fee calculation (`calculateFee`). Pricing every channel of a list
+ * (`PaymentChannel.fee`; each occurrence, so each alias, is another pass) costs 2: measured, it takes about
+ * twice the CPU of the list itself. On top of that every selected field (leaf or object, `__typename`
+ * excepted) costs 1/{@link FIELDS_PER_UNIT} of a unit, since each is resolved and serialised once per channel.
+ * The total is rounded down, and an operation costs at least 1 (parsing, authentication and the answer are
+ * work too).
  *
  * Why this model and not graphql-armor's (objects 2, scalars 1, ×1.5 per level, which stays the global
- * document limit in use-abuse-limits.ts): measured on the demo data, a document's execution time follows the
- * number of list and pricing passes, not its field count (see README "Decisions", session cost ceiling). The
- * heavy document of issue 29 (15 aliases of the list with fees) costs 30 here; the drop-in component's
- * subscription costs 2; the REST list and calculate cost 1.
+ * document limit in use-abuse-limits.ts): its unit is no request anyone knows, and nesting is not what
+ * costs here; list and pricing passes are (measured: README "Decisions", session cost ceiling). The heavy
+ * document of issue 29 (15 aliases of the list with fees, breakdowns, rules, availability) costs 50; the
+ * drop-in component's subscription costs 3; the REST list and calculate cost 1.
  *
  * Only the operation that executes is counted; fragments are followed (each spread counts again, as it
  * executes again). Introspection's root fields cost 1 each (a walk over the schema).
@@ -24,10 +26,13 @@ export const FIELD_WORK_UNITS: Readonly<Record<string, number>> = {
   'Query.paymentChannels': 1,
   'Subscription.paymentChannelsChanged': 1,
   'Query.calculateFee': 1,
-  'PaymentChannel.fee': 1,
+  'PaymentChannel.fee': 2,
   'Query.__schema': 1,
   'Query.__type': 1,
 };
+
+/** Selected fields that cost one work unit together. */
+export const FIELDS_PER_UNIT = 40;
 
 /** Nesting followed at most (validation bounds depth far below this; a guard against fragment cycles). */
 const MAX_WALK_DEPTH = 64;
@@ -56,12 +61,14 @@ function computeCost(schema: GraphQLSchema, document: DocumentNode, operationNam
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
 
+  let fields = 0;
   const walk = (set: SelectionSetNode, type: GraphQLObjectType, depth: number): number => {
     if (depth > MAX_WALK_DEPTH) return 0;
     let units = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         const fieldName = selection.name.value;
+        if (fieldName !== '__typename') fields++;
         units += FIELD_WORK_UNITS[`${type.name}.${fieldName}`] ?? 0;
         if (!selection.selectionSet) continue;
         const field = type.getFields()[fieldName];
@@ -78,5 +85,6 @@ function computeCost(schema: GraphQLSchema, document: DocumentNode, operationNam
     }
     return units;
   };
-  return Math.max(1, walk(operation.selectionSet, root, 0));
+  const passes = walk(operation.selectionSet, root, 0);
+  return Math.max(1, passes + Math.floor(fields / FIELDS_PER_UNIT));
 }

@@ -45,9 +45,9 @@ const envSchema = z.object({
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
   /**
    * Most work units one checkout-session request may cost (a list or a calculation is 1, pricing a list's
-   * channels 1 more; README "Rate limits"); heavier documents get 403 SESSION_SCOPE before they execute.
+   * channels 2 more; README "Rate limits"); heavier documents get 403 SESSION_SCOPE before they execute.
    */
-  SESSION_MAX_COST: z.coerce.number().int().min(1).max(1000).default(4),
+  SESSION_MAX_COST: z.coerce.number().int().min(1).max(1000).default(6),
   /** Work units per second per process that merchants share fairly while they compete (README "Rate limits"). */
   MERCHANT_SHARE_CAPACITY: z.coerce.number().int().min(1).max(100_000_000).default(2000),
   /** Failed authentications per minute per client address before 429. */

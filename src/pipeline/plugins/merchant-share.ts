@@ -55,6 +55,7 @@ export class MerchantShare {
 
   /** Merchants tracked this window (tests: the memory bound). */
   get trackedMerchants(): number {
+    this.#roll();
     return this.#current.size;
   }
 
