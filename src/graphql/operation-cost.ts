@@ -47,7 +47,7 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, ope
   const known = byName?.get(name);
   if (known !== undefined) return known;
   const cost = computeCost(schema, document, operationName);
-  if (!byName) memo.set(document, (byName = new Map()));
+  if (!byName) memo.set(document, (byName = new Map<string, number>()));
   // Bounded by the document's own operations (a document names each operation once).
   byName.set(name, cost);
   return cost;

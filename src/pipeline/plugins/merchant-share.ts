@@ -68,8 +68,8 @@ export class MerchantShare {
   #roll(): void {
     const window = Math.floor(this.#now() / 1000);
     if (window === this.#window) return;
-    this.#previous = window === this.#window + 1 ? this.#current : new Map();
-    this.#current = new Map();
+    this.#previous = window === this.#window + 1 ? this.#current : new Map<string, number>();
+    this.#current = new Map<string, number>();
     this.#total = 0;
     this.#active = this.#previous.size;
     this.#window = window;

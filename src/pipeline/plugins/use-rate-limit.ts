@@ -200,6 +200,9 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
     },
   };
 
+  /** What the cost step reads of envelop's execute / subscribe arguments (typed loosely there). */
+  type OperationArgs = { contextValue: object; schema: GraphQLSchema; document: DocumentNode; operationName?: string | null };
+
   /** The refusal as the operation's result, with the contract status and headers Yoga sends for it. */
   const refusal = (error: AppError): { errors: GraphQLError[] } => ({
     errors: [new GraphQLError(error.message, { extensions: { ...error.details, code: error.code, http: { status: statusOf(error.code), headers: error.headers } } })],
@@ -233,7 +236,8 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
 
   const costBudget: Plugin = {
     onExecute({ args, setResultAndStopExecution }) {
-      const decided = spendCost(args.contextValue as object, args.schema, args.document, args.operationName);
+      const { contextValue, schema, document, operationName } = args as OperationArgs;
+      const decided = spendCost(contextValue, schema, document, operationName);
       const apply = (error: AppError | undefined): void => {
         if (error) setResultAndStopExecution(refusal(error));
       };
@@ -241,7 +245,8 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
       apply(decided);
     },
     onSubscribe({ args, setResultAndStopExecution }) {
-      const decided = spendCost(args.contextValue as object, args.schema, args.document, args.operationName);
+      const { contextValue, schema, document, operationName } = args as OperationArgs;
+      const decided = spendCost(contextValue, schema, document, operationName);
       const apply = (error: AppError | undefined): void => {
         if (error) setResultAndStopExecution(refusal(error));
       };
