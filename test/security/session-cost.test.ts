@@ -244,6 +244,27 @@ describe('one merchant’s sessions get a fair, work-conserving share', () => {
     expect(again.every((s) => s === 200)).toBe(true);
   });
 
+  it('on an overloaded process the capacity follows what was served: the crowd past its share is shed, the other merchant is not', () => {
+    let now = 0;
+    let overloaded = false;
+    const share = new MerchantShare({ capacityPerSecond: 1000, now: () => now, overloaded: () => overloaded });
+    share.record('other', 10);
+    for (let i = 0; i < 90; i++) expect(share.admit('crowd', 1)).toBe(true);
+    // The process fell behind during that window: the next one has 80 % of the 100 units served.
+    overloaded = true;
+    now += 1000;
+    expect(share.windowCapacity).toBe(80);
+    share.record('other', 10);
+    let admitted = 0;
+    for (let i = 0; i < 90; i++) if (share.admit('crowd', 1)) admitted++;
+    expect(admitted).toBe(70); // spare capacity (80 − 10), then nothing past the share of 40
+    expect(share.admit('other', 1)).toBe(true); // the other merchant's sessions, within their share
+    // Recovered: the configured capacity again.
+    overloaded = false;
+    now += 1000;
+    expect(share.windowCapacity).toBe(1000);
+  });
+
   it('the share’s memory is bounded: merchants past the bound share one record (stricter, never more lenient)', () => {
     let now = 0;
     const share = new MerchantShare({ capacityPerSecond: 10, maxMerchants: 3, now: () => now });

@@ -14,6 +14,12 @@
  * So under contention a merchant's sessions get max(its fair share, what the others leave), and a merchant
  * at a sale alone on the process is never refused by the share (the per-session budgets still hold).
  *
+ * Capacity is a configured figure, but what a process can serve moves (other processes on the machine, a
+ * slow disk, GC): when the process was overloaded in the last window (`overloaded()`, the event loop's delay,
+ * asked once per window, never per request), this window's capacity is 80 % of what was served in the last
+ * one, so while merchants compete on an overloaded process the sessions past their share are shed until it
+ * recovers, and the signed calls of the others keep their latency.
+ *
  * Per process on purpose, also with REDIS_URL: what it divides is this process's CPU (each replica and each
  * worker has its own), while what bounds a principal (the per-session and per-key budgets) is shared.
  * Decisions are synchronous map operations (nothing to await on the request path).
@@ -30,6 +36,8 @@ export interface MerchantShareOptions {
   maxMerchants?: number;
   /** Clock in ms (tests move it). */
   now?: () => number;
+  /** Whether the process was overloaded since the last call (asked once per window); default never. */
+  overloaded?: () => boolean;
 }
 
 const OVERFLOW = '\u0000overflow';
@@ -38,6 +46,9 @@ export class MerchantShare {
   readonly #capacity: number;
   readonly #maxMerchants: number;
   readonly #now: () => number;
+  readonly #overloaded: () => boolean;
+  /** This window's capacity: the configured one, or less while the process is overloaded. */
+  #windowCapacity: number;
   #window = Number.NEGATIVE_INFINITY;
   #current = new Map<string, number>();
   #previous = new Map<string, number>();
@@ -51,6 +62,14 @@ export class MerchantShare {
     this.#maxMerchants = options.maxMerchants ?? 10_000;
     if (!Number.isInteger(this.#maxMerchants) || this.#maxMerchants < 1) throw new Error('MerchantShare: maxMerchants must be a positive integer');
     this.#now = options.now ?? Date.now;
+    this.#overloaded = options.overloaded ?? (() => false);
+    this.#windowCapacity = this.#capacity;
+  }
+
+  /** The capacity of the current window (tests, diagnosis). */
+  get windowCapacity(): number {
+    this.#roll();
+    return this.#windowCapacity;
   }
 
   /** Merchants tracked this window (tests: the memory bound). */
@@ -68,6 +87,9 @@ export class MerchantShare {
   #roll(): void {
     const window = Math.floor(this.#now() / 1000);
     if (window === this.#window) return;
+    // What the last window served, if it was the one just before: the measure of what an overloaded process manages.
+    const served = window === this.#window + 1 ? this.#total : 0;
+    this.#windowCapacity = this.#overloaded() && served > 0 ? Math.max(1, Math.min(this.#capacity, Math.floor(served * 0.8))) : this.#capacity;
     this.#previous = window === this.#window + 1 ? this.#current : new Map<string, number>();
     this.#current = new Map<string, number>();
     this.#total = 0;
@@ -99,9 +121,10 @@ export class MerchantShare {
   admit(merchantId: string, units: number): boolean {
     this.#roll();
     const key = this.#keyOf(merchantId);
-    if (this.#total + units > this.#capacity) {
+    const capacity = this.#windowCapacity;
+    if (this.#total + units > capacity) {
       const alone = this.#active === 0 || (this.#active === 1 && (this.#current.has(key) || this.#previous.has(key)));
-      if (!alone && (this.#current.get(key) ?? 0) + units > this.#capacity / Math.max(1, this.#active + (this.#current.has(key) || this.#previous.has(key) ? 0 : 1))) {
+      if (!alone && (this.#current.get(key) ?? 0) + units > capacity / Math.max(1, this.#active + (this.#current.has(key) || this.#previous.has(key) ? 0 : 1))) {
         return false;
       }
     }

@@ -40,6 +40,7 @@ import type { DocumentNode, GraphQLSchema } from 'graphql';
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { operationCost } from '../../graphql/operation-cost.js';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { MerchantShare } from './merchant-share.js';
 import { AppError, statusOf } from '../../shared/errors.js';
 import type { Logger } from 'pino';
@@ -107,6 +108,12 @@ export const DEFAULT_SESSION_MAX_COST = 6;
  */
 export const DEFAULT_MERCHANT_SHARE_CAPACITY = 2000;
 
+/**
+ * Event-loop delay (p99 over a share window, ms) past which the process counts as overloaded: a request then
+ * waits longer than this before its turn, a large part of the 50 ms another merchant's p99 must stay under.
+ */
+export const OVERLOADED_LOOP_DELAY_MS = 20;
+
 interface NodeServerContext {
   req?: { socket?: { remoteAddress?: string } };
 }
@@ -157,7 +164,16 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
   const sessions = new RateBudget({ name: 'session', ...keyBudgetWindow(options.sessionRatePerSecond ?? 20, options.sessionBurst ?? 40), ...common });
   const sessionMaxCost = options.sessionMaxCost ?? DEFAULT_SESSION_MAX_COST;
   if (!Number.isInteger(sessionMaxCost) || sessionMaxCost < 1) throw new Error('useRateLimit: sessionMaxCost must be a positive integer');
-  const merchantShare = new MerchantShare({ capacityPerSecond: options.merchantShareCapacity ?? DEFAULT_MERCHANT_SHARE_CAPACITY, maxMerchants: maxEntries, now: env.now });
+  // The event loop's delay says whether this process kept up in the last second (a native histogram: nothing
+  // per request; read and reset once per share window).
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+  const overloaded = (): boolean => {
+    const p99Ms = loopDelay.percentile(99) / 1e6;
+    loopDelay.reset();
+    return p99Ms > OVERLOADED_LOOP_DELAY_MS;
+  };
+  const merchantShare = new MerchantShare({ capacityPerSecond: options.merchantShareCapacity ?? DEFAULT_MERCHANT_SHARE_CAPACITY, maxMerchants: maxEntries, now: env.now, overloaded });
   const failures = new RateBudget({ name: 'auth_failures', points: options.authFailuresPerMinute, durationSeconds: 60, ...common });
 
   /** Spend one failure of the request's address; past the budget the 401 becomes a 429. */
@@ -255,5 +271,15 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
     },
   };
 
-  return { addressGate, keyLimit, costBudget, merchantShare, store, close: () => store?.close() };
+  return {
+    addressGate,
+    keyLimit,
+    costBudget,
+    merchantShare,
+    store,
+    close: () => {
+      loopDelay.disable();
+      store?.close();
+    },
+  };
 }
