@@ -108,7 +108,7 @@ describe.skipIf(skip)('checkout sessions on three replicas', () => {
     console.info(`session revocation on 3 replicas: ${revokedMs.toFixed(0)} ms`);
   });
 
-  it('a replayed creation returns the same session on every replica: same id, client secret and expiry, one budget', async () => {
+  it('a replayed creation returns the same session on every replica: same id, client secret and expiry', async () => {
     const target = '/v1/checkout/sessions';
     const body = JSON.stringify({ amount: 160000, currency: 'IDR', methods: ['qris', 'ovo'] });
     // One signed request, captured and sent again to each replica inside the ±300 s window.
@@ -120,10 +120,8 @@ describe.skipIf(skip)('checkout sessions on three replicas', () => {
       answers.push(await res.json());
     }
     for (const a of answers) expect(a).toEqual(answers[0]);
-    const s = answers[0] as Created;
-    // One budget (its window starts with its first spend): the replayed secret spends it whichever replica it reaches.
-    const statuses = await Promise.all(Array.from({ length: 100 }, (_, i) => list(replicas[i % 3]!.baseUrl, s.clientSecret).then((r) => r.status)));
-    expect(statuses.filter((x) => x === 200).length).toBeLessThanOrEqual(80);
+    // That it is then one budget across the replicas is the next test's claim for any session (a replay adds none:
+    // test/security/session-cost.test.ts drives it on two apps sharing Redis).
   });
 
   it("a session's budget (burst 40) is one budget across the replicas (Redis)", async () => {
