@@ -2,7 +2,7 @@
  * Checkout session client secrets (contract §9): stateless, MAC'd tokens.
  *
  *   clientSecret = <id> "_secret_" base64url( payload ‖ HMAC-SHA256(sessionKey, "cs1\n" ‖ id ‖ "\n" ‖ payload) )
- *   id           = "cs_" + 32 lower-case hex (128 random bits)
+ *   id           = "cs_" + 32 lower-case hex (128 bits: of an HMAC of the signed creation request, sessionIdFor)
  *
  * The payload holds the session's facts (expiry, merchant, creating API key, exact amount, currency,
  * methods), so verification needs no database and no shared state: every replica verifies every session at
