@@ -65,6 +65,12 @@ export interface CheckoutSessionInput {
   methods?: string[];
   /** Lifetime in seconds, 60–86400; default 900. */
   expiresInSeconds?: number;
+  /**
+   * Your own reference (an order or cart id), signed with the rest and otherwise ignored. Creation is
+   * idempotent by the signed request: the same body signed in the same second is the same session, so give
+   * each page view's cart its own reference when two may be identical.
+   */
+  reference?: string;
 }
 
 /** The created session (contract §9). `clientSecret` is shown only here: hand it to the browser, never log it. */

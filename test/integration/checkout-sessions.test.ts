@@ -462,6 +462,15 @@ describe('a replayed creation mints nothing (contract §9, amended 2026-11-25)',
     expect(new Set([a.clientSecret, b.clientSecret, c.clientSecret]).size).toBe(3);
   });
 
+  it('a merchant tells two identical carts apart in the same second with any member of its own in the body (signed, otherwise ignored)', async () => {
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const withReference = (reference: string) =>
+      t.signedFetch('/v1/checkout/sessions', { method: 'POST', body: JSON.stringify({ merchantId: t.approved.merchantId, amount: 150000, currency: 'IDR', reference }), timestamp });
+    const [a, b] = [await withReference('order-1'), await withReference('order-2')];
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(((await a.json()) as Created).id).not.toBe(((await b.json()) as Created).id);
+  });
+
   it('a replay creates no second budget: the replayed secret spends the same session budget', async () => {
     const timestamp = String(Math.floor(t.clock.now / 1000));
     const s = (await (await create(timestamp, 150002)).json()) as Created;

@@ -14,6 +14,7 @@
  * merchant's key and secret). The page takes `?amount=` (IDR, default 150000) and, to see expiry,
  * `?expiresInSeconds=` (60–86400, default 900).
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -119,7 +120,8 @@ async function checkoutPage(url: URL, res: ServerResponse): Promise<void> {
     return;
   }
   try {
-    const session = await client.createCheckoutSession({ merchantId: merchant!.merchantId, amount, currency: 'IDR', expiresInSeconds });
+    // One session per page view: its own reference, since identical carts signed in the same second are one session.
+    const session = await client.createCheckoutSession({ merchantId: merchant!.merchantId, amount, currency: 'IDR', expiresInSeconds, reference: randomUUID() });
     // The page holds a live client secret: never cached, never framed.
     send(res, 200, 'text/html; charset=utf-8', page(session.clientSecret, amount), { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
   } catch (err) {
