@@ -186,7 +186,7 @@ export function createAppParts(options: AppOptions): AppParts {
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   const lifecycle = { shuttingDown: false };
 
-  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry });
+  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now });
 
   const signatureOptions: SignatureAuthOptions = {
     findActiveKey: (keyId) => catalog.findActiveKey(keyId),
@@ -266,6 +266,8 @@ export function createAppParts(options: AppOptions): AppParts {
     ['keyLimit', rateLimit.keyLimit],
     ['answerCacheLookup', answerCache.lookup],
     ['liveStreams', liveStreamsPlugin],
+    // What a request costs beyond its first unit, spent once the document is known and before it executes.
+    ['costBudget', rateLimit.costBudget],
     ['restAdapter', restPlugin],
     // Variable errors worded by graphql-js whatever executes (a refused variable is re-checked by graphql-js).
     ['variableCoercion', useStandardVariableCoercion()],

@@ -89,6 +89,16 @@ export const ORDER_CONSTRAINTS: readonly OrderConstraint[] = [
     why: 'opening an event stream is a verified request that spent a token',
   },
   {
+    before: 'keyLimit',
+    after: 'costBudget',
+    why: 'a request spends its first work unit before anything is parsed, the rest of its cost once its document is known (the same budget)',
+  },
+  {
+    before: 'costBudget',
+    after: 'jit',
+    why: 'a request past its budget or over a session’s cost ceiling is refused before the compiled execution is even looked up',
+  },
+  {
     before: 'answerCacheLookup',
     after: 'restAdapter',
     why: 'a kept REST answer is served by its path before the REST adapter rewrites the request into its GraphQL operation',

@@ -75,7 +75,7 @@ export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions 
     answerCacheEntries: config.answerCacheEntries,
     liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
     trustedProxies: config.trustedProxies,
-    rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, redisUrl: config.redisUrl },
+    rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, sessionMaxCost: config.rateLimit.sessionMaxCost, merchantShareCapacity: config.rateLimit.merchantShareCapacity, redisUrl: config.redisUrl },
   };
 }
 

@@ -68,6 +68,12 @@ export interface CheckoutSessionInput {
   expiresInSeconds?: number;
   /** Contract §12: the shopper's language; the checkout component and the session's names use it by default. */
   locale?: CheckoutLocale;
+  /**
+   * Your own reference (an order or cart id), signed with the rest and otherwise ignored. Creation is
+   * idempotent by the signed request: the same body signed in the same second is the same session, so give
+   * each page view's cart its own reference when two may be identical.
+   */
+  reference?: string;
 }
 
 /** The created session (contract §9). `clientSecret` is shown only here: hand it to the browser, never log it. */

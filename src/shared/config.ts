@@ -44,6 +44,13 @@ const envSchema = z.object({
   /** Per API key rate budget: sustained requests/s and burst (README "Limits, rate limiting and failure behaviour"). */
   RATE_LIMIT_PER_SECOND: z.coerce.number().positive().max(100_000).default(50),
   RATE_LIMIT_BURST: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  /**
+   * Most work units one checkout-session request may cost (a list or a calculation is 1, pricing a list's
+   * channels 2 more; README "Rate limits"); heavier documents get 403 SESSION_SCOPE before they execute.
+   */
+  SESSION_MAX_COST: z.coerce.number().int().min(1).max(1000).default(6),
+  /** Work units per second per process that merchants share fairly while they compete (README "Rate limits"). */
+  MERCHANT_SHARE_CAPACITY: z.coerce.number().int().min(1).max(100_000_000).default(2000),
   /** Failed authentications per minute per client address before 429. */
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(20),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(1).max(100).default(8),
@@ -139,7 +146,7 @@ export interface Config {
   metricsToken: string | null;
   shutdownDelayMs: number;
   shutdownTimeoutMs: number;
-  rateLimit: { perSecond: number; burst: number; authFailuresPerMinute: number };
+  rateLimit: { perSecond: number; burst: number; authFailuresPerMinute: number; sessionMaxCost: number; merchantShareCapacity: number };
   graphqlLimits: { maxDepth: number; maxAliases: number; maxTokens: number; maxCost: number; executionTimeoutMs: number };
   /** Number of server processes (node:cluster workers) sharing the port and the SQLite file. */
   workers: number;
@@ -204,7 +211,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsToken: e.METRICS_TOKEN ?? null,
     shutdownDelayMs: e.SHUTDOWN_DELAY_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS ?? SHUTDOWN_BUDGET_MS - e.SHUTDOWN_DELAY_MS,
-    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE },
+    rateLimit: { perSecond: e.RATE_LIMIT_PER_SECOND, burst: e.RATE_LIMIT_BURST, authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE, sessionMaxCost: e.SESSION_MAX_COST, merchantShareCapacity: e.MERCHANT_SHARE_CAPACITY },
     graphqlLimits: {
       maxDepth: e.GRAPHQL_MAX_DEPTH,
       maxAliases: e.GRAPHQL_MAX_ALIASES,

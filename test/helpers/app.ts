@@ -54,7 +54,7 @@ export interface TestApp {
 export const BASE = 'http://gateway.test';
 
 /** Rate limits no test suite reaches by accident. */
-export const UNREACHABLE_RATE_LIMIT = { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 };
+export const UNREACHABLE_RATE_LIMIT = { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9, merchantShareCapacity: 1e9 };
 
 /**
  * How requests reach the app. `TEST_TRANSPORT=node npm test` runs the whole

@@ -24,11 +24,14 @@ interface Created {
 }
 
 async function createSession(body: Record<string, unknown> = {}, as = t.approved): Promise<Response> {
-  return t.signedFetch('/v1/checkout/sessions', {
+  const res = await t.signedFetch('/v1/checkout/sessions', {
     method: 'POST',
     body: JSON.stringify({ merchantId: as.merchantId, amount: 150000, currency: 'IDR', methods: ['qris', 'OVO'], ...body }),
     as,
   });
+  // Creation is idempotent by the signed request: the next call signs another timestamp, so it is another request.
+  t.clock.now += 1000;
+  return res;
 }
 
 async function session(body: Record<string, unknown> = {}): Promise<Created> {
@@ -109,15 +112,23 @@ describe('validation of the create call', () => {
     expect(((await mutation.json()) as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('SESSION_SCOPE');
   });
 
-  it('the GraphQL mutation creates a session too, and is never answered twice the same', async () => {
-    const q = 'mutation { createCheckoutSession(input: { amount: 150000, currency: "IDR", methods: ["qris"] }) { id clientSecret methods } }';
+  it('the GraphQL mutation creates a session too: each signed request its own, a replay the same one', async () => {
+    const q = 'mutation { createCheckoutSession(input: { amount: 150000, currency: "IDR", methods: ["qris"] }) { id clientSecret expiresAt methods } }';
+    type Answer = { data: { createCheckoutSession: { id: string; clientSecret: string; expiresAt: string; methods: string[] } } };
     const ids = new Set<string>();
     for (let i = 0; i < 3; i++) {
-      const body = (await (await gql(t, q)).json()) as { data: { createCheckoutSession: { id: string; methods: string[] } } };
+      const body = (await (await gql(t, q)).json()) as Answer;
       expect(body.data.createCheckoutSession.methods).toEqual(['qris']);
       ids.add(body.data.createCheckoutSession.id);
+      t.clock.now += 1000;
     }
     expect(ids.size).toBe(3);
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const replay = () => t.signedFetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: q }), timestamp });
+    const first = ((await (await replay()).json()) as Answer).data.createCheckoutSession;
+    const second = ((await (await replay()).json()) as Answer).data.createCheckoutSession;
+    expect(second).toEqual(first);
+    expect(ids.has(first.id)).toBe(false);
   });
 });
 
@@ -416,5 +427,69 @@ describe('HTTP caching with a session', () => {
     const again = await t.fetch('/v1/payments/channel', { headers: { ...headers, 'If-None-Match': etag } });
     expect(again.status).toBe(304);
     expect(again.headers.get('access-control-allow-origin')).toBe('http://localhost:4100');
+  });
+});
+
+describe('a replayed creation mints nothing (contract §9, amended 2026-11-25)', () => {
+  const body = (amount = 150000) => JSON.stringify({ merchantId: t.approved.merchantId, amount, currency: 'IDR', methods: ['qris', 'OVO'] });
+  const create = (timestamp: string, amount?: number) => t.signedFetch('/v1/checkout/sessions', { method: 'POST', body: body(amount), timestamp });
+
+  it('the same signed request inside the window returns the same session: id, client secret and expiry', async () => {
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const first = await create(timestamp);
+    expect(first.status).toBe(201);
+    const created = (await first.json()) as Created;
+    t.clock.now += 120_000; // still inside the ±300 s window
+    for (let i = 0; i < 3; i++) {
+      const replay = await create(timestamp);
+      expect(replay.status).toBe(201);
+      expect(await replay.json()).toEqual(created);
+    }
+    // The lifetime counts from the signed timestamp: a replay never extends it.
+    expect(Date.parse(created.expiresAt)).toBe((Number(timestamp) + 900) * 1000);
+    t.clock.now += 300_000; // past the window: the replay is refused, nothing is created
+    const late = await create(timestamp);
+    expect(late.status).toBe(401);
+    expect((await problem(late)).code).toBe('TIMESTAMP_EXPIRED');
+  });
+
+  it('two different signed requests get different sessions (another body, another timestamp)', async () => {
+    const timestamp = Math.floor(t.clock.now / 1000);
+    const a = (await (await create(String(timestamp))).json()) as Created;
+    const b = (await (await create(String(timestamp), 150001)).json()) as Created;
+    const c = (await (await create(String(timestamp - 1))).json()) as Created;
+    expect(new Set([a.id, b.id, c.id]).size).toBe(3);
+    expect(new Set([a.clientSecret, b.clientSecret, c.clientSecret]).size).toBe(3);
+  });
+
+  it('a merchant tells two identical carts apart in the same second with any member of its own in the body (signed, otherwise ignored)', async () => {
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const withReference = (reference: string) =>
+      t.signedFetch('/v1/checkout/sessions', { method: 'POST', body: JSON.stringify({ merchantId: t.approved.merchantId, amount: 150000, currency: 'IDR', reference }), timestamp });
+    const [a, b] = [await withReference('order-1'), await withReference('order-2')];
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(((await a.json()) as Created).id).not.toBe(((await b.json()) as Created).id);
+  });
+
+  it('a replay creates no second budget: the replayed secret spends the same session budget', async () => {
+    const timestamp = String(Math.floor(t.clock.now / 1000));
+    const s = (await (await create(timestamp, 150002)).json()) as Created;
+    for (let i = 0; i < 40; i++) expect((await t.fetch('/v1/payments/channel', { headers: bearer(s.clientSecret) })).status).toBe(200);
+    const again = (await (await create(timestamp, 150002)).json()) as Created;
+    expect(again.clientSecret).toBe(s.clientSecret);
+    const refused = await t.fetch('/v1/payments/channel', { headers: bearer(again.clientSecret) });
+    expect(refused.status).toBe(429);
+    expect((await problem(refused)).code).toBe('RATE_LIMITED');
+  });
+
+  it('a creation whose signed timestamp plus lifetime is already past is refused, not issued expired', async () => {
+    const timestamp = String(Math.floor(t.clock.now / 1000) - 200);
+    const res = await t.signedFetch('/v1/checkout/sessions', {
+      method: 'POST',
+      body: JSON.stringify({ merchantId: t.approved.merchantId, amount: 150000, currency: 'IDR', expiresInSeconds: 60 }),
+      timestamp,
+    });
+    expect(res.status).toBe(400);
+    expect(await problem(res)).toMatchObject({ code: 'INVALID_REQUEST', field: 'expiresInSeconds' });
   });
 });

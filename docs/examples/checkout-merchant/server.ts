@@ -16,6 +16,7 @@
  * the session's locale, so the component speaks it; the page has a switch) and, to see expiry,
  * `?expiresInSeconds=` (60–86400, default 900). Amounts are formatted as the component formats them.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import path from 'node:path';
@@ -141,8 +142,9 @@ async function checkoutPage(url: URL, res: ServerResponse): Promise<void> {
   }
   const lang: Lang = langParam;
   try {
-    // The session carries the shopper's language, so the component speaks it even on a page without `lang`.
-    const session = await client.createCheckoutSession({ merchantId: merchant!.merchantId, amount, currency: 'IDR', expiresInSeconds, locale: lang });
+    // The session carries the shopper's language, so the component speaks it even on a page without `lang`;
+    // one session per page view: its own reference, since identical carts signed in the same second are one session.
+    const session = await client.createCheckoutSession({ merchantId: merchant!.merchantId, amount, currency: 'IDR', expiresInSeconds, locale: lang, reference: randomUUID() });
     // The page holds a live client secret: never cached, never framed.
     send(res, 200, 'text/html; charset=utf-8', page(session.clientSecret, amount, lang, url), { 'Content-Security-Policy': CSP, 'Cache-Control': 'no-store' });
   } catch (err) {

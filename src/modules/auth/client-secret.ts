@@ -2,7 +2,7 @@
  * Checkout session client secrets (contract §9): stateless, MAC'd tokens.
  *
  *   clientSecret = <id> "_secret_" base64url( payload ‖ HMAC-SHA256(sessionKey, "cs1\n" ‖ id ‖ "\n" ‖ payload) )
- *   id           = "cs_" + 32 lower-case hex (128 random bits)
+ *   id           = "cs_" + 32 lower-case hex (128 bits: of an HMAC of the signed creation request, sessionIdFor)
  *
  * The payload holds the session's facts (expiry, merchant, creating API key, exact amount, currency,
  * methods, and since contract §12 the shopper's locale: payload version 2; version 1, without it, stays valid), so verification needs no database and no shared state: every replica verifies every session at
@@ -57,6 +57,18 @@ export class ClientSecretError extends Error {
     super(reason);
     this.name = 'ClientSecretError';
   }
+}
+
+/**
+ * The session id of one signed creation request: `cs_` + the first 128 bits of an HMAC, under the session
+ * key, of the creating key, the signed timestamp and the request's signature (which covers method, target,
+ * timestamp, key and body hash). The same signed request (a replay) gets the same id on every replica; two
+ * different signed requests differ in their signature and so get different ids; without the session key the
+ * id is unpredictable. Domain-separated from the client secret's MAC by its prefix (`cs1-id` vs `cs1`).
+ */
+export function sessionIdFor(sessionKey: Buffer, apiKeyId: string, timestamp: number, signature: string): string {
+  const mac = createHmac('sha256', sessionKey).update(`cs1-id\n${apiKeyId}\n${timestamp}\n${signature}`, 'utf8').digest('hex');
+  return `cs_${mac.slice(0, 32)}`;
 }
 
 /** A fresh session id: 128 random bits. */
@@ -152,6 +164,11 @@ export class ClientSecretCodec {
   constructor(sessionKey: Buffer) {
     if (sessionKey.length !== 32) throw new Error('session key must be 32 bytes');
     this.#key = Buffer.from(sessionKey);
+  }
+
+  /** {@link sessionIdFor} under this codec's session key. */
+  idFor(apiKeyId: string, timestamp: number, signature: string): string {
+    return sessionIdFor(this.#key, apiKeyId, timestamp, signature);
   }
 
   #mac(id: string, payload: Buffer): Buffer {

@@ -12,6 +12,19 @@ export interface Principal {
    * session acts for `merchantId` only, read-only, within this scope (the services enforce it).
    */
   session?: SessionScope;
+  /**
+   * The SVC1-signed request this principal was verified from (absent for sessions): what makes a session
+   * creation idempotent (contract §9: a replay of the same signed request returns the same session).
+   */
+  signedRequest?: SignedRequest;
+}
+
+/** The parts of a verified SVC1 request that identify it: the signature covers method, target, timestamp, key and body. */
+export interface SignedRequest {
+  /** X-SERVICE-Timestamp, Unix seconds. */
+  timestamp: number;
+  /** X-SERVICE-Signature, lower-case hex. */
+  signature: string;
 }
 
 /** What a checkout session allows (contract §9). */

@@ -98,8 +98,19 @@ export class SessionService {
       throw invalidRequest('expiresInSeconds', `expiresInSeconds must be an integer from ${SESSION_TTL.min} to ${SESSION_TTL.max}.`);
     }
     const locale = input.locale == null ? undefined : sessionLocale(input.locale);
-    const expiresAt = Math.floor(this.now() / 1000) + ttl;
-    const claims: SessionClaims = { id: newSessionId(), merchantId: principal.merchantId, apiKeyId: principal.apiKeyId, amount: toDecimalString(amount), currency, methods, expiresAt };
+    // Idempotent by the signed request (contract §9, amended 2026-11-25): the id and the expiry derive from the
+    // verified signed request, and the client secret is a MAC over them, so a replay inside the skew window
+    // returns the same session on every replica, with nothing stored, and spends no second budget (budgets and
+    // stream slots are keyed by the session id). The lifetime counts from the signed timestamp, so a replay
+    // cannot extend it. A caller without a signed request (none today) gets a random id.
+    const signed = principal.signedRequest;
+    const nowSeconds = Math.floor(this.now() / 1000);
+    const expiresAt = (signed?.timestamp ?? nowSeconds) + ttl;
+    if (expiresAt <= nowSeconds) {
+      throw invalidRequest('expiresInSeconds', `the session would already have expired: expiresInSeconds counts from X-SERVICE-Timestamp (${signed?.timestamp}).`);
+    }
+    const id = signed ? this.#codec.idFor(principal.apiKeyId, signed.timestamp, signed.signature) : newSessionId();
+    const claims: SessionClaims = { id, merchantId: principal.merchantId, apiKeyId: principal.apiKeyId, amount: toDecimalString(amount), currency, methods, expiresAt };
     if (locale !== undefined) claims.locale = locale;
     let clientSecret: string;
     try {

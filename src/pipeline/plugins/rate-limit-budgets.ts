@@ -263,14 +263,18 @@ export class RateBudget {
     this.#store?.countFallback(this.#name);
   }
 
-  /** 0 when allowed; otherwise whole seconds (≥ 1) until `key` has budget again. */
-  consume(key: string): number | Promise<number> {
-    if (this.#shared !== undefined && this.#store!.up) return this.#shared.consume(key).then(ALLOWED, this.#refused);
+  /**
+   * Spend `points` (a request's cost, ≥ 1) of `key`'s budget: 0 when allowed; otherwise whole seconds (≥ 1)
+   * until `key` has budget again. A refused spend still counts in the window (as rate-limiter-flexible
+   * counts it), so hammering a spent budget never earns anything back early.
+   */
+  consume(key: string, points = 1): number | Promise<number> {
+    if (this.#shared !== undefined && this.#store!.up) return this.#shared.consume(key, points).then(ALLOWED, this.#refused);
     if (this.#store !== undefined) this.#store.countFallback(this.#name);
     // Bounded memory: a key not tracked yet joins the shared overflow record once the table is full.
     const records = this.#storage._storage;
     const storeKey = records.size >= this.#maxEntries && !records.has(key) ? OVERFLOW_KEY : key;
-    const state = this.#storage.incrby(storeKey, 1, this.#durationSeconds);
+    const state = this.#storage.incrby(storeKey, points, this.#durationSeconds);
     return state.consumedPoints > this.#points ? retryAfterSeconds(state.msBeforeNext) : 0;
   }
 

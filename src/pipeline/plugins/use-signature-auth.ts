@@ -205,7 +205,9 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
         signatureDebugDetails(key.mode, { method: request.method, target, timestamp, apiKey }, toSign, bodySha256, body.byteLength),
       );
     }
-    return { principal: { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc }, body };
+    // The signature identifies this signed request (session creation derives its session from it); hex case is not part of it.
+    const signedRequest = { timestamp: Number(timestamp), signature: signature.toLowerCase() };
+    return { principal: { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc, signedRequest }, body };
   };
 }
 

@@ -1,0 +1,90 @@
+/**
+ * What an operation costs to execute, in work units (contract §9, amended 2026-11-25: "budgets spend what a
+ * request costs, where a plain list or calculation costs 1").
+ *
+ * The unit is one pass of the domain's work: listing a merchant's channels (`paymentChannels`, an event of
+ * `paymentChannelsChanged`) or one fee calculation (`calculateFee`). Pricing every channel of a list
+ * (`PaymentChannel.fee`; each occurrence, so each alias, is another pass) costs 2: measured, it takes about
+ * twice the CPU of the list itself. On top of that every selected field (leaf or object, `__typename`
+ * excepted) costs 1/{@link FIELDS_PER_UNIT} of a unit, since each is resolved and serialised once per channel.
+ * The total is rounded down, and an operation costs at least 1 (parsing, authentication and the answer are
+ * work too).
+ *
+ * Why this model and not graphql-armor's (objects 2, scalars 1, ×1.5 per level, which stays the global
+ * document limit in use-abuse-limits.ts): its unit is no request anyone knows, and nesting is not what
+ * costs here; list and pricing passes are (measured: README "Decisions", session cost ceiling). The heavy
+ * document of issue 29 (15 aliases of the list with fees, breakdowns, rules, availability) costs 50; the
+ * drop-in component's subscription costs 3; the REST list and calculate cost 1.
+ *
+ * Only the operation that executes is counted; fragments are followed (each spread counts again, as it
+ * executes again). Introspection's root fields cost 1 each (a walk over the schema).
+ */
+import { getOperationAST, getNamedType, isObjectType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+
+/** Work units per field, `Type.field`; absent fields cost 0. */
+export const FIELD_WORK_UNITS: Readonly<Record<string, number>> = {
+  'Query.paymentChannels': 1,
+  'Subscription.paymentChannelsChanged': 1,
+  'Query.calculateFee': 1,
+  'PaymentChannel.fee': 2,
+  'Query.__schema': 1,
+  'Query.__type': 1,
+};
+
+/** Selected fields that cost one work unit together. */
+export const FIELDS_PER_UNIT = 40;
+
+/** Nesting followed at most (validation bounds depth far below this; a guard against fragment cycles). */
+const MAX_WALK_DEPTH = 64;
+
+/** Costs per document and operation name; documents are Yoga's cached parse results, so this is a lookup per request. */
+const memo = new WeakMap<DocumentNode, Map<string, number>>();
+
+/** The work units of the operation `operationName` of a validated `document` (at least 1). */
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number {
+  let byName = memo.get(document);
+  const name = operationName ?? '';
+  const known = byName?.get(name);
+  if (known !== undefined) return known;
+  const cost = computeCost(schema, document, operationName);
+  if (!byName) memo.set(document, (byName = new Map<string, number>()));
+  // Bounded by the document's own operations (a document names each operation once).
+  byName.set(name, cost);
+  return cost;
+}
+
+function computeCost(schema: GraphQLSchema, document: DocumentNode, operationName?: string | null): number {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return 1;
+  const root = schema.getRootType(operation.operation);
+  if (!root) return 1;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+
+  let fields = 0;
+  const walk = (set: SelectionSetNode, type: GraphQLObjectType, depth: number): number => {
+    if (depth > MAX_WALK_DEPTH) return 0;
+    let units = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const fieldName = selection.name.value;
+        if (fieldName !== '__typename') fields++;
+        units += FIELD_WORK_UNITS[`${type.name}.${fieldName}`] ?? 0;
+        if (!selection.selectionSet) continue;
+        const field = type.getFields()[fieldName];
+        const inner = field ? getNamedType(field.type) : undefined;
+        if (inner && isObjectType(inner)) units += walk(selection.selectionSet, inner, depth + 1);
+      } else {
+        const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
+        if (!fragment) continue;
+        // The schema has no interfaces or unions: a fragment's condition is the enclosing type (or absent).
+        const conditionName = fragment.typeCondition?.name.value;
+        const conditionType = conditionName ? schema.getType(conditionName) : type;
+        if (conditionType && isObjectType(conditionType)) units += walk(fragment.selectionSet, conditionType, depth + 1);
+      }
+    }
+    return units;
+  };
+  const passes = walk(operation.selectionSet, root, 0);
+  return Math.max(1, passes + Math.floor(fields / FIELDS_PER_UNIT));
+}
