@@ -10,8 +10,10 @@
  * see the open like any request (its log line and duration are those of the
  * open; a second line, `stream closed`, gives the stream's lifetime).
  *
- * - A slot per API key (or checkout session) is taken in `onRequest` by
- *   every verified request that accepts `text/event-stream`; with
+ * - A slot per API key (or checkout session) is taken in `onSubscribe` by
+ *   every verified request whose operation is a subscription, whatever its
+ *   `Accept` header says (missing, `*\/*`, a list: Yoga streams for each of
+ *   them, so each is a stream), before its source is subscribed; with
  *   `maxStreamsPerKey` (`maxStreamsPerSession`) already open the request is
  *   refused with 429 RATE_LIMITED and `Retry-After`. The slots are counted
  *   in this process, or across every replica through Redis when the shared
@@ -36,7 +38,6 @@ import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { errorResponseFor } from '../responses.js';
 import { eventStreamResponse } from './event-stream.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
 import { StreamSlots, type SlotDecision } from './stream-slots.js';
@@ -67,13 +68,6 @@ export const DEFAULT_STREAMS_PER_KEY = 10;
 /** Open streams per checkout session (contract §9). */
 export const DEFAULT_STREAMS_PER_SESSION = 2;
 
-const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
-
-/** True when the request asks for Server-Sent Events. */
-export function acceptsEventStream(request: { headers: { get(name: string): string | null } }): boolean {
-  return EVENT_STREAM.test(request.headers.get('accept') ?? '');
-}
-
 
 /** The result with every coded error carrying its contract HTTP status (the highest one is sent). */
 function withContractStatus(result: ExecutionResult): ExecutionResult {
@@ -84,6 +78,21 @@ function withContractStatus(result: ExecutionResult): ExecutionResult {
     return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: { ...e.extensions, http } });
   });
   return { ...result, errors };
+}
+
+const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
+
+/** True when the request names Server-Sent Events (it is not what makes a stream: see onSubscribe). */
+function acceptsEventStream(request: { headers: { get(name: string): string | null } }): boolean {
+  return EVENT_STREAM.test(request.headers.get('accept') ?? '');
+}
+
+/** A refused stream as a GraphQL error carrying the contract status and headers (Yoga sends them). */
+function refusal(error: AppError): GraphQLError {
+  return new GraphQLError(error.message, {
+    originalError: error,
+    extensions: { code: error.code, ...error.details, http: { status: error.status, headers: error.headers } },
+  });
 }
 
 export function useLiveStreams(options: LiveStreamOptions): Plugin {
@@ -102,9 +111,13 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
   const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
 
   return {
-    onRequest({ request, serverContext, endResponse, fetchAPI }) {
-      const state = requestStateOf(serverContext);
-      if (!state?.principal || state.surface !== 'graphql' || !acceptsEventStream(request)) return;
+    onSubscribe({ args, setResultAndStopExecution }) {
+      // Every subscription operation that reaches execution is a stream, whatever its Accept header asked for
+      // (Yoga streams for a missing Accept, `*/*` or a list too; contract §9 amended): it takes a slot here,
+      // before its source is subscribed, or is refused. The slot is freed when the response is created unless
+      // a stream took it over (onResultProcess → the stream's close).
+      const state = requestStateOf(args.contextValue);
+      if (!state?.principal || state.liveStreamSlot) return;
       // A checkout session has slots of its own, never its creating key's.
       const session = state.principal.session;
       const limit = session ? maxStreamsPerSession : maxStreamsPerKey;
@@ -116,7 +129,8 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
             { retryAfter: retryAfterSeconds, scope: 'streams', limit },
             { 'Retry-After': String(retryAfterSeconds) },
           );
-          endResponse(errorResponseFor(fetchAPI.Response, state, error));
+          state.liveStreamRefused = true;
+          setResultAndStopExecution({ errors: [refusal(error)] });
           return;
         }
         const held = decision.slot;
@@ -130,14 +144,24 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
         };
       };
       const decision = slots.take(session ? { kind: 'session', id: session.id } : { kind: 'key', id: state.principal.apiKeyId }, limit);
-      // Synchronous without Redis (the pipeline then awaits nothing); a promise while Redis decides.
+      // Synchronous without Redis (execution then awaits nothing); a promise while Redis decides.
       if (decision instanceof Promise) return decision.then(apply);
       apply(decision);
     },
     onResultProcess({ request, result, serverContext, setResult, setResultProcessor }) {
       const state = requestStateOf(serverContext);
-      const slot = state?.liveStreamSlot;
-      if (!slot || !state) return;
+      if (!state) return;
+      const slot = state.liveStreamSlot;
+      if (!slot) {
+        // A subscription refused for its slot (above): one JSON answer with its 429, whatever was accepted; a
+        // request for SSE that starts no stream (an invalid document never reaches onSubscribe) likewise.
+        const noStream = !isAsyncIterable(result) && !Array.isArray(result) && result.data == null && result.errors?.length;
+        if (state.principal && noStream && (state.liveStreamRefused || acceptsEventStream(request))) {
+          setResult(withContractStatus(result));
+          setResultProcessor(processRegularResult, 'application/json');
+        }
+        return;
+      }
       if (!isAsyncIterable(result)) {
         // No stream started (a refused filter, an invalid document): one ordinary JSON answer with the
         // contract status of its error, rather than a one-event stream that SSE clients would retry.
