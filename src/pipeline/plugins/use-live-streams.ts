@@ -35,10 +35,11 @@
 import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { eventStreamResponse } from './event-stream.js';
+import { eventStreamResponse, LiveStreamRegistry } from './event-stream.js';
+import { SharedExecutions } from './shared-executions.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
 import { StreamSlots, type SlotDecision } from './stream-slots.js';
 
@@ -56,6 +57,13 @@ export interface LiveStreamOptions {
   heartbeatMs: number;
   /** `Retry-After` (seconds) of a refused stream. */
   retryAfterSeconds?: number;
+  /**
+   * Streams this process holds at most (MAX_OPEN_STREAMS, contract §8b): one more is refused with 503
+   * SERVICE_UNAVAILABLE and `Retry-After`, so a balancer sends it elsewhere and the open ones are not slowed.
+   */
+  maxOpenStreams?: number;
+  /** Bytes that may wait for a client before its stream is cut off (default {@link DEFAULT_MAX_PENDING_BYTES}). */
+  maxPendingBytes?: number;
   logger: Logger;
   /** Registry for the `graphql_subscription_streams_open` gauge. */
   registry: Registry;
@@ -65,6 +73,13 @@ export interface LiveStreamOptions {
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Default open streams per API key (contract §8). */
 export const DEFAULT_STREAMS_PER_KEY = 10;
+/** Streams per process (MAX_OPEN_STREAMS): measured in docs/PERFORMANCE.md (contract §8b: at least 15,000 on 2 cores). */
+export const DEFAULT_MAX_OPEN_STREAMS = 15_000;
+/**
+ * Bytes that may wait for one client (beyond the socket's own buffers) before it is cut off: about 20 events of
+ * the checkout component's list, so a client that is merely slow for a moment keeps its stream.
+ */
+export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024;
 /** Open streams per checkout session (contract §9). */
 export const DEFAULT_STREAMS_PER_SESSION = 2;
 
@@ -107,11 +122,33 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
   const retryAfterSeconds = options.retryAfterSeconds ?? 5;
   if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1) throw new Error('useLiveStreams: retryAfterSeconds must be a positive integer');
 
+  const maxOpenStreams = options.maxOpenStreams ?? DEFAULT_MAX_OPEN_STREAMS;
+  if (!Number.isInteger(maxOpenStreams) || maxOpenStreams < 1) throw new Error('useLiveStreams: maxOpenStreams must be a positive integer');
+
   const slots = new StreamSlots({ store: options.sharedStore, leaseMs });
+  const registry = new LiveStreamRegistry({ heartbeatMs, maxPendingBytes: options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES });
+  const executions = new SharedExecutions();
+  /** Streams admitted in this process (slot held, from onSubscribe to the stream's end): what MAX_OPEN_STREAMS bounds. */
+  let admitted = 0;
   const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
+  const refusals = new Counter({
+    name: 'graphql_subscription_streams_refused_total',
+    help: 'Event streams refused: `capacity` (MAX_OPEN_STREAMS, 503), `slots` (per key or session, 429), `slow_reader` (cut off: the client stopped reading).',
+    labelNames: ['reason'] as const,
+    registers: [options.registry],
+  });
+  new Gauge({ name: 'graphql_subscription_streams_max', help: 'MAX_OPEN_STREAMS of this process.', registers: [options.registry] }).set(maxOpenStreams);
+  new Gauge({
+    name: 'graphql_subscription_groups',
+    help: 'Distinct questions the open streams ask (each executed once per change and shared by its streams).',
+    registers: [options.registry],
+    collect() {
+      this.set(executions.groups);
+    },
+  });
 
   return {
-    onSubscribe({ args, setResultAndStopExecution }) {
+    onSubscribe({ args, setResultAndStopExecution, setSubscribeFn }) {
       // Every subscription operation that reaches execution is a stream, whatever its Accept header asked for
       // (Yoga streams for a missing Accept, `*/*` or a list too; contract §9 amended): it takes a slot here,
       // before its source is subscribed, or is refused. The slot is freed when the response is created unless
@@ -121,8 +158,24 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
       // A checkout session has slots of its own, never its creating key's.
       const session = state.principal.session;
       const limit = session ? maxStreamsPerSession : maxStreamsPerKey;
+      if (admitted >= maxOpenStreams) {
+        // Capacity first: a full process refuses before spending anything (no Redis round trip, no subscribe).
+        refusals.inc({ reason: 'capacity' });
+        state.liveStreamRefused = true;
+        const error = new AppError(
+          'SERVICE_UNAVAILABLE',
+          `This server holds its maximum of ${maxOpenStreams} open event streams; retry after ${retryAfterSeconds} s (another replica may have room).`,
+          { retryAfter: retryAfterSeconds, scope: 'streams' },
+          { 'Retry-After': String(retryAfterSeconds) },
+        );
+        setResultAndStopExecution({ errors: [refusal(error)] });
+        return;
+      }
+      // Every event of this stream is executed once per group of identical questions (shared-executions.ts).
+      setSubscribeFn((subscribeArgs) => executions.subscribe(subscribeArgs));
       const apply = (decision: SlotDecision): void => {
         if (!decision.taken) {
+          refusals.inc({ reason: 'slots' });
           const error = new AppError(
             'RATE_LIMITED',
             `This ${session ? 'checkout session' : 'API key'} already has ${decision.held} open event streams (at most ${limit}); close one, or retry after ${retryAfterSeconds} s.`,
@@ -135,11 +188,14 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
         }
         const held = decision.slot;
         gauge.inc();
+        admitted += 1;
         state.liveStreamSlot = {
           streaming: false,
           renew: () => held.renew(),
           release: () => {
-            if (held.release()) gauge.dec();
+            if (!held.release()) return;
+            gauge.dec();
+            admitted -= 1;
           },
         };
       };
@@ -176,13 +232,14 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
       setResultProcessor(
         (results, fetchAPI) =>
           eventStreamResponse(results as AsyncIterable<ExecutionResult>, fetchAPI, {
-            heartbeatMs,
+            registry,
             requestId: state.id,
             signal: request.signal,
             onHeartbeat: () => slot.renew(),
             onUnexpected: (err) => logger.error({ requestId: state.id, err }, 'stream event failed unexpectedly'),
             onClose: (end, events, err) => {
               slot.release();
+              if (end === 'slow') refusals.inc({ reason: 'slow_reader' });
               const line = { requestId: state.id, merchantId: state.principal?.merchantId, end, events, durationMs: Math.round(performance.now() - openedAt) };
               if (err !== undefined) logger.error({ ...line, err }, 'stream closed');
               else logger.info(line, 'stream closed');
