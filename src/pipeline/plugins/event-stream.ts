@@ -47,6 +47,8 @@ export interface EventStreamOptions {
   onClose: (end: StreamEnd, events: number, error?: unknown) => void;
   /** Called at every heartbeat tick while the stream is open, whether or not the comment could be written (lease renewal). */
   onHeartbeat?: () => void;
+  /** Cut the client's connection: its stream was cut off with `pending` bytes waiting (the Node transport destroys the socket). */
+  onCutOff?: (pending: number) => void;
   /** Called with the original of every error that was masked as INTERNAL_ERROR in an event (to log it). */
   onUnexpected: (error: unknown) => void;
 }
@@ -170,14 +172,6 @@ export class LiveStreamRegistry {
 /** Queue sizes in bytes, so `desiredSize` is minus the bytes waiting for the client. */
 const BYTES: QueuingStrategy<Uint8Array> = { highWaterMark: 0, size: (chunk) => chunk.byteLength };
 
-/** The error a cut-off stream's body fails with: the transport ends the connection without logging a failure. */
-export class SlowReaderCutOff extends Error {
-  readonly code = 'SLOW_READER';
-  constructor(pending: number) {
-    super(`event stream cut off: ${pending} bytes waited for a client that stopped reading`);
-  }
-}
-
 /** Stream `results` as Server-Sent Events (see the module comment). */
 export function eventStreamResponse(results: AsyncIterable<ExecutionResult>, fetchAPI: FetchAPI, options: EventStreamOptions): Response {
   const { registry, requestId } = options;
@@ -210,7 +204,13 @@ export function eventStreamResponse(results: AsyncIterable<ExecutionResult>, fet
     if (waiting > registry.maxPendingBytes) {
       registry.slowCutOffs += 1;
       end('slow');
-      controller.error(new SlowReaderCutOff(waiting));
+      // The connection goes (the transport would wait for the client to drain it forever), and the body ends.
+      options.onCutOff?.(waiting);
+      try {
+        controller.close();
+      } catch {
+        // Already closed.
+      }
       return false;
     }
     return true;

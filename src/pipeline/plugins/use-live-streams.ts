@@ -40,6 +40,7 @@ import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
 import { eventStreamResponse, LiveStreamRegistry } from './event-stream.js';
 import { SharedExecutions } from './shared-executions.js';
+import { nodeRequestOf } from '../transport/node-request.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
 import { StreamSlots, type SlotDecision } from './stream-slots.js';
 
@@ -173,8 +174,11 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
       }
       // Every event of this stream is executed once per group of identical questions (shared-executions.ts).
       setSubscribeFn((subscribeArgs) => executions.subscribe(subscribeArgs));
+      // Reserved before the (possibly Redis-decided) take, so a burst of opens cannot overshoot the capacity.
+      admitted += 1;
       const apply = (decision: SlotDecision): void => {
         if (!decision.taken) {
+          admitted -= 1;
           refusals.inc({ reason: 'slots' });
           const error = new AppError(
             'RATE_LIMITED',
@@ -188,7 +192,6 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
         }
         const held = decision.slot;
         gauge.inc();
-        admitted += 1;
         state.liveStreamSlot = {
           streaming: false,
           renew: () => held.renew(),
@@ -236,6 +239,8 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
             requestId: state.id,
             signal: request.signal,
             onHeartbeat: () => slot.renew(),
+            // Only the Node transport has a connection to cut (in-process, the body just ends).
+            onCutOff: () => nodeRequestOf(request)?.socket.destroy(),
             onUnexpected: (err) => logger.error({ requestId: state.id, err }, 'stream event failed unexpectedly'),
             onClose: (end, events, err) => {
               slot.release();

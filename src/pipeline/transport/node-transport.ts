@@ -95,11 +95,6 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
   function fail(res: ServerResponse, err: unknown): void {
     // Only a bug outside every plugin can get here (each plugin answers its own failures, and Yoga masks
     // execution errors): log it, answer the contract's INTERNAL_ERROR, never leave the socket hanging.
-    if (res.headersSent && (err as { code?: unknown } | null)?.code === 'SLOW_READER') {
-      // An event stream cut off because its client stopped reading (event-stream.ts): already counted and logged.
-      res.destroy();
-      return;
-    }
     logger.error({ err }, 'request pipeline failed');
     if (res.headersSent) {
       res.destroy();
