@@ -250,7 +250,7 @@ async function main(): Promise<void> {
             } else {
               const db = new Database(path.join(dataDir, 'gateway.db'));
               db.pragma('busy_timeout = 5000');
-              sql = { exec: async (s) => void db.exec(s), close: async () => void db.close() };
+              sql = { exec: (s) => Promise.resolve(void db.exec(s)), close: () => Promise.resolve(void db.close()) };
             }
             const commit = (n: number) => sql!.exec(`update channels set status = '${n % 2 ? 'maintenance' : 'active'}' where code = 'qris'`);
             const row = await runProject(config.name, server, creds, commit, kase, 1);
