@@ -28,6 +28,7 @@
  *   gone, request aborted, iterator failure), after stopping the heartbeat
  *   and returning the source iterator.
  */
+import { createHash } from 'node:crypto';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { FetchAPI } from 'graphql-yoga';
 import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js';
@@ -78,6 +79,8 @@ const REQUEST_ID_MARK_JSON = JSON.stringify(REQUEST_ID_MARK).slice(1, -1);
 /** A result serialised once: its JSON text with the request id marked, and, without errors, its frame's bytes. */
 interface Serialized {
   text: string;
+  /** A digest of `text`: what a stream keeps to recognise the same answer again (not the text: memory per stream). */
+  digest: string;
   parts: string[];
   bytes: Uint8Array | undefined;
 }
@@ -101,7 +104,7 @@ function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => vo
   const { http: _http, ...extensions } = (normalized.extensions ?? {}) as Record<string, unknown>;
   const text = JSON.stringify({ errors, data: normalized.data, extensions: Object.keys(extensions).length > 0 ? extensions : undefined });
   const parts = text.split(REQUEST_ID_MARK_JSON);
-  const serialized: Serialized = { text, parts, bytes: parts.length === 1 ? encoder.encode(nextFrame(text)) : undefined };
+  const serialized: Serialized = { text, digest: createHash('sha256').update(text).digest('base64'), parts, bytes: parts.length === 1 ? encoder.encode(nextFrame(text)) : undefined };
   serializedResults.set(result, serialized);
   return serialized;
 }
@@ -255,8 +258,8 @@ export function eventStreamResponse(results: AsyncIterable<ExecutionResult>, fet
       }
       const serialized = serialize(step.value, options.onUnexpected);
       // An event means "what you selected changed": the same answer again is not sent.
-      if (serialized.text === previous) continue;
-      previous = serialized.text;
+      if (serialized.digest === previous) continue;
+      previous = serialized.digest;
       events += 1;
       if (!write(serialized.bytes ?? encoder.encode(nextFrame(serialized.parts.join(requestId))))) return;
     }

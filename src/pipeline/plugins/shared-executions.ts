@@ -21,8 +21,9 @@
  * error.
  *
  * Bound: one entry per group with at least one open stream (≤ open streams,
- * ≤ MAX_OPEN_STREAMS); an entry keeps only the result of its newest version
- * and is deleted when its last stream ends.
+ * ≤ MAX_OPEN_STREAMS); an entry keeps the result of its newest version only
+ * for the turn of the event loop in which that change wakes its streams, and
+ * is deleted when its last stream ends.
  */
 import { createSourceEventStream, execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { GraphQLContext } from '../../graphql/context.js';
@@ -117,8 +118,15 @@ export class SharedExecutions {
         const payload = step.value;
         if (payload.kind !== 'changed' || group === undefined) return { done: false, value: await run(payload) };
         if (group.version !== payload.version || group.result === undefined) {
+          const result = run(payload);
           group.version = payload.version;
-          group.result = run(payload);
+          group.result = result;
+          // Kept only until the streams woken by this change have taken it (they run in the same turn): an
+          // open stream then holds no result objects between changes (memory per stream, contract §8b). A
+          // stream that comes later for the same version executes again: the same answer, just not shared.
+          setImmediate(() => {
+            if (group.result === result) group.result = undefined;
+          });
         }
         return { done: false, value: await group.result };
       },
