@@ -226,8 +226,11 @@ async function main(): Promise<void> {
     }
     if (ONLY.includes('workers2')) configs.push({ name: 'project, SQLite, WORKERS=2', env: { WORKERS: '2' } });
     const eventBytes: Record<string, number> = {};
+    let changes = 0;
     for (const config of configs) {
       const postgres = config.postgres ? await startPostgres() : undefined;
+      // A fresh database per configuration: its first change is a real one.
+      changes = 0;
       try {
         for (const kase of CASES) {
           // One data directory per server configuration: its master key must match its database (Postgres outlives a case).
@@ -254,8 +257,10 @@ async function main(): Promise<void> {
               db.pragma('busy_timeout = 5000');
               sql = { exec: (s) => Promise.resolve(void db.exec(s)), close: () => Promise.resolve(void db.close()) };
             }
+            // Toggled per change: a configuration's cases share its database, and a change that changes nothing sends nothing.
             const commit = (n: number) => sql!.exec(`update channels set status = '${n % 2 ? 'maintenance' : 'active'}' where code = 'qris'`);
-            const row = await runProject(config.name, server, creds, commit, kase, 1);
+            changes += 1;
+            const row = await runProject(config.name, server, creds, commit, kase, changes);
             rows.push(row);
             eventBytes[kase] = row.eventBytes;
             process.stderr.write(`${JSON.stringify(row)}\n`);
