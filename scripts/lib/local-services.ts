@@ -28,7 +28,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { haproxyBinary, haproxyConfig, type HaproxyServer } from './haproxy.js';
+import { REQUEST_HEADROOM, STREAMS_PER_REPLICA, haproxyBinary, haproxyConfig, type HaproxyServer } from './haproxy.js';
 
 /** Which throwaway services a caller needs. */
 export type LocalServiceName = 'postgres' | 'redis' | 'pgbouncer' | 'haproxy';
@@ -623,6 +623,12 @@ export interface HaproxyOptions {
  * its temporary directory and checked with `haproxy -c` first. Foreground (`-db`), its log in haproxy.log.
  * `url` is the balancer's base URL.
  */
+/** The soft limit on open descriptors a child started from here gets (`ulimit -n`), or 1024 if unknown. */
+function descriptorLimit(): number {
+  const out = spawnSync('sh', ['-c', 'ulimit -n'], { encoding: 'utf8' }).stdout.trim();
+  return out === 'unlimited' ? 1_000_000 : Number(out) || 1024;
+}
+
 export async function startHaproxy(options: HaproxyOptions): Promise<LocalService & { readonly configFile: string; readonly config: string }> {
   const bin = haproxyBinary();
   if (!bin) throw new Error(missingLocalServices(['haproxy'])[0]);
@@ -630,7 +636,10 @@ export async function startHaproxy(options: HaproxyOptions): Promise<LocalServic
   const logFile = path.join(dir, 'haproxy.log');
   const configFile = path.join(dir, 'haproxy.cfg');
   const port = options.port ?? (await freePort());
-  const config = haproxyConfig({ bind: `127.0.0.1:${port}`, log: 'stderr', servers: options.servers });
+  // Sized for streams, within this machine's descriptor limit (two per connection; HAProxy cannot raise it unprivileged).
+  const fit = Math.floor((descriptorLimit() - 200) / 2);
+  const wanted = options.servers.length * STREAMS_PER_REPLICA + REQUEST_HEADROOM;
+  const config = haproxyConfig({ bind: `127.0.0.1:${port}`, log: 'stderr', servers: options.servers, maxconn: Math.min(wanted, fit) });
   fs.writeFileSync(configFile, config);
   const checked = spawnSync(bin, ['-c', '-q', '-f', configFile], { encoding: 'utf8' });
   if (checked.status !== 0) {

@@ -117,6 +117,10 @@ export interface LiveUpdateOptions {
   maxStreamsPerKey?: number;
   /** Heartbeat comment interval in ms (default 15,000). */
   heartbeatMs?: number;
+  /** Open event streams per process (MAX_OPEN_STREAMS; default 15,000): one more → 503 + Retry-After. */
+  maxOpenStreams?: number;
+  /** Bytes that may wait for a client that stopped reading before its stream is cut off (default 64 KiB). */
+  maxPendingBytes?: number;
   /** Lease of a Redis-shared stream slot in ms, renewed by each heartbeat (default 3 heartbeats: 45 s). */
   streamLeaseMs?: number;
   /** How often an idle SQLite catalogue is caught up while streams are open, ms (default 200). */
@@ -239,6 +243,8 @@ export function createAppParts(options: AppOptions): AppParts {
     maxStreamsPerKey: options.liveUpdates?.maxStreamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
     heartbeatMs: options.liveUpdates?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS,
     leaseMs: options.liveUpdates?.streamLeaseMs,
+    maxOpenStreams: options.liveUpdates?.maxOpenStreams,
+    maxPendingBytes: options.liveUpdates?.maxPendingBytes,
     // Stream slots share the rate budgets' Redis connection and its health (one connection per process).
     sharedStore: rateLimit.store,
     logger,

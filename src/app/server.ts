@@ -73,7 +73,7 @@ export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions 
     metrics: { token: config.metricsToken, collectDefault: true },
     abuseLimits: config.graphqlLimits,
     answerCacheEntries: config.answerCacheEntries,
-    liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey },
+    liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey, maxOpenStreams: config.maxOpenStreams },
     trustedProxies: config.trustedProxies,
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, sessionMaxCost: config.rateLimit.sessionMaxCost, merchantShareCapacity: config.rateLimit.merchantShareCapacity, redisUrl: config.redisUrl },
   };

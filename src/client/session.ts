@@ -13,7 +13,7 @@
  * Server-Sent Events through The Guild's graphql-sse client ("distinct connections" mode, the protocol
  * GraphQL Yoga serves). A refusal the server states (401 SESSION_EXPIRED / SESSION_INVALID, 403
  * SESSION_SCOPE / ORIGIN_NOT_ALLOWED, a 400) ends the subscription at once with a {@link GatewayError};
- * only a lost connection, a 408, a 429 or a 5xx is retried (randomised exponential backoff, `retryAttempts`).
+ * only a lost connection, a 408, a 429 or a 5xx is retried (growing, jittered delays that honour Retry-After: reconnectDelayMs; `retryAttempts`).
  */
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
 import type { Channel } from './wire.js';
@@ -63,6 +63,31 @@ function retryable(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
+/** The longest wait between two reconnection attempts, ms. */
+export const MAX_RECONNECT_DELAY_MS = 30_000;
+
+/**
+ * How long to wait before reconnection attempt `retries` (0 for the first), in ms (contract §8b): growing
+ * (1 s, 2 s, 4 s… up to {@link MAX_RECONNECT_DELAY_MS}) and jittered (between half and all of that), so the
+ * thousands of pages a dead replica leaves behind do not all come back in the same instant; never sooner
+ * than the server's `Retry-After` (seconds), plus up to a second of jitter for the same reason.
+ */
+export function reconnectDelayMs(retries: number, retryAfterSeconds?: number, random: () => number = Math.random): number {
+  const base = Math.min(MAX_RECONNECT_DELAY_MS, 1000 * 2 ** Math.max(0, retries));
+  const grown = base / 2 + random() * (base / 2);
+  const stated = retryAfterSeconds !== undefined && Number.isFinite(retryAfterSeconds) && retryAfterSeconds > 0 ? Math.min(retryAfterSeconds, 3600) * 1000 + random() * 1000 : 0;
+  return Math.round(Math.max(grown, stated));
+}
+
+/** `Retry-After` in seconds (the delta-seconds form; an HTTP date counts from now), or undefined. */
+function retryAfterOf(res: Response): number | undefined {
+  const value = res.headers.get('retry-after');
+  if (value === null) return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, (at - Date.now()) / 1000);
+}
+
 export function createSessionClient(options: SessionClientOptions): SessionClient {
   const { clientSecret } = options;
   if (!clientSecret) throw new TypeError('createSessionClient: clientSecret is required');
@@ -86,12 +111,15 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
    */
   function sseClient(): { client: SseClient; refusal: () => Error | undefined } {
     let refusal: Error | undefined;
+    /** The `Retry-After` of the last refused attempt (429, 503: a full replica or no replica ready). */
+    let retryAfter: number | undefined;
     const client = createSseClient({
       url: endpoint,
       headers: { authorization },
       retryAttempts: options.retryAttempts ?? 5,
       fetchFn: async (input: RequestInfo | URL, init?: RequestInit) => {
         const res = await doFetch(input, init);
+        retryAfter = res.ok ? undefined : retryAfterOf(res);
         if (res.ok || retryable(res.status)) return res;
         // A non-2xx answer always rejects (with a GatewayError unless its body could not be read).
         refusal = await graphqlData<never>(res).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
@@ -99,8 +127,8 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
       },
       retry: async (retries: number) => {
         if (refusal !== undefined) throw refusal;
-        // graphql-sse's own default: randomised exponential backoff from 1 s.
-        await new Promise((resolve) => setTimeout(resolve, 1000 * 2 ** retries + Math.floor(Math.random() * 2700 + 300)));
+        // Growing, jittered, and never before the server's Retry-After (contract §8b).
+        await new Promise((resolve) => setTimeout(resolve, reconnectDelayMs(retries, retryAfter)));
       },
     });
     return { client, refusal: () => refusal };

@@ -85,6 +85,8 @@ export interface RequestState {
   pendingAnswer?: PendingAnswer;
   /** The event-stream slot this request holds (live streams plugin). */
   liveStreamSlot?: LiveStreamSlot;
+  /** A subscription of this request was refused its slot (answered as JSON with 429, whatever it accepted). */
+  liveStreamRefused?: boolean;
   /** Contract code of the error the response carries, for logs. */
   errorCode?: string;
   /** An unexpected failure that was masked for the client; logged once with the request id. */

@@ -61,6 +61,12 @@ const envSchema = z.object({
   /** Open subscription event streams per API key (contract §8); one more is refused with 429. */
   SUBSCRIPTIONS_PER_KEY: z.coerce.number().int().min(1).max(10_000).default(10),
   /**
+   * Open event streams this process holds at most (contract §8b); one more is refused with 503 + Retry-After.
+   * Default measured in docs/PERFORMANCE.md; each stream costs about two file descriptors' worth of the
+   * process's LimitNOFILE budget at the balancer and one here (docs/OPERATIONS.md).
+   */
+  MAX_OPEN_STREAMS: z.coerce.number().int().min(1).max(1_000_000).default(15_000),
+  /**
    * Successful GraphQL / REST-calculate answers kept per (API key, exact body) until the data changes
    * (src/pipeline/plugins/use-answer-cache.ts); 0 turns that cache off (every request executes).
    */
@@ -154,6 +160,8 @@ export interface Config {
   answerCacheEntries: number;
   /** Open subscription event streams allowed per API key (per process). */
   subscriptionsPerKey: number;
+  /** MAX_OPEN_STREAMS: event streams per process. */
+  maxOpenStreams: number;
   /** Postgres URL (all durable state there), or null for SQLite in `dataDir`. */
   databaseUrl: string | null;
   /** Redis URL for shared rate-limit budgets, or null for per-process budgets. */
@@ -222,6 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: e.WORKERS,
     answerCacheEntries: e.ANSWER_CACHE_ENTRIES,
     subscriptionsPerKey: e.SUBSCRIPTIONS_PER_KEY,
+    maxOpenStreams: e.MAX_OPEN_STREAMS,
     databaseUrl: e.DATABASE_URL ?? null,
     redisUrl: e.REDIS_URL ?? null,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,

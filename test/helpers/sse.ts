@@ -48,6 +48,8 @@ export interface OpenStreamOptions {
   method?: 'POST' | 'GET';
   /** Send these headers instead of a valid signature (auth failure tests). */
   headers?: Record<string, string>;
+  /** The `Accept` header (default `text/event-stream`); null sends none (as `fetch()` and curl may). */
+  accept?: string | null;
 }
 
 /** The subscription document every test uses unless told otherwise. */
@@ -58,8 +60,9 @@ export async function openEventStream(query: string, options: OpenStreamOptions,
   const method = options.method ?? 'POST';
   const body = method === 'POST' ? JSON.stringify({ query, variables }) : '';
   const target = method === 'POST' ? '/graphql' : `/graphql?${new URLSearchParams({ query, ...(variables ? { variables: JSON.stringify(variables) } : {}) }).toString()}`;
+  const accept = options.accept === undefined ? 'text/event-stream' : options.accept;
   const headers: Record<string, string> = {
-    accept: 'text/event-stream',
+    ...(accept === null ? {} : { accept }),
     ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
     ...(options.headers ?? signatureHeaders(options.as.apiKey, options.as.apiSecret, { method, target, body, timestamp: options.timestamp })),
   };

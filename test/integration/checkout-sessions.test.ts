@@ -376,6 +376,23 @@ describe('revocation, limits and logs', () => {
     for (const h of [...held, fine]) await h.close();
   });
 
+  // Issue 29: a missing Accept, `*/*` (fetch's default) and lists open streams too; each takes one of the 2 slots.
+  it.each([null, '*/*', 'application/json, text/event-stream', 'text/event-stream', 'application/json'].flatMap((accept) => (['POST', 'GET'] as const).map((method) => ({ accept, method }))))(
+    'a session stream takes one of its 2 slots whatever it accepts: Accept $accept, $method',
+    async ({ accept, method }) => {
+      const s = await session();
+      const open = () => openEventStream('subscription { paymentChannelsChanged { code } }', { as: t.approved, fetch: t.streamFetch, headers: bearer(s.clientSecret), accept, method });
+      const held = [await open(), await open()];
+      expect(held.map((h) => h.status)).toEqual([200, 200]);
+      expect(held[0]!.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const third = await open();
+      expect(third.status).toBe(429);
+      expect(Number(third.headers.get('retry-after'))).toBeGreaterThan(0);
+      await third.close();
+      for (const h of held) await h.close();
+    },
+  );
+
   it('at most 40 requests at once per session (20/s sustained), then 429 RATE_LIMITED; another session is unaffected', async () => {
     const s = await session();
     const statuses: number[] = [];

@@ -187,6 +187,31 @@ describe('paymentChannelsChanged over SSE', () => {
     }, 3000, 'a freed slot');
   });
 
+  // Issue 29: Yoga opens a stream for a missing Accept, `*/*` and lists too; each of them must be counted.
+  const ACCEPTS: (string | null)[] = [null, '*/*', 'application/json, text/event-stream', 'text/event-stream;q=0.9, application/graphql-response+json', 'text/event-stream', 'application/json'];
+  it.each(ACCEPTS.flatMap((accept) => (['POST', 'GET'] as const).map((method) => ({ accept, method }))))(
+    'every stream takes a slot whatever it accepts: Accept $accept, $method (gauge, 429 past the limit, close logged)',
+    async ({ accept, method }) => {
+      const metrics = async () => (await t.fetch('/metrics')).text();
+      const before = logLines.length;
+      const held = [];
+      for (let i = 0; i < STREAMS_PER_KEY; i++) held.push(await open('subscription { paymentChannelsChanged { code } }', undefined, { accept, method }));
+      expect(held.map((s) => s.status)).toEqual(held.map(() => 200));
+      expect(held[0]!.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      await held[0]!.waitFor((s) => nexts(s) >= 1, 2000, 'the first event');
+      expect(await metrics()).toMatch(new RegExp(`graphql_subscription_streams_open ${STREAMS_PER_KEY}\\b`));
+
+      const refused = await open('subscription { paymentChannelsChanged { code } }', undefined, { accept, method });
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+
+      await Promise.all(held.map((s) => s.close()));
+      await eventually(async () => /graphql_subscription_streams_open 0\b/.test(await metrics()), 2000, 'the gauge back at 0');
+      await eventually(() => logLines.slice(before).filter((l) => JSON.parse(l).msg === 'stream closed').length === STREAMS_PER_KEY, 2000, 'a closed line per stream');
+    },
+  );
+
   it("ends the stream when its key is revoked, with a last INVALID_API_KEY event; the merchant's other streams are unaffected", async () => {
     const key = await t.store.admin.findKey(t.approved.apiKey);
     expect(key?.revokedAt).toBeNull();

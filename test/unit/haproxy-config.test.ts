@@ -45,8 +45,17 @@ describe('HAProxy configuration', () => {
     // HAProxy's idle connections and inactivity timeouts stay below the replicas' keep-alive.
     const seconds = (name: string) => Number(new RegExp(`^\\s+timeout ${name} (\\d+)s$`, 'm').exec(cfg)![1]) * 1000;
     for (const name of ['server', 'client', 'http-keep-alive']) expect(seconds(name), name).toBeLessThan(loadConfig({}).keepAliveTimeoutMs);
-    // Event streams are pinged every 12 s: inactivity timeouts must leave room for that.
-    expect(seconds('server')).toBeGreaterThan(2 * 12_000);
+    // Event streams get a heartbeat every 15 s: inactivity timeouts must leave room for two of them.
+    expect(seconds('server')).toBeGreaterThan(2 * 15_000);
+    expect(seconds('client')).toBeGreaterThan(2 * 15_000);
+  });
+
+  it('sized for long-lived streams: maxconn holds every replica\'s MAX_OPEN_STREAMS plus headroom; leastconn', () => {
+    const three = haproxyConfig({ bind: ':80', log: 'stderr', servers: [1, 2, 3].map((i) => ({ name: `r${i}`, address: `10.0.0.${i}:4000` })) });
+    const maxconn = Number(/^\s+maxconn (\d+)$/m.exec(three)![1]);
+    expect(maxconn).toBeGreaterThan(3 * loadConfig({}).maxOpenStreams);
+    expect(three).toMatch(/^\s+balance leastconn$/m);
+    expect(haproxyConfig({ bind: ':80', log: 'stderr', servers: [], maxconn: 9000 })).toMatch(/^\s+maxconn 9000$/m);
   });
 
   it.skipIf(skip)('haproxy -c accepts the production example', () => {

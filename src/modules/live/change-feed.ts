@@ -27,7 +27,7 @@ import type { Principal } from '../auth/principal.js';
 /** What a watcher reports. */
 export type ChangeEvent =
   /** The key's merchant may see something new (or this is the first event). */
-  | { kind: 'changed'; principal: Principal }
+  | { kind: 'changed'; principal: Principal; version: string }
   /** The key was revoked (or its merchant deleted): last event. */
   | { kind: 'revoked' }
   /** The checkout session the stream was opened with expired (contract §9): last event. */
@@ -120,7 +120,8 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
           this.#revoked = true;
           continue;
         }
-        return { done: false, value: { kind: 'changed', principal } };
+        // The version lets every stream of the merchant share one execution per change (live streams' fan-out).
+        return { done: false, value: { kind: 'changed', principal, version: this.#lastVersion } };
       }
       await new Promise<void>((resolve) => (this.#wake = resolve));
       this.#wake = undefined;

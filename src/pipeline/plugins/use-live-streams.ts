@@ -10,8 +10,10 @@
  * see the open like any request (its log line and duration are those of the
  * open; a second line, `stream closed`, gives the stream's lifetime).
  *
- * - A slot per API key (or checkout session) is taken in `onRequest` by
- *   every verified request that accepts `text/event-stream`; with
+ * - A slot per API key (or checkout session) is taken in `onSubscribe` by
+ *   every verified request whose operation is a subscription, whatever its
+ *   `Accept` header says (missing, `*\/*`, a list: Yoga streams for each of
+ *   them, so each is a stream), before its source is subscribed; with
  *   `maxStreamsPerKey` (`maxStreamsPerSession`) already open the request is
  *   refused with 429 RATE_LIMITED and `Retry-After`. The slots are counted
  *   in this process, or across every replica through Redis when the shared
@@ -33,11 +35,12 @@
 import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { Logger } from 'pino';
-import { Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { errorResponseFor } from '../responses.js';
-import { eventStreamResponse } from './event-stream.js';
+import { eventStreamResponse, LiveStreamRegistry } from './event-stream.js';
+import { SharedExecutions } from './shared-executions.js';
+import { nodeRequestOf } from '../transport/node-request.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
 import { StreamSlots, type SlotDecision } from './stream-slots.js';
 
@@ -55,6 +58,13 @@ export interface LiveStreamOptions {
   heartbeatMs: number;
   /** `Retry-After` (seconds) of a refused stream. */
   retryAfterSeconds?: number;
+  /**
+   * Streams this process holds at most (MAX_OPEN_STREAMS, contract §8b): one more is refused with 503
+   * SERVICE_UNAVAILABLE and `Retry-After`, so a balancer sends it elsewhere and the open ones are not slowed.
+   */
+  maxOpenStreams?: number;
+  /** Bytes that may wait for a client before its stream is cut off (default {@link DEFAULT_MAX_PENDING_BYTES}). */
+  maxPendingBytes?: number;
   logger: Logger;
   /** Registry for the `graphql_subscription_streams_open` gauge. */
   registry: Registry;
@@ -64,15 +74,15 @@ export interface LiveStreamOptions {
 export const DEFAULT_HEARTBEAT_MS = 15_000;
 /** Default open streams per API key (contract §8). */
 export const DEFAULT_STREAMS_PER_KEY = 10;
+/** Streams per process (MAX_OPEN_STREAMS): measured in docs/PERFORMANCE.md (contract §8b: at least 15,000 on 2 cores). */
+export const DEFAULT_MAX_OPEN_STREAMS = 15_000;
+/**
+ * Bytes that may wait for one client (beyond the socket's own buffers) before it is cut off: about 20 events of
+ * the checkout component's list, so a client that is merely slow for a moment keeps its stream.
+ */
+export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024;
 /** Open streams per checkout session (contract §9). */
 export const DEFAULT_STREAMS_PER_SESSION = 2;
-
-const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
-
-/** True when the request asks for Server-Sent Events. */
-export function acceptsEventStream(request: { headers: { get(name: string): string | null } }): boolean {
-  return EVENT_STREAM.test(request.headers.get('accept') ?? '');
-}
 
 
 /** The result with every coded error carrying its contract HTTP status (the highest one is sent). */
@@ -84,6 +94,21 @@ function withContractStatus(result: ExecutionResult): ExecutionResult {
     return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: { ...e.extensions, http } });
   });
   return { ...result, errors };
+}
+
+const EVENT_STREAM = /(^|,)\s*text\/event-stream\s*(;|,|$)/i;
+
+/** True when the request names Server-Sent Events (it is not what makes a stream: see onSubscribe). */
+function acceptsEventStream(request: { headers: { get(name: string): string | null } }): boolean {
+  return EVENT_STREAM.test(request.headers.get('accept') ?? '');
+}
+
+/** A refused stream as a GraphQL error carrying the contract status and headers (Yoga sends them). */
+function refusal(error: AppError): GraphQLError {
+  return new GraphQLError(error.message, {
+    originalError: error,
+    extensions: { code: error.code, ...error.details, http: { status: error.status, headers: error.headers } },
+  });
 }
 
 export function useLiveStreams(options: LiveStreamOptions): Plugin {
@@ -98,25 +123,71 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
   const retryAfterSeconds = options.retryAfterSeconds ?? 5;
   if (!Number.isInteger(retryAfterSeconds) || retryAfterSeconds < 1) throw new Error('useLiveStreams: retryAfterSeconds must be a positive integer');
 
+  const maxOpenStreams = options.maxOpenStreams ?? DEFAULT_MAX_OPEN_STREAMS;
+  if (!Number.isInteger(maxOpenStreams) || maxOpenStreams < 1) throw new Error('useLiveStreams: maxOpenStreams must be a positive integer');
+
   const slots = new StreamSlots({ store: options.sharedStore, leaseMs });
+  const registry = new LiveStreamRegistry({ heartbeatMs, maxPendingBytes: options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES });
+  const executions = new SharedExecutions();
+  /** Streams admitted in this process (slot held, from onSubscribe to the stream's end): what MAX_OPEN_STREAMS bounds. */
+  let admitted = 0;
   const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
+  const refusals = new Counter({
+    name: 'graphql_subscription_streams_refused_total',
+    help: 'Event streams refused: `capacity` (MAX_OPEN_STREAMS, 503), `slots` (per key or session, 429), `slow_reader` (cut off: the client stopped reading).',
+    labelNames: ['reason'] as const,
+    registers: [options.registry],
+  });
+  new Gauge({ name: 'graphql_subscription_streams_max', help: 'MAX_OPEN_STREAMS of this process.', registers: [options.registry] }).set(maxOpenStreams);
+  new Gauge({
+    name: 'graphql_subscription_groups',
+    help: 'Distinct questions the open streams ask (each executed once per change and shared by its streams).',
+    registers: [options.registry],
+    collect() {
+      this.set(executions.groups);
+    },
+  });
 
   return {
-    onRequest({ request, serverContext, endResponse, fetchAPI }) {
-      const state = requestStateOf(serverContext);
-      if (!state?.principal || state.surface !== 'graphql' || !acceptsEventStream(request)) return;
+    onSubscribe({ args, setResultAndStopExecution, setSubscribeFn }) {
+      // Every subscription operation that reaches execution is a stream, whatever its Accept header asked for
+      // (Yoga streams for a missing Accept, `*/*` or a list too; contract §9 amended): it takes a slot here,
+      // before its source is subscribed, or is refused. The slot is freed when the response is created unless
+      // a stream took it over (onResultProcess → the stream's close).
+      const state = requestStateOf(args.contextValue);
+      if (!state?.principal || state.liveStreamSlot) return;
       // A checkout session has slots of its own, never its creating key's.
       const session = state.principal.session;
       const limit = session ? maxStreamsPerSession : maxStreamsPerKey;
+      if (admitted >= maxOpenStreams) {
+        // Capacity first: a full process refuses before spending anything (no Redis round trip, no subscribe).
+        refusals.inc({ reason: 'capacity' });
+        state.liveStreamRefused = true;
+        const error = new AppError(
+          'SERVICE_UNAVAILABLE',
+          `This server holds its maximum of ${maxOpenStreams} open event streams; retry after ${retryAfterSeconds} s (another replica may have room).`,
+          { retryAfter: retryAfterSeconds, scope: 'streams' },
+          { 'Retry-After': String(retryAfterSeconds) },
+        );
+        setResultAndStopExecution({ errors: [refusal(error)] });
+        return;
+      }
+      // Every event of this stream is executed once per group of identical questions (shared-executions.ts).
+      setSubscribeFn((subscribeArgs) => executions.subscribe(subscribeArgs));
+      // Reserved before the (possibly Redis-decided) take, so a burst of opens cannot overshoot the capacity.
+      admitted += 1;
       const apply = (decision: SlotDecision): void => {
         if (!decision.taken) {
+          admitted -= 1;
+          refusals.inc({ reason: 'slots' });
           const error = new AppError(
             'RATE_LIMITED',
             `This ${session ? 'checkout session' : 'API key'} already has ${decision.held} open event streams (at most ${limit}); close one, or retry after ${retryAfterSeconds} s.`,
             { retryAfter: retryAfterSeconds, scope: 'streams', limit },
             { 'Retry-After': String(retryAfterSeconds) },
           );
-          endResponse(errorResponseFor(fetchAPI.Response, state, error));
+          state.liveStreamRefused = true;
+          setResultAndStopExecution({ errors: [refusal(error)] });
           return;
         }
         const held = decision.slot;
@@ -125,19 +196,31 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
           streaming: false,
           renew: () => held.renew(),
           release: () => {
-            if (held.release()) gauge.dec();
+            if (!held.release()) return;
+            gauge.dec();
+            admitted -= 1;
           },
         };
       };
       const decision = slots.take(session ? { kind: 'session', id: session.id } : { kind: 'key', id: state.principal.apiKeyId }, limit);
-      // Synchronous without Redis (the pipeline then awaits nothing); a promise while Redis decides.
+      // Synchronous without Redis (execution then awaits nothing); a promise while Redis decides.
       if (decision instanceof Promise) return decision.then(apply);
       apply(decision);
     },
     onResultProcess({ request, result, serverContext, setResult, setResultProcessor }) {
       const state = requestStateOf(serverContext);
-      const slot = state?.liveStreamSlot;
-      if (!slot || !state) return;
+      if (!state) return;
+      const slot = state.liveStreamSlot;
+      if (!slot) {
+        // A subscription refused for its slot (above): one JSON answer with its 429, whatever was accepted; a
+        // request for SSE that starts no stream (an invalid document never reaches onSubscribe) likewise.
+        const noStream = !isAsyncIterable(result) && !Array.isArray(result) && result.data == null && result.errors?.length;
+        if (state.principal && noStream && (state.liveStreamRefused || acceptsEventStream(request))) {
+          setResult(withContractStatus(result));
+          setResultProcessor(processRegularResult, 'application/json');
+        }
+        return;
+      }
       if (!isAsyncIterable(result)) {
         // No stream started (a refused filter, an invalid document): one ordinary JSON answer with the
         // contract status of its error, rather than a one-event stream that SSE clients would retry.
@@ -152,13 +235,16 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
       setResultProcessor(
         (results, fetchAPI) =>
           eventStreamResponse(results as AsyncIterable<ExecutionResult>, fetchAPI, {
-            heartbeatMs,
+            registry,
             requestId: state.id,
             signal: request.signal,
             onHeartbeat: () => slot.renew(),
+            // Only the Node transport has a connection to cut (in-process, the body just ends).
+            onCutOff: () => nodeRequestOf(request)?.socket.destroy(),
             onUnexpected: (err) => logger.error({ requestId: state.id, err }, 'stream event failed unexpectedly'),
             onClose: (end, events, err) => {
               slot.release();
+              if (end === 'slow') refusals.inc({ reason: 'slow_reader' });
               const line = { requestId: state.id, merchantId: state.principal?.merchantId, end, events, durationMs: Math.round(performance.now() - openedAt) };
               if (err !== undefined) logger.error({ ...line, err }, 'stream closed');
               else logger.info(line, 'stream closed');

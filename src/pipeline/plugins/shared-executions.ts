@@ -1,0 +1,149 @@
+/**
+ * Fan-out of live updates (contract §8b): one execution per distinct
+ * (merchant data version, caller scope, document, variables), shared by every
+ * stream that would compute the same answer.
+ *
+ * graphql-js's `subscribe` executes the subscription's selection once per
+ * event per stream. At a sale's peak thousands of a merchant's streams wake
+ * on the same change; most of them ask exactly the same thing (the same
+ * document, variables and scope), so each distinct question is executed once
+ * and every stream of that group gets the same result object, whose
+ * serialised bytes the event stream also keeps once (event-stream.ts).
+ *
+ * Why the group key is what it is: an event's answer depends on the
+ * merchant's data (the change feed's `version`, which moves whenever
+ * anything that merchant could see changed, KYC included), on the caller's
+ * scope (key, mode, a checkout session's amount, currency and methods), on
+ * the document and on the variables. Nothing else reaches the resolvers of a
+ * subscription event (no clock: scheduled rules move the version, session
+ * expiry is the stream's own final event). Events that end a stream
+ * (expired, revoked) are executed per stream: they carry the stream's own
+ * error.
+ *
+ * Bound: one entry per group with at least one open stream (≤ open streams,
+ * ≤ MAX_OPEN_STREAMS); an entry keeps the result of its newest version only
+ * for the turn of the event loop in which that change wakes its streams, and
+ * is deleted when its last stream ends.
+ */
+import { createSourceEventStream, execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { GraphQLContext } from '../../graphql/context.js';
+import type { ChangeEvent } from '../../modules/live/change-feed.js';
+
+interface Group {
+  streams: number;
+  version: string | undefined;
+  result: ExecutionResult | Promise<ExecutionResult> | undefined;
+}
+
+function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+export class SharedExecutions {
+  readonly #groups = new Map<string, Group>();
+  /** Documents get a small id (Yoga's parse cache hands out one DocumentNode per distinct text). */
+  readonly #documentIds = new WeakMap<DocumentNode, number>();
+  #nextDocumentId = 0;
+  /** Executions run (for tests and the benchmark: shared ones count once). */
+  executions = 0;
+
+  /** Open groups (streams with distinct questions), for tests and metrics. */
+  get groups(): number {
+    return this.#groups.size;
+  }
+
+  #documentId(document: DocumentNode): number {
+    let id = this.#documentIds.get(document);
+    if (id === undefined) {
+      id = this.#nextDocumentId++;
+      this.#documentIds.set(document, id);
+    }
+    return id;
+  }
+
+  #keyOf(args: ExecutionArgs): string | undefined {
+    const principal = (args.contextValue as GraphQLContext | undefined)?.principal;
+    if (!principal) return undefined;
+    const s = principal.session;
+    return JSON.stringify([
+      principal.merchantId,
+      principal.apiKeyId,
+      principal.mode,
+      s ? [s.amount, s.currency, s.methods] : null,
+      this.#documentId(args.document),
+      args.operationName ?? null,
+      args.variableValues ?? null,
+    ]);
+  }
+
+  /** graphql-js's `subscribe`, with each change event's execution shared by the streams of its group. */
+  async subscribe(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+    const source = await createSourceEventStream(args);
+    if (!isAsyncIterable<ChangeEvent>(source)) return source as ExecutionResult;
+    const key = this.#keyOf(args);
+    const iterator = source[Symbol.asyncIterator]();
+    let group: Group | undefined;
+    if (key !== undefined) {
+      group = this.#groups.get(key);
+      if (group === undefined) {
+        group = { streams: 0, version: undefined, result: undefined };
+        this.#groups.set(key, group);
+      }
+      group.streams += 1;
+    }
+    let left = false;
+    const leave = (): void => {
+      if (left || group === undefined || key === undefined) return;
+      left = true;
+      group.streams -= 1;
+      if (group.streams === 0) this.#groups.delete(key);
+    };
+    const run = (payload: ChangeEvent): ExecutionResult | Promise<ExecutionResult> => {
+      this.executions += 1;
+      return execute({ ...args, rootValue: payload });
+    };
+    const mapped: AsyncIterableIterator<ExecutionResult> = {
+      next: async () => {
+        let step: IteratorResult<ChangeEvent>;
+        try {
+          step = await iterator.next();
+        } catch (err) {
+          leave();
+          throw err;
+        }
+        if (step.done) {
+          leave();
+          return { done: true, value: undefined };
+        }
+        const payload = step.value;
+        if (payload.kind !== 'changed' || group === undefined) return { done: false, value: await run(payload) };
+        if (group.version !== payload.version || group.result === undefined) {
+          const result = run(payload);
+          group.version = payload.version;
+          group.result = result;
+          // Kept only until the streams woken by this change have taken it (they run in the same turn): an
+          // open stream then holds no result objects between changes (memory per stream, contract §8b). A
+          // stream that comes later for the same version executes again: the same answer, just not shared.
+          setImmediate(() => {
+            if (group.result === result) group.result = undefined;
+          });
+        }
+        return { done: false, value: await group.result };
+      },
+      return: async () => {
+        leave();
+        await iterator.return?.();
+        return { done: true, value: undefined };
+      },
+      throw: async (err: unknown) => {
+        leave();
+        await iterator.return?.();
+        throw err;
+      },
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+    };
+    return mapped;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * One heartbeat timer per process (contract §8b): however many event streams are open, the registry runs one
+ * interval; it writes the heartbeat to every idle stream, and stops with the last stream.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { ExecutionResult } from 'graphql';
+import { Response as PonyfillResponse } from '@whatwg-node/fetch';
+import type { FetchAPI } from 'graphql-yoga';
+import { eventStreamResponse, LiveStreamRegistry } from '../../src/pipeline/plugins/event-stream.js';
+
+/** A source that never yields until returned. */
+function silent(): AsyncIterable<ExecutionResult> {
+  let release: (() => void) | undefined;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => new Promise<IteratorResult<ExecutionResult>>((resolve) => (release = () => resolve({ done: true, value: undefined }))),
+      return: () => {
+        release?.();
+        return Promise.resolve({ done: true as const, value: undefined });
+      },
+    }),
+  };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe('LiveStreamRegistry', () => {
+  it('runs ONE interval for 200 streams, heartbeats each of them, and stops with the last', async () => {
+    vi.useFakeTimers();
+    const setIntervalSpy = vi.spyOn(globalThis, 'setInterval');
+    const registry = new LiveStreamRegistry({ heartbeatMs: 15_000, maxPendingBytes: 65_536 });
+    const fetchAPI = { Response: PonyfillResponse } as unknown as FetchAPI;
+    const heartbeats: number[] = Array(200).fill(0);
+    const closed: string[] = [];
+    const readers = Array.from({ length: 200 }, (_, i) =>
+      eventStreamResponse(silent(), fetchAPI, { registry, requestId: `r${i}`, onHeartbeat: () => (heartbeats[i]! += 1), onClose: (end) => closed.push(end), onUnexpected: () => undefined }).body!.getReader(),
+    );
+    expect(registry.size).toBe(200);
+    expect(registry.ticking).toBe(true);
+    expect(setIntervalSpy).toHaveBeenCalledTimes(1);
+    // The first comment flushes the headers; then one heartbeat per interval.
+    for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toBe(': heartbeat\n\n');
+    await vi.advanceTimersByTimeAsync(15_000);
+    expect(heartbeats.every((n) => n === 1)).toBe(true);
+    for (const r of readers) expect(new TextDecoder().decode((await r.read()).value)).toBe(': heartbeat\n\n');
+    for (const r of readers) await r.cancel();
+    expect(closed).toHaveLength(200);
+    expect(registry.size).toBe(0);
+    expect(registry.ticking).toBe(false);
+  });
+});
