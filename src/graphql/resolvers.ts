@@ -11,6 +11,11 @@ const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent
 
 const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { input }, ctx) => ctx.services.fees.quote(ctx.principal, input);
 
+const verifyQuote: NonNullable<QueryResolvers['verifyQuote']> = (_parent, { token }, ctx) => {
+  ctx.answerDependsOnClock();
+  return ctx.services.quotes.verify(ctx.principal, token);
+};
+
 const checkoutSession: NonNullable<QueryResolvers['checkoutSession']> = (_parent, _args, ctx) => {
   const session = ctx.principal.session;
   return session ? { id: session.id, amount: session.amount, currency: session.currency, methods: [...session.methods], expiresAt: new Date(session.expiresAt).toISOString() } : null;
@@ -26,6 +31,11 @@ const PaymentChannel: PaymentChannelResolvers = {
 };
 
 const FeeCalculation: FeeCalculationResolvers = {
+  // Signed only when selected (contract §11: every other request costs what it cost before).
+  quote: (result, _args, ctx) => {
+    ctx.answerDependsOnClock();
+    return ctx.services.quotes.issue(ctx.principal, result);
+  },
   breakdown: (result) => ({
     fee: result.breakdown.fee,
     additionalFee: result.breakdown.additionalFee,
@@ -51,7 +61,7 @@ export const resolvers: Resolvers = {
   Decimal: DecimalScalar,
   // Internal enum values are the lower-case database/REST values.
   ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
-  Query: { paymentChannels, calculateFee, checkoutSession },
+  Query: { paymentChannels, calculateFee, checkoutSession, verifyQuote },
   Mutation: { createCheckoutSession },
   Subscription: { paymentChannelsChanged },
   PaymentChannel,

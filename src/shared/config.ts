@@ -95,6 +95,8 @@ const envSchema = z.object({
     .string()
     .optional()
     .refine((v) => v === undefined || /^https?:\/\/[^\s/]+(\/[^\s]*)?$/.test(v), 'must be an http:// or https:// URL'),
+  /** Contract §11: lifetime of a fee quote, seconds (a checkout session's quotes never outlive the session). */
+  QUOTE_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -148,6 +150,8 @@ export interface Config {
   migrateOnStart: boolean;
   /** Where clients reach this server (a load balancer), without a trailing slash; null = the listening address. */
   publicBaseUrl: string | null;
+  /** Lifetime of a fee quote in seconds (contract §11), 60–86400. */
+  quoteTtlSeconds: number;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -208,5 +212,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxStalenessSeconds: e.MAX_STALENESS_SECONDS,
     migrateOnStart: e.MIGRATE_ON_START,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
+    quoteTtlSeconds: e.QUOTE_TTL_SECONDS,
   };
 }

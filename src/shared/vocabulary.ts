@@ -20,8 +20,15 @@ export const RULE_SCOPES = ['CHANNEL', 'CATEGORY', 'MERCHANT'] as const;
 export type RuleScope = (typeof RULE_SCOPES)[number];
 
 /** What a `change_log` row names: the entity whose in-memory state must be reloaded. */
-export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency'] as const;
+export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency', 'quote_key'] as const;
 export type ChangeEntity = (typeof CHANGE_ENTITIES)[number];
 
 /** "Since ever": the fee_set_at of flat fees written before fee rules existed (a constant, so ALTER TABLE can add it). */
 export const EPOCH = '1970-01-01T00:00:00.000Z';
+
+/**
+ * A fee quote signing key's state (contract §11): exactly one key `signing` at a time (a partial unique index
+ * says so in both engines); `retired` keys stay published while quotes they signed may still be valid.
+ */
+export const QUOTE_KEY_STATES = ['signing', 'retired'] as const;
+export type QuoteKeyState = (typeof QUOTE_KEY_STATES)[number];

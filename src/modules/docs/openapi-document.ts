@@ -54,6 +54,8 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   SESSION_EXPIRED: 'checkout session past its `expiresAt`',
   SESSION_SCOPE: 'outside the checkout session: another amount, currency or method, a mutation, or a route sessions may not call',
   ORIGIN_NOT_ALLOWED: 'the `Origin` is not an allowed web origin of the session\'s merchant (admin CLI `merchant origins add`)',
+  QUOTE_INVALID: 'not a fee quote of this gateway for this merchant: malformed, bad signature, unknown key, or another merchant\'s quote',
+  QUOTE_EXPIRED: 'a genuine quote past its `expiresAt`; ask for a new one',
 };
 
 type Json = Record<string, unknown>;
