@@ -199,7 +199,8 @@ export class QuoteService {
     if (!key) {
       const d = this.secretBox.decrypt(row.id, row.privateKeyCiphertext);
       const { x } = JSON.parse(row.publicJwk) as { x: string };
-      key = importJWK({ kty: 'OKP', crv: 'Ed25519', x, d }, QUOTE_ALG) as Promise<CryptoKey>;
+      key = importJWK<CryptoKey>({ kty: 'OKP', crv: 'Ed25519', x, d }, QUOTE_ALG);
+      // A failed import is not kept (the next request retries); the caller still gets the rejection.
       key.catch(() => this.#signingKeys.delete(row.id));
       this.#signingKeys.set(row.id, key);
     }
