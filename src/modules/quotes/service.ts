@@ -87,7 +87,7 @@ function invalid(message: string): AppError {
 export class QuoteService {
   readonly #now: () => number;
   /** kid → its imported private key. Bounded by the stored keys (operator-made, never client input); pruned on rotation. */
-  readonly #signingKeys = new Map<string, Promise<CryptoKey>>();
+  readonly #signingKeys = new Map<string, Promise<CryptoKey | Uint8Array>>();
   /** The published key set, rebuilt when the catalogue's key list changes or a retired key's window closes. */
   #published: { rows: readonly QuoteKeyRow[]; until: number; jwks: { keys: PublicQuoteJwk[] }; verifier: ReturnType<typeof createLocalJWKSet> } | undefined;
 
@@ -194,12 +194,12 @@ export class QuoteService {
     return this.#published;
   }
 
-  #privateKey(row: QuoteKeyRow): Promise<CryptoKey> {
+  #privateKey(row: QuoteKeyRow): Promise<CryptoKey | Uint8Array> {
     let key = this.#signingKeys.get(row.id);
     if (!key) {
       const d = this.secretBox.decrypt(row.id, row.privateKeyCiphertext);
       const { x } = JSON.parse(row.publicJwk) as { x: string };
-      key = importJWK<CryptoKey>({ kty: 'OKP', crv: 'Ed25519', x, d }, QUOTE_ALG);
+      key = importJWK({ kty: 'OKP', crv: 'Ed25519', x, d }, QUOTE_ALG);
       // A failed import is not kept (the next request retries); the caller still gets the rejection.
       key.catch(() => this.#signingKeys.delete(row.id));
       this.#signingKeys.set(row.id, key);
