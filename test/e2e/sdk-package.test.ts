@@ -213,6 +213,16 @@ describe('the SDK package (npm pack → install outside the repository → plain
     expect(second).toBe('422 AMOUNT_OUT_OF_RANGE');
   }, 30_000);
 
+  it('the README\'s "Quotes" worked example runs as written under plain node', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const snippet = /<!-- readme-test:quote-node -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet).toBeDefined();
+    fs.writeFileSync(path.join(project, 'quote.js'), snippet!);
+    const { apiKey, apiSecret } = server.approved;
+    const out = execFileSync(process.execPath, ['quote.js'], { cwd: project, encoding: 'utf8', env: { ...process.env, BASE_URL: server.baseUrl, API_KEY: apiKey, API_SECRET: apiSecret }, timeout: 30_000 });
+    expect(out.trim().split('\n')).toEqual(['151050 true', '151050 151050 true', '422 QUOTE_INVALID']);
+  }, 30_000);
+
   it('a bundler resolves it for the browser through the exports map (esbuild, platform browser)', async () => {
     fs.writeFileSync(path.join(project, 'browser-entry.js'), "import { createSessionClient } from '@payment-gateway/client';\nexport const client = createSessionClient({ baseUrl: location.origin, clientSecret: 'cs_x_secret_y' });\n");
     const result = await build({ absWorkingDir: project, entryPoints: ['browser-entry.js'], bundle: true, platform: 'browser', format: 'esm', write: false, metafile: true, logLevel: 'silent' });
