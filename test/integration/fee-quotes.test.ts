@@ -131,6 +131,9 @@ describe('verifying (contract §11)', () => {
     expect((await verifyRest(theirs, t.pending)).body).toMatchObject({ code: 'QUOTE_INVALID' });
     const g = (await (await gql(t, 'query($q: String!) { verifyQuote(token: $q) { quoteId } }', { q: theirs }, t.pending)).json()) as { errors: { extensions: { code: string } }[] };
     expect(g.errors[0]!.extensions.code).toBe('QUOTE_INVALID');
+    // Past the stated bound (4,096 characters) a token is refused before it is parsed.
+    const long = await verifyRest(`${h}.${p}.${s}${'A'.repeat(4096)}`);
+    expect(long.body).toMatchObject({ code: 'QUOTE_INVALID', detail: 'A quote is at most 4096 characters.' });
     // A body without a quote is the usual INVALID_REQUEST.
     const res = await t.signedFetch('/v1/payments/quotes/verify', { method: 'POST', body: '{}' });
     expect(res.status).toBe(400);
