@@ -16,7 +16,9 @@ const config: CodegenConfig = {
         mappers: {
           PaymentChannel: '../modules/channels/service.js#ListedChannel',
           FeeInfo: '../modules/catalogue/records.js#ChannelFeeInfo',
-          FeeCalculation: '../modules/pricing/domain/pricing.js#PricedFee',
+          FeeCalculation: '../modules/pricing/service.js#FeeCalculationModel',
+          FeeQuote: '../modules/quotes/service.js#IssuedQuote',
+          VerifiedQuote: '../modules/quotes/service.js#VerifiedQuote as VerifiedQuoteModel',
           FeeRule: '../modules/pricing/domain/pricing.js#FeeRule as FeeRuleModel',
           FeeBand: '../modules/pricing/domain/pricing.js#FeeBand as FeeBandModel',
           AppliedPricing: '../modules/pricing/domain/pricing.js#AppliedPricing as AppliedPricingModel',

@@ -29,3 +29,9 @@ const GQL_CALC_VAR: Record<AmountType, string> = {
  */
 export const gqlCalcFor = (i: number, scalar: AmountType = 'Decimal'): string =>
   JSON.stringify({ query: GQL_CALC_VAR[scalar], variables: { amount: 150000 + (i % 5_000_000) } });
+
+/** The uncached calculateFee document with the signed fee quote selected (contract §11): the cost of signing. */
+const GQL_CALC_QUOTED = 'query Fee($amount: Decimal!) { calculateFee(input: { amount: $amount, currency: "IDR", method: "QRIS" }) { fee additionalFee totalAmount getBalance currency quote { token expiresAt } } }';
+
+/** {@link gqlCalcFor} with `quote { token expiresAt }` selected: every request signs a new quote. */
+export const gqlCalcQuotedFor = (i: number): string => JSON.stringify({ query: GQL_CALC_QUOTED, variables: { amount: 150000 + (i % 5_000_000) } });

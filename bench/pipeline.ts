@@ -19,7 +19,7 @@ import { withoutPlugins } from './servers/ablation.js';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { bootData } from '../src/app/boot.js';
 import { TurnBatchedDestination } from '../src/shared/logger.js';
-import { GQL_CHANNELS, gqlCalcFor } from './documents.js';
+import { GQL_CHANNELS, gqlCalcFor, gqlCalcQuotedFor } from './documents.js';
 
 const args = process.argv.slice(2);
 const withoutAt = args.indexOf('--without');
@@ -108,6 +108,8 @@ const scenarios: Record<string, () => { method: string; target: string; body: st
   'rest-list': () => ({ method: 'GET', target: '/v1/payments/channel', body: null }),
   'gql-channels': () => ({ method: 'POST', target: '/graphql', body: GQL_CHANNELS }),
   'gql-calc-uncached': () => ({ method: 'POST', target: '/graphql', body: gqlCalcFor(n++) }),
+  // The same with the fee quote selected (contract §11): what signing adds to a calculation.
+  'gql-calc-quote': () => ({ method: 'POST', target: '/graphql', body: gqlCalcQuotedFor(n++) }),
 };
 
 interface Prepared {

@@ -4,6 +4,7 @@
  * approved demo merchant as a fixed principal (the baselines do no auth,
  * which only flatters them). Each baseline is a separate child process.
  */
+import { QUOTE_TTL, QuoteService } from '../../src/modules/quotes/service.js';
 import path from 'node:path';
 import fs from 'node:fs';
 import { createServer } from 'node:http';
@@ -40,9 +41,10 @@ export async function baselineSetup(): Promise<BaselineSetup> {
     fees: new FeeService(channels),
     changes: new ChangeFeed({ store: data.store, catchUpIntervalMs: 200 }),
     sessions: new SessionService(data.secretBox.deriveKey(SESSION_KEY_LABEL), data.store.catalog, channels),
+    quotes: new QuoteService(data.store.catalog, data.secretBox, { issuer: () => 'http://localhost', ttlSeconds: QUOTE_TTL.default }),
   };
   const principal: Principal = { apiKeyId: approved.apiKey, mode: 'test', merchantId: approved.merchantId, merchantKyc: 'approved' };
-  return { schema: buildSchema(), services, principal, context: () => ({ principal, services, requestId: 'bench' }), dataDir };
+  return { schema: buildSchema(), services, principal, context: () => ({ principal, services, requestId: 'bench', answerDependsOnClock: () => {} }), dataDir };
 }
 
 /** Tell the bench which port we listen on (a line on stdout). */

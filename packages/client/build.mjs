@@ -2,7 +2,7 @@
  * Builds the publishable SDK from the repository's src/client (`npm run build` here; `npm pack` runs it as
  * `prepack`):
  * - dist/index.js: one ES module (esbuild), the SDK and the two repository files it uses (the error table,
- *   the SVC1 layout) bundled in; `graphql-sse` stays an import, a dependency npm installs with the package;
+ *   the SVC1 layout) bundled in; `graphql-sse` and `jose` stay imports, dependencies npm installs with the package;
  * - dist/types/: `.d.ts` files from `tsc --emitDeclarationOnly` (tsconfig.build.json), so editors and `tsc`
  *   see the same types the repository is checked against.
  * No Node built-in is imported (dependency-cruiser's client rules), so the same file serves bundlers and
@@ -27,7 +27,7 @@ await build({
   format: 'esm',
   platform: 'neutral',
   target: 'es2022',
-  external: ['graphql-sse'],
+  external: ['graphql-sse', 'jose'],
   legalComments: 'none',
   logLevel: 'warning',
 });

@@ -44,6 +44,8 @@ import type { ChannelRepository } from '../modules/catalogue/records.js';
 import { buildSchema } from '../graphql/schema.js';
 import { ChannelService } from '../modules/channels/service.js';
 import { FeeService } from '../modules/pricing/service.js';
+import { QUOTE_TTL, QuoteService } from '../modules/quotes/service.js';
+import { useJwks } from '../pipeline/plugins/use-jwks.js';
 
 
 /** Metrics settings of an app. */
@@ -86,6 +88,11 @@ export interface AppOptions {
   answerCacheEntries?: number;
   /** GraphQL subscriptions over Server-Sent Events (contract §8); defaults in {@link LiveUpdateOptions}. */
   liveUpdates?: LiveUpdateOptions;
+  /**
+   * Fee quotes (contract §11): `issuer` is the JWT `iss` (the public base URL; a function, since a server learns
+   * its port when it listens; default `http://localhost`), `ttlSeconds` QUOTE_TTL_SECONDS (default 900).
+   */
+  quotes?: { issuer?: () => string; ttlSeconds?: number };
   /** Further Yoga plugins, after all of the service's own: they run for every request on every transport. */
   plugins?: Plugin[];
 }
@@ -185,7 +192,13 @@ export function createAppParts(options: AppOptions): AppParts {
   const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? 200, logger, now: options.now });
   // Checkout sessions (contract §9): client secrets MAC'd under a key derived once from the master key.
   const sessions = new SessionService(options.secretBox.deriveKey(SESSION_KEY_LABEL), catalog, channelService, options.now);
-  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes, sessions };
+  // Fee quotes (contract §11): signed with the catalogue's signing key (the same rows on every replica).
+  const quotes = new QuoteService(catalog, options.secretBox, {
+    issuer: options.quotes?.issuer ?? (() => 'http://localhost'),
+    ttlSeconds: options.quotes?.ttlSeconds ?? QUOTE_TTL.default,
+    now: options.now,
+  });
+  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes, sessions, quotes };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   const lifecycle = { shuttingDown: false };
@@ -266,6 +279,7 @@ export function createAppParts(options: AppOptions): AppParts {
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
     ['checkoutComponent', useCheckoutComponent()],
+    ['jwks', useJwks({ jwks: () => quotes.jwks() })],
     ['apiDocs', apiDocs.plugin],
     ['checkoutCors', useCheckoutCors({ sessionPaths, isKnownOrigin: (origin) => catalog.isKnownOrigin(origin) })],
     ['signature', signaturePlugin],
@@ -340,7 +354,14 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
       const state = requestStateOf(initial);
       // Invariant: the signature plugin established the principal; never execute without one.
       if (!state?.principal) throw new AppError('AUTH_HEADER_MISSING', 'Authentication required.');
-      return { principal: state.principal, services, requestId: state.id };
+      return {
+        principal: state.principal,
+        services,
+        requestId: state.id,
+        answerDependsOnClock: () => {
+          if (state.pendingAnswer) state.pendingAnswer.ok = false;
+        },
+      };
     },
     plugins,
   });

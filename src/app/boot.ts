@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { seedDemoData, type DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
 import { Catalog } from '../modules/catalogue/catalog.js';
 import { openStore, StorageOpenError, type AdminRepository, type Store } from '../storage/index.js';
+import { generateQuoteKey } from '../modules/quotes/keys.js';
 
 export class BootError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -87,7 +88,7 @@ export interface BootOptions {
  */
 async function prepareData(
   repo: AdminRepository | null,
-  config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'>,
+  config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'> & { mayWrite?: boolean },
 ): Promise<Pick<BootedData, 'secretBox' | 'masterKeySource' | 'seeded' | 'credentialsFile'>> {
   const { dataDir } = config;
   const sample = repo ? await repo.anyKey() : undefined;
@@ -118,6 +119,13 @@ async function prepareData(
       }
       throw err;
     }
+  }
+
+  // Contract §11: the first fee quote signing key, created once. On Postgres this runs under the boot lock; on
+  // either engine the one-signing-key index makes a second insert do nothing, so replicas starting together
+  // (or a cluster's workers on one SQLite file) end with exactly one key.
+  if (repo && (config.mayWrite ?? true) && !(await repo.listQuoteKeys()).some((k) => k.state === 'signing')) {
+    await repo.insertSigningQuoteKey(await generateQuoteKey(secretBox));
   }
 
   const credentialsFile = path.join(dataDir, CREDENTIALS_FILE);
@@ -177,7 +185,7 @@ export async function bootData(
       maxStalenessSeconds: config.maxStalenessSeconds,
       migrateOnStart,
       // MIGRATE_ON_START=false never seeds (a seed is a write the migration step owns).
-      prepare: (admin) => prepareData(admin, { ...config, seedDemoData: config.seedDemoData && migrateOnStart }),
+      prepare: (admin) => prepareData(admin, { ...config, seedDemoData: config.seedDemoData && migrateOnStart, mayWrite: migrateOnStart }),
     });
     // Undefined only while a server waits for `npm run migrate` (MIGRATE_ON_START=false): there is nothing stored
     // to check the master key against yet; the store runs the same checks once the schema is there.

@@ -62,6 +62,9 @@ export async function prepareServer(): Promise<ServerStart> {
   return { config, logger, data };
 }
 
+/** Where this process listens, once it does: the quotes' `iss` when PUBLIC_BASE_URL is not set. */
+let listeningBaseUrl: string | undefined;
+
 /** The options a server's app runs with: all of them from the validated configuration. */
 export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions {
   return {
@@ -75,6 +78,8 @@ export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions 
     answerCacheEntries: config.answerCacheEntries,
     liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey, maxOpenStreams: config.maxOpenStreams },
     trustedProxies: config.trustedProxies,
+    // Until the server listens (port 0: chosen then), the configured address; `listen` sets the real one.
+    quotes: { issuer: () => config.publicBaseUrl ?? listeningBaseUrl ?? `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`, ttlSeconds: config.quoteTtlSeconds },
     rateLimit: { keyRatePerSecond: config.rateLimit.perSecond, keyBurst: config.rateLimit.burst, authFailuresPerMinute: config.rateLimit.authFailuresPerMinute, sessionMaxCost: config.rateLimit.sessionMaxCost, merchantShareCapacity: config.rateLimit.merchantShareCapacity, redisUrl: config.redisUrl },
   };
 }
@@ -99,6 +104,7 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    listeningBaseUrl = baseUrl;
     logger.info(
       { baseUrl, pipeline: app.pluginNames, trustedProxies: config.trustedProxies?.entries, database: `${data.store.engine} ${data.store.location}`, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
       'listening',

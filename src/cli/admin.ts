@@ -66,6 +66,10 @@ pricing rules
       UPTO: inclusive upper bound of the band, "*" for the last band; e.g. --bands "500000:0:0,*:0.3:0"
   fee list CODE [--merchant MERCHANT_ID]             rules in force and scheduled
   fee cancel RULE_ID                                 only before the rule starts
+fee quote signing keys (contract §11)
+  quote-keys list                                    the key that signs and the retired ones (never key material)
+  quote-keys rotate                                  a new key signs on every server within 1 s; the old one stays
+                                                     published until its last quote has expired
 audit
   audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N]   newest first
 database
@@ -84,14 +88,14 @@ const COMMANDS = new Set([
   'merchant create', 'merchant list', 'merchant set-kyc', 'merchant channels', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key list', 'key revoke', 'channel list', 'channel create', 'channel update', 'currency list', 'currency set',
   'merchant set-category', 'fee set', 'fee list', 'fee cancel', 'audit list',
-  'merchant origins', 'migrate',
+  'merchant origins', 'migrate', 'quote-keys list', 'quote-keys rotate',
 ]);
 
 /** Commands that change something: they take --actor (contract §7 audit). */
 const CHANGING = new Set([
   'merchant create', 'merchant set-kyc', 'merchant set-category', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key revoke', 'channel create', 'channel update', 'currency set', 'fee set', 'fee cancel',
-  'merchant origins', 'merchant channels',
+  'merchant origins', 'merchant channels', 'quote-keys rotate',
 ]);
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -481,6 +485,19 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       const { positionals, io } = run({}, 1);
       const k = await service.revokeKey(positional(positionals, 0, 'API_KEY'));
       emit(io, k, () => `Revoked ${k.id} (merchant ${k.merchantId}) at ${k.revokedAt}.\n`);
+      return;
+    }
+    case 'quote-keys list': {
+      const { io } = run({}, 0);
+      const keys = await service.listQuoteKeys();
+      emit(io, keys, () => table(['KEY ID', 'STATE', 'CREATED', 'RETIRED'], keys.map((k) => [k.id, k.state, k.createdAt, k.retiredAt])));
+      return;
+    }
+    case 'quote-keys rotate': {
+      const { io } = run({}, 0);
+      const r = await service.rotateQuoteKey();
+      emit(io, r, () => `Quote key ${r.signing.id} signs now${r.retired ? `; ${r.retired.id} retired at ${r.retired.retiredAt} (published until its last quote has expired)` : ''}.
+`);
       return;
     }
     case 'channel list': {

@@ -19,12 +19,14 @@
 import { graphqlData, restError } from './errors.js';
 import type { Channel, CheckoutLocale } from './wire.js';
 import { signRequestWeb } from './svc1-web.js';
+import { createQuoteVerifier, type VerifiedQuote } from './quotes.js';
 
 export { signRequestWeb, sha256HexWeb, hmacHexWeb, type WebSignInput, type WebSignature } from './svc1-web.js';
 export type { ErrorCode } from '../shared/errors.js';
 export { GatewayError, type ProblemDetails, type GraphQLErrorPayload } from './errors.js';
 export type { Channel, CheckoutLocale, FeeTier, RestChannelGroup, RestChannelStatus } from './wire.js';
 export type { CheckoutTexts, CheckoutTranslations } from './checkout/messages.js';
+export { createQuoteVerifier, QUOTE_TYP, type QuoteVerifier, type QuoteVerifierOptions, type VerifiedQuote } from './quotes.js';
 export { createSessionClient, type SessionClient, type SessionClientOptions, type SubscriptionHandlers } from './session.js';
 
 /** `POST /v1/payments/calculate` request body (seed field names). */
@@ -37,6 +39,8 @@ export interface CalculateFeeInput {
   merchantId: string;
   /** Default: the channel's `is_fee_charged_to_customer`. */
   chargeFeeToCustomer?: boolean;
+  /** true: the answer adds a signed fee quote, `quote` and `quoteExpiresAt` (contract §11). */
+  quote?: boolean;
 }
 
 /** `POST /v1/payments/calculate` result. */
@@ -53,6 +57,9 @@ export interface FeeCalculation {
   customerFee: number;
   /** The merchant's part of the same charges (deducted in getBalance). */
   merchantFee: number;
+  /** Only when asked for (`quote: true`): the signed fee quote (JWS) and until when it is honoured (ISO 8601). */
+  quote?: string;
+  quoteExpiresAt?: string;
 }
 
 /** `POST /v1/checkout/sessions` request body (contract §9). */
@@ -99,6 +106,8 @@ export interface ClientOptions {
   fetch?: typeof globalThis.fetch;
   /** Clock in ms for the timestamp; default `Date.now`. */
   now?: () => number;
+  /** This key's merchant: offline quote verification then refuses another merchant's quote (`QUOTE_INVALID`). */
+  merchantId?: string;
 }
 
 /** The client. */
@@ -112,6 +121,13 @@ export interface GatewayClient {
    * browser the answer's `clientSecret` (see `createSessionClient` and the checkout component).
    */
   createCheckoutSession(input: CheckoutSessionInput): Promise<CheckoutSession>;
+  /**
+   * Verify a fee quote (contract §11) offline, with the gateway's published keys (fetched once, again for an
+   * unknown `kid`): the quoted calculation, or a {@link GatewayError} `QUOTE_INVALID` / `QUOTE_EXPIRED`.
+   */
+  verifyQuote(token: string): Promise<VerifiedQuote>;
+  /** The same check through `POST /v1/payments/quotes/verify` (the gateway also checks the merchant). */
+  verifyQuoteOnline(token: string): Promise<VerifiedQuote>;
   /** `POST /graphql`; resolves with `data`, rejects with a {@link GatewayError} when any error is returned. */
   graphql<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<TData>;
   /** Any signed request (body sent exactly as given); the raw Response. */
@@ -140,8 +156,16 @@ export function createClient(options: ClientOptions): GatewayClient {
     return doFetch(`${origin}${target}`, { method: upper, headers: all, body: body === undefined || body === '' ? undefined : body });
   }
 
+  const quotes = createQuoteVerifier({ baseUrl: origin, merchantId: options.merchantId, fetch: doFetch, now });
+
   return {
     request,
+    verifyQuote: (token) => quotes.verifyQuote(token),
+    async verifyQuoteOnline(token) {
+      const res = await request('POST', '/v1/payments/quotes/verify', JSON.stringify({ quote: token }));
+      if (!res.ok) throw await restError(res);
+      return (await res.json()) as VerifiedQuote;
+    },
     async listChannels() {
       const res = await request('GET', '/v1/payments/channel');
       if (!res.ok) throw await restError(res);

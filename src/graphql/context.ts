@@ -4,6 +4,7 @@ import type { ChangeFeed } from '../modules/live/change-feed.js';
 import type { ChannelService } from '../modules/channels/service.js';
 import type { FeeService } from '../modules/pricing/service.js';
 import type { SessionService } from '../modules/sessions/service.js';
+import type { QuoteService } from '../modules/quotes/service.js';
 
 /** Services, built once per process. */
 export interface Services {
@@ -13,6 +14,8 @@ export interface Services {
   changes: ChangeFeed;
   /** Checkout sessions (contract §9). */
   sessions: SessionService;
+  /** Fee quotes (contract §11): signing, verification, the published keys. */
+  quotes: QuoteService;
 }
 
 /**
@@ -24,4 +27,9 @@ export interface GraphQLContext {
   principal: Principal;
   services: Services;
   requestId: string;
+  /**
+   * Say that this answer depends on the clock, not only on the data (a quote expires; a new one is signed per
+   * request): it must never be kept and replayed by the answer cache.
+   */
+  answerDependsOnClock(): void;
 }

@@ -1,7 +1,9 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { ListedChannel } from '../modules/channels/service.js';
 import type { ChannelFeeInfo } from '../modules/catalogue/records.js';
-import type { PricedFee, FeeRule as FeeRuleModel, FeeBand as FeeBandModel, AppliedPricing as AppliedPricingModel } from '../modules/pricing/domain/pricing.js';
+import type { FeeCalculationModel } from '../modules/pricing/service.js';
+import type { IssuedQuote, VerifiedQuote as VerifiedQuoteModel } from '../modules/quotes/service.js';
+import type { FeeRule as FeeRuleModel, FeeBand as FeeBandModel, AppliedPricing as AppliedPricingModel } from '../modules/pricing/domain/pricing.js';
 import type { Availability } from '../modules/channels/eligibility.js';
 import type { GraphQLContext } from './context.js';
 export type Maybe<T> = T | null;
@@ -207,6 +209,12 @@ export type FeeCalculation = {
   getBalance: Scalars['Decimal']['output'];
   /** The merchant's part of the same charges (deducted in getBalance); customerFee + merchantFee = fee + additionalFee + feeTax. */
   merchantFee: Scalars['Decimal']['output'];
+  /**
+   * A signed statement of this calculation that the gateway honours until it
+   * expires (contract §11). Computed (signed) only when selected. A checkout
+   * session's quote never outlives the session.
+   */
+  quote: Maybe<FeeQuote>;
   /** What the customer pays: `amount` + `customerFee`. */
   totalAmount: Scalars['Decimal']['output'];
 };
@@ -246,6 +254,17 @@ export type FeePart = {
   percentagePart: Scalars['Decimal']['output'];
   /** percentagePart + fixedPart. */
   total: Scalars['Decimal']['output'];
+};
+
+/** A fee quote: a JWS (EdDSA, Ed25519) of one calculation, verifiable offline with the keys at /.well-known/jwks.json. */
+export type FeeQuote = {
+  __typename?: 'FeeQuote';
+  /** ISO 8601 UTC instant after which the quote is no longer honoured (the JWT `exp`). */
+  expiresAt: Scalars['String']['output'];
+  /** The quote id (`qt_…`, the JWT `jti`). */
+  id: Scalars['ID']['output'];
+  /** The JWS in compact serialisation (header `typ` fee-quote+jwt, `kid` of the signing key). */
+  token: Scalars['String']['output'];
 };
 
 /** A pricing rule: amount bands, each pricing the whole amount, in force from `effectiveFrom`. */
@@ -420,6 +439,13 @@ export type Query = {
    * yet (`includeIneligible`), each with its reasons.
    */
   paymentChannels: Array<PaymentChannel>;
+  /**
+   * Check a fee quote (contract §11) and return what it states, whatever the
+   * pricing is now. Errors carry `extensions.code`: QUOTE_INVALID (malformed,
+   * bad signature, unknown key, or another merchant's quote) or QUOTE_EXPIRED.
+   * Same as REST POST /v1/payments/quotes/verify.
+   */
+  verifyQuote: VerifiedQuote;
 };
 
 
@@ -442,6 +468,17 @@ export type QueryCalculateFeeArgs = {
  */
 export type QueryPaymentChannelsArgs = {
   filter?: InputMaybe<PaymentChannelFilter>;
+};
+
+
+/**
+ * Everything a checkout or a merchant's server reads: the channel list (here), fee calculations
+ * (schema/pricing.graphql) and the caller's checkout session (schema/sessions.graphql). Every operation is
+ * authenticated: SVC1-signed, or a checkout session's `Authorization: Bearer` client secret, which acts for
+ * its merchant read-only within the session's amount, currency and methods.
+ */
+export type QueryVerifyQuoteArgs = {
+  token: Scalars['String']['input'];
 };
 
 /** How a percentage part is rounded to the currency's minor unit. */
@@ -503,6 +540,43 @@ export type UnavailabilityReason =
   | 'MAINTENANCE'
   /** The channel is offline (calculateFee: CHANNEL_UNAVAILABLE). */
   | 'OFFLINE';
+
+/** What a verified quote states: the calculation as it was quoted, its id and lifetime. */
+export type VerifiedQuote = {
+  __typename?: 'VerifiedQuote';
+  /** The additional fee as quoted. */
+  additionalFee: Scalars['Decimal']['output'];
+  /** The base amount. */
+  amount: Scalars['Decimal']['output'];
+  /** True when the customer bears all the charges. */
+  chargeFeeToCustomer: Scalars['Boolean']['output'];
+  /** ISO 4217 currency code of every amount. */
+  currency: Scalars['String']['output'];
+  /** The customer's part of the charges. */
+  customerFee: Scalars['Decimal']['output'];
+  /** ISO 8601 UTC instant the quote expires. */
+  expiresAt: Scalars['String']['output'];
+  /** The channel fee as quoted. */
+  fee: Scalars['Decimal']['output'];
+  /** Tax on the fees as quoted. */
+  feeTax: Scalars['Decimal']['output'];
+  /** What the merchant receives. */
+  getBalance: Scalars['Decimal']['output'];
+  /** ISO 8601 UTC instant the quote was issued. */
+  issuedAt: Scalars['String']['output'];
+  /** The merchant's part of the charges. */
+  merchantFee: Scalars['Decimal']['output'];
+  /** The merchant the quote was issued to. */
+  merchantId: Scalars['ID']['output'];
+  /** Channel code that priced it. */
+  method: Scalars['String']['output'];
+  /** The quote id (`qt_…`). */
+  quoteId: Scalars['ID']['output'];
+  /** Id of the pricing rule that priced it. */
+  ruleId: Scalars['ID']['output'];
+  /** What the customer pays. */
+  totalAmount: Scalars['Decimal']['output'];
+};
 
 
 
@@ -590,10 +664,11 @@ export type ResolversTypes = {
   FeeBand: ResolverTypeWrapper<FeeBandModel>;
   FeeBearer: FeeBearer;
   FeeBreakdown: ResolverTypeWrapper<Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversTypes['AppliedPricing'] }>;
-  FeeCalculation: ResolverTypeWrapper<PricedFee>;
+  FeeCalculation: ResolverTypeWrapper<FeeCalculationModel>;
   FeeCap: FeeCap;
   FeeInfo: ResolverTypeWrapper<ChannelFeeInfo>;
   FeePart: ResolverTypeWrapper<FeePart>;
+  FeeQuote: ResolverTypeWrapper<IssuedQuote>;
   FeeRule: ResolverTypeWrapper<FeeRuleModel>;
   FeeRuleSource: FeeRuleSource;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
@@ -607,6 +682,7 @@ export type ResolversTypes = {
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UnavailabilityReason: UnavailabilityReason;
+  VerifiedQuote: ResolverTypeWrapper<VerifiedQuoteModel>;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -621,9 +697,10 @@ export type ResolversParentTypes = {
   Decimal: Scalars['Decimal']['output'];
   FeeBand: FeeBandModel;
   FeeBreakdown: Omit<FeeBreakdown, 'pricing'> & { pricing: ResolversParentTypes['AppliedPricing'] };
-  FeeCalculation: PricedFee;
+  FeeCalculation: FeeCalculationModel;
   FeeInfo: ChannelFeeInfo;
   FeePart: FeePart;
+  FeeQuote: IssuedQuote;
   FeeRule: FeeRuleModel;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
@@ -634,6 +711,7 @@ export type ResolversParentTypes = {
   RoundingRule: RoundingRule;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
+  VerifiedQuote: VerifiedQuoteModel;
 };
 
 export type AppliedPricingResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['AppliedPricing'] = ResolversParentTypes['AppliedPricing']> = {
@@ -703,6 +781,7 @@ export type FeeCalculationResolvers<ContextType = GraphQLContext, ParentType ext
   feeTax?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   getBalance?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   merchantFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  quote?: Resolver<Maybe<ResolversTypes['FeeQuote']>, ParentType, ContextType>;
   totalAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
@@ -720,6 +799,12 @@ export type FeePartResolvers<ContextType = GraphQLContext, ParentType extends Re
   percentage?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   percentagePart?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
   total?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+};
+
+export type FeeQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeQuote'] = ResolversParentTypes['FeeQuote']> = {
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  token?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type FeeRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['FeeRule'] = ResolversParentTypes['FeeRule']> = {
@@ -760,6 +845,7 @@ export type QueryResolvers<ContextType = GraphQLContext, ParentType extends Reso
   calculateFee?: Resolver<ResolversTypes['FeeCalculation'], ParentType, ContextType, RequireFields<QueryCalculateFeeArgs, 'input'>>;
   checkoutSession?: Resolver<Maybe<ResolversTypes['CheckoutSession']>, ParentType, ContextType>;
   paymentChannels?: Resolver<Array<ResolversTypes['PaymentChannel']>, ParentType, ContextType, Partial<QueryPaymentChannelsArgs>>;
+  verifyQuote?: Resolver<ResolversTypes['VerifiedQuote'], ParentType, ContextType, RequireFields<QueryVerifyQuoteArgs, 'token'>>;
 };
 
 export type RoundingRuleResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['RoundingRule'] = ResolversParentTypes['RoundingRule']> = {
@@ -769,6 +855,25 @@ export type RoundingRuleResolvers<ContextType = GraphQLContext, ParentType exten
 
 export type SubscriptionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = {
   paymentChannelsChanged?: SubscriptionResolver<Array<ResolversTypes['PaymentChannel']>, "paymentChannelsChanged", ParentType, ContextType, Partial<SubscriptionPaymentChannelsChangedArgs>>;
+};
+
+export type VerifiedQuoteResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['VerifiedQuote'] = ResolversParentTypes['VerifiedQuote']> = {
+  additionalFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  amount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  chargeFeeToCustomer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customerFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  expiresAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  fee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  feeTax?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  getBalance?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  issuedAt?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  merchantFee?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
+  merchantId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  method?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  quoteId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  ruleId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  totalAmount?: Resolver<ResolversTypes['Decimal'], ParentType, ContextType>;
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
@@ -784,11 +889,13 @@ export type Resolvers<ContextType = GraphQLContext> = {
   FeeCalculation?: FeeCalculationResolvers<ContextType>;
   FeeInfo?: FeeInfoResolvers<ContextType>;
   FeePart?: FeePartResolvers<ContextType>;
+  FeeQuote?: FeeQuoteResolvers<ContextType>;
   FeeRule?: FeeRuleResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PaymentChannel?: PaymentChannelResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RoundingRule?: RoundingRuleResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
+  VerifiedQuote?: VerifiedQuoteResolvers<ContextType>;
 };
 

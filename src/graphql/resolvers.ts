@@ -11,6 +11,11 @@ const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent
 
 const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { input }, ctx) => ctx.services.fees.quote(ctx.principal, input);
 
+const verifyQuote: NonNullable<QueryResolvers['verifyQuote']> = (_parent, { token }, ctx) => {
+  ctx.answerDependsOnClock();
+  return ctx.services.quotes.verify(ctx.principal, token);
+};
+
 const checkoutSession: NonNullable<QueryResolvers['checkoutSession']> = (_parent, _args, ctx) => {
   const session = ctx.principal.session;
   return session
@@ -31,6 +36,11 @@ const PaymentChannel: PaymentChannelResolvers = {
 };
 
 const FeeCalculation: FeeCalculationResolvers = {
+  // Signed only when selected (contract §11: every other request costs what it cost before).
+  quote: (result, _args, ctx) => {
+    ctx.answerDependsOnClock();
+    return ctx.services.quotes.issue(ctx.principal, result);
+  },
   breakdown: (result) => ({
     fee: result.breakdown.fee,
     additionalFee: result.breakdown.additionalFee,
@@ -57,7 +67,7 @@ export const resolvers: Resolvers = {
   // Internal enum values are the lower-case database/REST values.
   ChannelStatus: { ACTIVE: 'active', OFFLINE: 'offline', MAINTENANCE: 'maintenance' },
   ChannelGroup: { QRIS: 'qris', VIRTUAL_ACCOUNT: 'virtual_account', EWALLET: 'ewallet', RETAIL_OUTLET: 'retail_outlet', CARD: 'card' },
-  Query: { paymentChannels, calculateFee, checkoutSession },
+  Query: { paymentChannels, calculateFee, checkoutSession, verifyQuote },
   Mutation: { createCheckoutSession },
   Subscription: { paymentChannelsChanged },
   PaymentChannel,

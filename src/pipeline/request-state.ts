@@ -14,11 +14,11 @@ export type { Principal } from '../modules/auth/principal.js';
 import type { Principal } from '../modules/auth/principal.js';
 
 export type { Surface } from '../shared/routes.js';
-import type { Surface } from '../shared/routes.js';
+import type { RestRouteDef, Surface } from '../shared/routes.js';
 
 /** The REST route a request matched, if any. */
 export interface RestRoute {
-  name: 'listChannels' | 'calculateFee' | 'createCheckoutSession';
+  name: RestRouteDef['name'];
   /** Variables for the route's prebuilt GraphQL operation. */
   variables?: Record<string, unknown>;
 }

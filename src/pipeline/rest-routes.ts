@@ -22,6 +22,22 @@ export const REST_CALCULATE_FEE = /* GraphQL */ `
   }
 `;
 
+/** Calculate with `"quote": true` (contract §11): the same fields plus the signed quote, selected only when asked. */
+export const REST_CALCULATE_FEE_QUOTED = /* GraphQL */ `
+  query RestCalculateFeeQuoted($input: CalculateFeeInput!) {
+    calculateFee(input: $input) { amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee quote { token expiresAt } }
+  }
+`;
+
+export const REST_VERIFY_QUOTE = /* GraphQL */ `
+  query RestVerifyQuote($token: String!) {
+    verifyQuote(token: $token) {
+      amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee
+      method chargeFeeToCustomer ruleId quoteId merchantId issuedAt expiresAt
+    }
+  }
+`;
+
 export const REST_CREATE_CHECKOUT_SESSION = /* GraphQL */ `
   mutation RestCreateCheckoutSession($input: CreateCheckoutSessionInput!) {
     createCheckoutSession(input: $input) { id clientSecret expiresAt amount currency methods locale }
@@ -33,7 +49,29 @@ export const REST_OPERATIONS: Readonly<Record<RestRouteDef['name'], string>> = {
   listChannels: REST_LIST_CHANNELS,
   calculateFee: REST_CALCULATE_FEE,
   createCheckoutSession: REST_CREATE_CHECKOUT_SESSION,
+  verifyQuote: REST_VERIFY_QUOTE,
 };
+
+/**
+ * The GraphQL request a REST route's (type-checked) body becomes: its prebuilt operation and variables. A
+ * calculate body with `"quote": true` selects the quote (signing is paid only by requests that ask); the
+ * verification body's `quote` is the operation's `token`.
+ */
+export function restOperationOf(name: RestRouteDef['name'], variables: Record<string, unknown> | undefined): { query: string; variables: Record<string, unknown> | undefined } {
+  if (name === 'calculateFee' && variables) {
+    const { quote, ...input } = variables.input as Record<string, unknown>;
+    return { query: quote === true ? REST_CALCULATE_FEE_QUOTED : REST_CALCULATE_FEE, variables: { input } };
+  }
+  if (name === 'verifyQuote' && variables) return { query: REST_VERIFY_QUOTE, variables: { token: (variables.input as { quote: string }).quote } };
+  return { query: REST_OPERATIONS[name], variables };
+}
+
+/** The REST calculate answer: the calculation, plus `quote` and `quoteExpiresAt` when a quote was asked for. */
+export function toRestCalculation(calculation: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!calculation || !('quote' in calculation)) return calculation;
+  const { quote, ...rest } = calculation as { quote: { token: string; expiresAt: string } | null };
+  return quote ? { ...rest, quote: quote.token, quoteExpiresAt: quote.expiresAt } : rest;
+}
 
 /** A channel as the GraphQL operation returns it. */
 export interface GqlChannel {

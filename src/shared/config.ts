@@ -119,6 +119,8 @@ const envSchema = z.object({
     .superRefine((v, ctx) => {
       for (const problem of v === undefined ? [] : TrustedProxies.parse(v).problems) ctx.addIssue({ code: 'custom', message: problem });
     }),
+  /** Contract §11: lifetime of a fee quote, seconds (a checkout session's quotes never outlive the session). */
+  QUOTE_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -176,6 +178,8 @@ export interface Config {
   publicBaseUrl: string | null;
   /** TRUSTED_PROXIES: the balancers whose `X-Forwarded-For` names the client; null = none (the socket peer). */
   trustedProxies: TrustedProxies | null;
+  /** Lifetime of a fee quote in seconds (contract §11), 60–86400. */
+  quoteTtlSeconds: number;
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -238,5 +242,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     migrateOnStart: e.MIGRATE_ON_START,
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
     trustedProxies: e.TRUSTED_PROXIES === undefined ? null : TrustedProxies.parse(e.TRUSTED_PROXIES).proxies,
+    quoteTtlSeconds: e.QUOTE_TTL_SECONDS,
   };
 }

@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   SESSION_EXPIRED: 401,
   SESSION_SCOPE: 403,
   ORIGIN_NOT_ALLOWED: 403,
+  QUOTE_INVALID: 422,
+  QUOTE_EXPIRED: 422,
 } as const;
 
 /** A contract error code. */
@@ -77,6 +79,8 @@ const TITLES: Record<ErrorCode, string> = {
   SESSION_EXPIRED: 'Checkout session expired',
   SESSION_SCOPE: 'Outside the checkout session',
   ORIGIN_NOT_ALLOWED: 'Origin not allowed',
+  QUOTE_INVALID: 'Quote invalid',
+  QUOTE_EXPIRED: 'Quote expired',
 };
 
 /** Extra problem members a code may carry (`field`, `min`, `max`, `serverTime`, …). */

@@ -27,6 +27,10 @@ export const FAVICON_PATH = '/favicon.ico';
 export const IMAGE_PREFIX = '/images/channels/';
 /** The drop-in checkout component (one ES module; `v1` is its interface version); public. */
 export const CHECKOUT_COMPONENT_PATH = '/checkout/v1/checkout.js';
+/** The public keys fee quotes are signed with (contract §11, RFC 7517 JWK Set); public. */
+export const JWKS_PATH = '/.well-known/jwks.json';
+/** Quote verification (contract §11): a signed REST route. */
+export const VERIFY_QUOTE_PATH = `${REST_PREFIX}/quotes/verify`;
 export const HEALTH_PATH = '/health';
 export const READY_PATH = '/ready';
 
@@ -37,6 +41,7 @@ export const calculateRequestBody = z.object({
   method: z.string().meta({ minLength: 1, maxLength: 64, description: 'Channel code, case-insensitive (`QRIS`).' }),
   merchantId: z.string().meta({ description: "Must be the API key's merchant." }),
   chargeFeeToCustomer: z.boolean().nullish().meta({ description: "Fee bearer; default: the channel's `is_fee_charged_to_customer`." }),
+  quote: z.boolean().nullish().meta({ description: 'true: the answer adds `quote` (a signed fee quote, contract §11) and `quoteExpiresAt`.' }),
 });
 export type CalculateRequestBody = z.infer<typeof calculateRequestBody>;
 
@@ -51,6 +56,12 @@ export const createSessionRequestBody = z.object({
 });
 export type CreateSessionRequestBody = z.infer<typeof createSessionRequestBody>;
 
+/** Contract §11's verification body. */
+export const verifyQuoteRequestBody = z.object({
+  quote: z.string().meta({ minLength: 1, maxLength: 4096, description: 'The token of a fee quote (`quote` of a calculate answer).' }),
+});
+export type VerifyQuoteRequestBody = z.infer<typeof verifyQuoteRequestBody>;
+
 /** Codes any signed /v1 route can answer (auth, limits, pipeline). */
 const COMMON_REST_CODES: readonly ErrorCode[] = [...AUTH_ERROR_CODES, 'METHOD_NOT_ALLOWED', 'PAYLOAD_TOO_LARGE', 'RATE_LIMITED', 'SERVICE_UNAVAILABLE', 'INTERNAL_ERROR'];
 
@@ -58,11 +69,11 @@ const COMMON_REST_CODES: readonly ErrorCode[] = [...AUTH_ERROR_CODES, 'METHOD_NO
 export interface RestRouteDef {
   path: string;
   method: 'GET' | 'POST';
-  name: 'listChannels' | 'calculateFee' | 'createCheckoutSession';
+  name: 'listChannels' | 'calculateFee' | 'createCheckoutSession' | 'verifyQuote';
   /** What it can answer besides its success (contract §4), for the OpenAPI document. */
   errorCodes: readonly ErrorCode[];
   /** The JSON body a POST route takes. */
-  body?: typeof calculateRequestBody | typeof createSessionRequestBody;
+  body?: typeof calculateRequestBody | typeof createSessionRequestBody | typeof verifyQuoteRequestBody;
   /** Status of a success (200 unless it creates something). */
   successStatus: 200 | 201;
   /** A checkout session (contract §9) may call it with `Authorization: Bearer`. */
@@ -102,6 +113,17 @@ export const REST_ROUTES: readonly RestRouteDef[] = [
     creates: false,
   },
   {
+    path: VERIFY_QUOTE_PATH,
+    method: 'POST',
+    name: 'verifyQuote',
+    errorCodes: [...COMMON_REST_CODES, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'QUOTE_INVALID', 'QUOTE_EXPIRED'],
+    body: verifyQuoteRequestBody,
+    successStatus: 200,
+    sessionAllowed: false,
+    // Its answer depends on the clock (a quote expires), never on the data version alone: never kept or replayed.
+    creates: true,
+  },
+  {
     path: CHECKOUT_SESSIONS_PATH,
     method: 'POST',
     name: 'createCheckoutSession',
@@ -137,6 +159,7 @@ export const ROUTES: readonly Route[] = [
   { path: DOCS_PATH, surface: 'public' },
   { path: FAVICON_PATH, surface: 'public' },
   { path: CHECKOUT_COMPONENT_PATH, surface: 'public' },
+  { path: JWKS_PATH, surface: 'public' },
 ];
 
 /** Paths (exact, or prefixes ending in "/") that are served without a signature. */

@@ -20,7 +20,7 @@ export const RULE_SCOPES = ['CHANNEL', 'CATEGORY', 'MERCHANT'] as const;
 export type RuleScope = (typeof RULE_SCOPES)[number];
 
 /** What a `change_log` row names: the entity whose in-memory state must be reloaded. */
-export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency'] as const;
+export const CHANGE_ENTITIES = ['merchant', 'channel', 'currency', 'quote_key'] as const;
 export type ChangeEntity = (typeof CHANGE_ENTITIES)[number];
 
 /** "Since ever": the fee_set_at of flat fees written before fee rules existed (a constant, so ALTER TABLE can add it). */
@@ -36,3 +36,10 @@ export type ChannelGroupValue = (typeof CHANNEL_GROUPS)[number];
 /** The languages channel names, group names, sessions and the checkout component speak (contract §12). */
 export const LOCALES = ['id', 'en'] as const;
 export type Locale = (typeof LOCALES)[number];
+
+/**
+ * A fee quote signing key's state (contract §11): exactly one key `signing` at a time (a partial unique index
+ * says so in both engines); `retired` keys stay published while quotes they signed may still be valid.
+ */
+export const QUOTE_KEY_STATES = ['signing', 'retired'] as const;
+export type QuoteKeyState = (typeof QUOTE_KEY_STATES)[number];

@@ -38,6 +38,9 @@ interface Merchant {
   stop(): Promise<void>;
 }
 
+/** What the page shows once the merchant server verified the component's quote (looked at by people). */
+const QUOTE_ARTIFACT = path.resolve(import.meta.dirname, '../../artifacts/checkout-quote-verified.png');
+
 /** The reference merchant integration as a developer runs it, on a free port. */
 async function startMerchant(server: RunningServer): Promise<Merchant> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'docs/examples/checkout-merchant/server.ts'], {
@@ -225,13 +228,20 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     expect(await focused()).toBe('qris');
     await page.keyboard.press('Space');
     expect(await row(page, 'qris').getAttribute('aria-checked')).toBe('true');
-    expect(norm(await page.locator('#choice').innerText())).toBe('Chosen: QRIS, total Rp 151.050');
+    // The event comes once the component has the choice's fee quote (contract §11).
+    await expect.poll(async () => norm(await page.locator('#choice').innerText()), { timeout: 5_000 }).toBe('Chosen: QRIS, total Rp 151.050');
+    // The merchant's server verified the quote the component handed the page, and says what it would charge.
+    await expect.poll(() => page.locator('#charge').getAttribute('data-verified'), { timeout: 5_000 }).toBe('true');
+    expect(await page.locator('#charge').getAttribute('data-total')).toBe('151050');
+    expect(norm(await page.locator('#charge').innerText())).toMatch(/^Quote verified by the shop: you will be charged Rp 151\.050 \(quote qt_[A-Za-z0-9_-]+, valid until \d{4}-/);
+    fs.mkdirSync(path.dirname(QUOTE_ARTIFACT), { recursive: true });
+    await page.screenshot({ path: QUOTE_ARTIFACT });
 
     // Mouse.
     await row(page, 'bca_va').click();
     expect(await row(page, 'bca_va').getAttribute('aria-checked')).toBe('true');
     expect(await row(page, 'qris').getAttribute('aria-checked')).toBe('false');
-    expect(await page.locator('#choice').getAttribute('data-code')).toBe('bca_va');
+    await expect.poll(() => page.locator('#choice').getAttribute('data-code'), { timeout: 5_000 }).toBe('bca_va');
 
     // Arrow keys move the choice to the next selectable channel and focus it.
     await page.keyboard.press('ArrowDown');
@@ -239,7 +249,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     await page.keyboard.press('ArrowDown');
     expect(await row(page, 'bri_va').getAttribute('aria-checked')).toBe('true');
     expect(await focused()).toBe('bri_va');
-    expect(await page.locator('#choice').getAttribute('data-code')).toBe('bri_va');
+    await expect.poll(() => page.locator('#choice').getAttribute('data-code'), { timeout: 5_000 }).toBe('bri_va');
 
     const r = await admin(server.dataDir, ['channel', 'update', 'bri_va', '--status', 'maintenance']);
     expect(r.code, r.stderr).toBe(0);

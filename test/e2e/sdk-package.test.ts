@@ -7,7 +7,7 @@
  * - a bundler (esbuild, platform browser) resolves it through its exports map;
  * - `tsc` type-checks a TypeScript consumer against the package's declarations (exports map `types`).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
 import { PROJECT_ROOT } from '../helpers/server.js';
 import { startRealServer, type RealServer } from '../helpers/real-server.js';
+import { adminJson } from '../helpers/ops.js';
 
 const PACKAGE_DIR = path.join(PROJECT_ROOT, 'packages', 'client');
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
@@ -62,6 +63,45 @@ export async function run(): Promise<string> {
 }
 `;
 
+/**
+ * Fee quotes (contract §11) from the package: a quote verified offline (the JWKS fetched once) and through
+ * the endpoint, the typed errors (tampered, another merchant's, expired); then, after the test rotated the
+ * signing key (it writes the file `rotated`), a quote with the new `kid` makes the verifier fetch the keys
+ * again, once.
+ */
+const QUOTE_CONSUMER = `
+import fs from 'node:fs';
+import { createClient, GatewayError } from '@payment-gateway/client';
+const [baseUrl, apiKey, apiSecret, merchantId, otherKey, otherSecret, otherMerchant] = process.argv.slice(2);
+let jwksFetches = 0;
+const counting = (url, init) => { if (String(url).endsWith('/.well-known/jwks.json')) jwksFetches++; return fetch(url, init); };
+const gateway = createClient({ baseUrl, apiKey, apiSecret, merchantId, fetch: counting });
+const other = createClient({ baseUrl, apiKey: otherKey, apiSecret: otherSecret, merchantId: otherMerchant, fetch: counting });
+const codeOf = (p) => p.then(() => 'accepted', (e) => (e instanceof GatewayError ? e.code + ' ' + e.status : String(e)));
+const calc = await gateway.calculateFee({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId, quote: true });
+const offline = await gateway.verifyQuote(calc.quote);
+const again = await gateway.verifyQuote(calc.quote);
+const online = await gateway.verifyQuoteOnline(calc.quote);
+const [h, p, sig] = calc.quote.split('.');
+const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
+const tampered = h + '.' + Buffer.from(JSON.stringify({ ...claims, totalAmount: 1 })).toString('base64url') + '.' + sig;
+const errors = {
+  tamperedOffline: await codeOf(gateway.verifyQuote(tampered)),
+  tamperedOnline: await codeOf(gateway.verifyQuoteOnline(tampered)),
+  otherOffline: await codeOf(other.verifyQuote(calc.quote)),
+  otherOnline: await codeOf(other.verifyQuoteOnline(calc.quote)),
+  expiredOffline: await codeOf(createClient({ baseUrl, apiKey, apiSecret, merchantId, now: () => Date.now() + 3_600_000 }).verifyQuote(calc.quote)),
+};
+const fetchesBeforeRotation = jwksFetches - 1; // the other client's own first fetch
+console.log('READY');
+while (!fs.existsSync('rotated')) await new Promise((r) => setTimeout(r, 50));
+const fresh = await gateway.calculateFee({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId, quote: true });
+const rotated = await gateway.verifyQuote(fresh.quote);
+const oldStill = await gateway.verifyQuote(calc.quote);
+const kid = (t) => JSON.parse(Buffer.from(t.split('.')[0], 'base64url').toString()).kid;
+console.log(JSON.stringify({ calc, offline, again, online, errors, fetchesBeforeRotation, fetchesAfterRotation: jwksFetches - 1, kids: [kid(calc.quote), kid(fresh.quote)], rotated, oldStill }));
+`;
+
 describe('the SDK package (npm pack → install outside the repository → plain node)', () => {
   let server: RealServer;
   let project: string;
@@ -84,7 +124,7 @@ describe('the SDK package (npm pack → install outside the repository → plain
     const manifest = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as { exports: Record<string, { types: string; import: string }>; dependencies: Record<string, string> };
     expect(fs.existsSync(path.join(installed, manifest.exports['.']!.import))).toBe(true);
     expect(fs.existsSync(path.join(installed, manifest.exports['.']!.types))).toBe(true);
-    expect(Object.keys(manifest.dependencies)).toEqual(['graphql-sse']);
+    expect(Object.keys(manifest.dependencies)).toEqual(['graphql-sse', 'jose']);
     const files = execFileSync('find', [installed, '-type', 'f'], { encoding: 'utf8' }).split('\n').filter(Boolean);
     expect(files.filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts'))).toEqual([]);
   });
@@ -117,6 +157,50 @@ describe('the SDK package (npm pack → install outside the repository → plain
     expect(result.refusedAfterMs).toBeLessThan(1_000);
   }, 60_000);
 
+  it('verifies a fee quote offline (JWKS once, again for a new kid after rotation) and online, with the typed errors (contract §11)', async () => {
+    fs.writeFileSync(path.join(project, 'quotes.mjs'), QUOTE_CONSUMER);
+    fs.rmSync(path.join(project, 'rotated'), { force: true });
+    const { approved, pending } = server;
+    const child = spawn(process.execPath, ['quotes.mjs', server.baseUrl, approved.apiKey, approved.apiSecret, approved.merchantId, pending.apiKey, pending.apiSecret, pending.merchantId], { cwd: project });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    try {
+      const deadline = Date.now() + 30_000;
+      while (!out.includes('READY')) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`consumer did not get ready: ${out} ${err}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await adminJson(server.dataDir, ['quote-keys', 'rotate']);
+      // Contract §11: the new key signs on every server within 1 s.
+      await new Promise((r) => setTimeout(r, 1_000));
+      fs.writeFileSync(path.join(project, 'rotated'), '');
+      expect(await exited, err).toBe(0);
+    } finally {
+      child.kill();
+    }
+    const result = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, any>;
+    const { quote: _q, quoteExpiresAt, ...calculation } = result.calc;
+    expect(calculation).toMatchObject({ amount: 150000, totalAmount: 151050, currency: 'IDR' });
+    expect(result.offline).toEqual(result.online);
+    expect(result.offline).toMatchObject({ ...calculation, method: 'qris', merchantId: approved.merchantId, expiresAt: quoteExpiresAt });
+    expect(result.again).toEqual(result.offline);
+    expect(result.errors).toEqual({
+      tamperedOffline: 'QUOTE_INVALID 422',
+      tamperedOnline: 'QUOTE_INVALID 422',
+      otherOffline: 'QUOTE_INVALID 422',
+      otherOnline: 'QUOTE_INVALID 422',
+      expiredOffline: 'QUOTE_EXPIRED 422',
+    });
+    expect(result.fetchesBeforeRotation).toBe(1);
+    expect(result.kids[0]).not.toBe(result.kids[1]);
+    expect(result.fetchesAfterRotation).toBe(2);
+    expect(result.rotated).toMatchObject({ totalAmount: 151050 });
+    expect(result.oldStill.quoteId).toBe(result.offline.quoteId);
+  }, 60_000);
+
   it('the README\'s "Frontend (TypeScript)" snippet runs as written under plain node', () => {
     const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
     const snippet = /<!-- readme-test:sdk-node -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
@@ -127,6 +211,16 @@ describe('the SDK package (npm pack → install outside the repository → plain
     const [first, second] = out.trim().split('\n');
     expect(first).toMatch(/^\d+ 151050 \d+ \d{4}-\d\d-\d\dT[\d:.]+Z$/);
     expect(second).toBe('422 AMOUNT_OUT_OF_RANGE');
+  }, 30_000);
+
+  it('the README\'s "Quotes" worked example runs as written under plain node', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const snippet = /<!-- readme-test:quote-node -->\s*```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(snippet).toBeDefined();
+    fs.writeFileSync(path.join(project, 'quote.js'), snippet!);
+    const { apiKey, apiSecret } = server.approved;
+    const out = execFileSync(process.execPath, ['quote.js'], { cwd: project, encoding: 'utf8', env: { ...process.env, BASE_URL: server.baseUrl, API_KEY: apiKey, API_SECRET: apiSecret }, timeout: 30_000 });
+    expect(out.trim().split('\n')).toEqual(['151050 true', '151050 151050 true', '422 QUOTE_INVALID']);
   }, 30_000);
 
   it('a bundler resolves it for the browser through the exports map (esbuild, platform browser)', async () => {

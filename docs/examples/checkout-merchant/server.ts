@@ -5,7 +5,10 @@
  *   secret, which stays here), and
  * - serves a checkout page that embeds the gateway's component (`/checkout/v1/checkout.js` from the
  *   gateway's origin) with only the session's client secret, under a strict Content-Security-Policy
- *   (no inline script or style; scripts from itself and the gateway; API calls to the gateway only).
+ *   (no inline script or style; scripts from itself and the gateway; API calls to the gateway and itself), and
+ * - verifies the fee quote the component hands the page (`POST /quote`, contract §11) with the SDK, offline
+ *   against the gateway's published keys, before it would create the payment: it answers what it would
+ *   charge, from the quote, whatever the pricing is by then.
  *
  *   npm run example:checkout        # http://127.0.0.1:4100 (the demo merchant's allowed origin)
  *
@@ -50,7 +53,10 @@ if (!merchant) {
   process.exit(2);
 }
 // The API secret lives only in this process: the browser gets a session's client secret.
-const client = createClient({ baseUrl: gateway, apiKey: merchant.apiKey, apiSecret: merchant.apiSecret });
+// merchantId: offline quote verification refuses another merchant's quote.
+const client = createClient({ baseUrl: gateway, apiKey: merchant.apiKey, apiSecret: merchant.apiSecret, merchantId: merchant.merchantId });
+/** Largest `POST /quote` body read (a quote is under 1 KiB). */
+const MAX_QUOTE_BODY = 8 * 1024;
 const here = import.meta.dirname;
 const assets: Record<string, { file: string; type: string }> = {
   '/merchant.js': { file: path.join(here, 'merchant.js'), type: 'text/javascript; charset=utf-8' },
@@ -61,7 +67,7 @@ const assets: Record<string, { file: string; type: string }> = {
 const CSP = [
   "default-src 'none'",
   `script-src 'self' ${gateway}`,
-  `connect-src ${gateway}`,
+  `connect-src 'self' ${gateway}`,
   `img-src 'self' ${gateway}`,
   "style-src 'self'",
   "base-uri 'none'",
@@ -112,6 +118,7 @@ function page(clientSecret: string, amount: number, lang: Lang, url: URL): strin
 <p>${t.total}: <strong id="order-total">${escapeHtml(rupiah(amount, lang))}</strong></p>
 <payment-checkout client-secret="${escapeHtml(clientSecret)}" gateway="${escapeHtml(gateway)}"></payment-checkout>
 <p id="choice" role="status" aria-live="polite">${t.none}</p>
+<p id="charge" role="status" aria-live="polite"></p>
 <button id="pay" type="button" disabled>${t.pay}</button>
 </main>
 </body>
@@ -154,8 +161,51 @@ async function checkoutPage(url: URL, res: ServerResponse): Promise<void> {
   }
 }
 
+/**
+ * `POST /quote` `{ "quote": "<token>" }` from the page: verify the gateway's quote (SDK, offline), and answer
+ * what this shop would charge. This is where a real shop creates the payment, for `totalAmount` of the
+ * verified quote, once per `quoteId`.
+ */
+async function verifyQuote(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_QUOTE_BODY) {
+      send(res, 413, 'application/json', JSON.stringify({ error: 'body too large' }));
+      return;
+    }
+    chunks.push(chunk);
+  }
+  let token: unknown;
+  try {
+    token = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { quote?: unknown }).quote;
+  } catch {
+    token = undefined;
+  }
+  if (typeof token !== 'string') {
+    send(res, 400, 'application/json', JSON.stringify({ error: 'send { "quote": "<token>" }' }));
+    return;
+  }
+  try {
+    const q = await client.verifyQuote(token);
+    send(res, 200, 'application/json', JSON.stringify({ verified: true, quoteId: q.quoteId, method: q.method, currency: q.currency, amount: q.amount, fee: q.customerFee, totalAmount: q.totalAmount, expiresAt: q.expiresAt }));
+  } catch (err) {
+    if (err instanceof GatewayError) {
+      send(res, 422, 'application/json', JSON.stringify({ verified: false, code: err.code, message: err.message }));
+      return;
+    }
+    process.stderr.write(`quote not verified: ${err instanceof Error ? err.message : String(err)}\n`);
+    send(res, 502, 'application/json', JSON.stringify({ verified: false, code: 'UNREACHABLE', message: 'The gateway\'s keys could not be fetched.' }));
+  }
+}
+
 function handle(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://merchant.invalid');
+  if (req.method === 'POST' && url.pathname === '/quote') {
+    void verifyQuote(req, res);
+    return;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
     return;

@@ -44,6 +44,14 @@ export interface CheckoutSelection {
   /** All charges of the channel (fee + additional fee + tax) and who pays which part. */
   customerFee: number;
   merchantFee: number;
+  /**
+   * The gateway's signed fee quote of this choice (contract §11; null when it could not be obtained): post it
+   * to your server, which verifies it (SDK `verifyQuote`) before it creates the payment. A fresh one comes in
+   * a new event before this one expires.
+   */
+  quote: string | null;
+  /** ISO 8601 instant until which the gateway honours `quote`. */
+  quoteExpiresAt: string | null;
 }
 
 /** `detail` of the `payment-checkout-ended` event. */
@@ -85,6 +93,13 @@ interface SessionView {
 }
 
 const SESSION_QUERY = '{ checkoutSession { id amount currency expiresAt locale } }';
+/**
+ * The chosen channel's quote, asked for when a customer chooses (and again before it expires): signing is paid
+ * per choice, not per channel of every live-list event of every open checkout.
+ */
+const QUOTE_QUERY = 'query Quote($input: CalculateFeeInput!) { calculateFee(input: $input) { totalAmount quote { token expiresAt } } }';
+/** A quote is renewed this long before it expires. */
+const QUOTE_RENEW_MS = 30_000;
 /** The subscription's first event is the current list; later ones follow every change (the merchant's order included). */
 const CHANNELS_SUBSCRIPTION = `subscription Channels($amount: Decimal!, $locale: String) {
   paymentChannelsChanged { code name(locale: $locale) group imageUrl status feeInfo { minTransactions maxTransactions } availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }
@@ -143,6 +158,12 @@ export class PaymentCheckoutElement extends HTMLElement {
   #stop: (() => void) | undefined;
   #expiryTimer: ReturnType<typeof setTimeout> | undefined;
   #resumeTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Renews the chosen channel's quote before it expires. */
+  #quoteTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Bumped by every choice: a quote answer for an older choice is dropped. */
+  #choice = 0;
+  /** The total of the last reported choice (a live change of it is quoted and reported again). */
+  #quotedTotal: number | undefined;
   #session: SessionView | undefined;
   #gateway = '';
   #selected: string | undefined;
@@ -226,8 +247,11 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#client = undefined;
     clearTimeout(this.#expiryTimer);
     clearTimeout(this.#resumeTimer);
+    clearTimeout(this.#quoteTimer);
     this.#expiryTimer = undefined;
     this.#resumeTimer = undefined;
+    this.#quoteTimer = undefined;
+    this.#choice++;
   }
 
   #start(): void {
@@ -431,10 +455,15 @@ export class PaymentCheckoutElement extends HTMLElement {
     if (this.#selected !== undefined && (!chosen || !chosen.channel.availability.selectable)) {
       const name = chosen?.channel.name ?? this.#selected;
       this.#selected = undefined;
+      this.#choice++;
+      clearTimeout(this.#quoteTimer);
       chosen?.row.setAttribute('aria-checked', 'false');
       if (chosen) this.#say('choiceLost', true, { name, reason: this.#reason(chosen.channel).toLocaleLowerCase(this.#locale) });
       else this.#say('choiceGone', true, { name });
       this.dispatchEvent(new CustomEvent<CheckoutSelection | null>('payment-checkout-select', { detail: null, bubbles: true, composed: true }));
+    } else if (chosen && this.#quotedTotal !== undefined && chosen.channel.fee && chosen.channel.fee.totalAmount !== this.#quotedTotal) {
+      // The live list moved the chosen channel's price: quote (and report) what the customer now sees.
+      this.#choose(chosen.channel.code, false);
     } else if (this.#statusText?.key === 'loading') {
       if (channels.length === 0) this.#say('noMethods');
       else this.#say();
@@ -516,7 +545,7 @@ export class PaymentCheckoutElement extends HTMLElement {
     if (focus) item.row.focus();
     this.#say();
     const fee = item.channel.fee;
-    const detail: CheckoutSelection = {
+    const detail: Omit<CheckoutSelection, 'quote' | 'quoteExpiresAt'> = {
       code,
       name: item.channel.name,
       currency: fee.currency,
@@ -525,7 +554,37 @@ export class PaymentCheckoutElement extends HTMLElement {
       customerFee: fee.customerFee,
       merchantFee: fee.merchantFee,
     };
-    this.dispatchEvent(new CustomEvent<CheckoutSelection>('payment-checkout-select', { detail, bubbles: true, composed: true }));
+    this.#quotedTotal = fee.totalAmount;
+    void this.#quoteAndReport(detail);
+  }
+
+  /** Ask the gateway for the choice's quote, then tell the page (with the quote, or null if none came). */
+  async #quoteAndReport(detail: Omit<CheckoutSelection, 'quote' | 'quoteExpiresAt'>): Promise<void> {
+    const choice = ++this.#choice;
+    clearTimeout(this.#quoteTimer);
+    const client = this.#client;
+    const session = this.#session;
+    let quote: { token: string; expiresAt: string } | null = null;
+    if (client && session) {
+      try {
+        const data = await client.graphql<{ calculateFee: { quote: { token: string; expiresAt: string } | null } }>(QUOTE_QUERY, {
+          input: { amount: session.amount, currency: session.currency, method: detail.code },
+        });
+        quote = data.calculateFee.quote;
+      } catch (err) {
+        // The choice is still reported (without a quote: the merchant server then prices it itself); an ended
+        // session is handled by the live list.
+        console.warn('payment-checkout: no fee quote for this choice', err instanceof GatewayError ? err.code : err);
+      }
+    }
+    if (choice !== this.#choice || this.#ended || this.#selected !== detail.code) return;
+    // A quote that lasts as long as the session is never renewed: the checkout ends with the session.
+    if (quote && session && Date.parse(quote.expiresAt) < Date.parse(session.expiresAt)) {
+      const renewIn = Date.parse(quote.expiresAt) - Date.now() - QUOTE_RENEW_MS;
+      this.#quoteTimer = setTimeout(() => void this.#quoteAndReport(detail), Math.min(Math.max(renewIn, 1_000), 2_147_000_000));
+    }
+    const selection: CheckoutSelection = { ...detail, quote: quote?.token ?? null, quoteExpiresAt: quote?.expiresAt ?? null };
+    this.dispatchEvent(new CustomEvent<CheckoutSelection>('payment-checkout-select', { detail: selection, bubbles: true, composed: true }));
   }
 
   /** WAI-ARIA radio group keys: arrows move to the next/previous selectable channel and choose it; Space chooses. */

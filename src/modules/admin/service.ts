@@ -6,6 +6,8 @@
  * committed change through the change log (src/modules/catalogue/catalog.ts): SQLite on the
  * next request, Postgres replicas within a second (docs/SCALING.md).
  */
+import { generateQuoteKey } from '../quotes/keys.js';
+import type { QuoteKeyRow } from '../../storage/model/rows.js';
 import { randomUUID } from 'node:crypto';
 import { v7 as timeOrderedUuid } from 'uuid';
 import os from 'node:os';
@@ -155,6 +157,18 @@ export function osUser(): string {
 /** The audit view of a key: never its secret or ciphertext (contract §7). */
 function keyAudit(k: { id: string; mode: string; merchantId: string; revokedAt: string | null }) {
   return { id: k.id, mode: k.mode, merchantId: k.merchantId, revokedAt: k.revokedAt };
+}
+
+/** A quote signing key as listed and audited: never its private key or ciphertext (contract §7, §11). */
+export interface QuoteKeyListing {
+  id: string;
+  state: string;
+  createdAt: string;
+  retiredAt: string | null;
+}
+
+function quoteKeyAudit(k: QuoteKeyRow): QuoteKeyListing {
+  return { id: k.id, state: k.state, createdAt: k.createdAt, retiredAt: k.retiredAt };
 }
 
 /** Labels for CLI-facing messages (the CLI flag names). */
@@ -374,6 +388,32 @@ export class AdminService {
       const revoked = (await repo.findKey(apiKey))!;
       await this.#audit(repo, 'key.revoke', apiKey, keyAudit(key), keyAudit(revoked));
       return revoked;
+    });
+  }
+
+  // Fee quote signing keys (contract §11)
+
+  /** Every quote signing key, newest first: id, state, when it was created and retired (never key material). */
+  async listQuoteKeys(): Promise<QuoteKeyListing[]> {
+    return (await this.repo.listQuoteKeys()).map(quoteKeyAudit);
+  }
+
+  /**
+   * Retire the signing key and make a new one sign, in one transaction (every replica picks it up through the
+   * change feed within the propagation bound). The retired key stays published while its quotes may be valid.
+   */
+  async rotateQuoteKey(): Promise<{ signing: QuoteKeyListing; retired: QuoteKeyListing | null }> {
+    const fresh = await generateQuoteKey(this.secretBox);
+    return this.repo.transaction(async (repo) => {
+      const before = (await repo.listQuoteKeys()).find((k) => k.state === 'signing');
+      const retiredId = await repo.retireSigningQuoteKey(formatInstant(this.#now()));
+      if (!(await repo.insertSigningQuoteKey(fresh))) throw new AdminError('conflict', ['another quote signing key was created at the same moment; run the command again']);
+      const keys = await repo.listQuoteKeys();
+      const signing = quoteKeyAudit(keys.find((k) => k.id === fresh.id)!);
+      const retiredRow = retiredId === undefined ? undefined : keys.find((k) => k.id === retiredId);
+      const retired = retiredRow ? quoteKeyAudit(retiredRow) : null;
+      await this.#audit(repo, 'quote-key.rotate', fresh.id, before ? { signing: quoteKeyAudit(before) } : null, { signing, retired });
+      return { signing, retired };
     });
   }
 

@@ -32,7 +32,7 @@
  */
 import type { KycStatus } from '../../shared/vocabulary.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
-import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow } from '../../storage/model/catalogue-rows.js';
+import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow, QuoteKeyRow } from '../../storage/model/catalogue-rows.js';
 import type { MerchantChannel } from './records.js';
 import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
 import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';
@@ -74,6 +74,8 @@ export class Catalog {
   #currencies = new Map<string, number>();
   /** merchant id → its allowed web origins (normalised, as browsers send them). */
   #origins = new Map<string, Set<string>>();
+  /** Fee quote signing keys (contract §11): a handful, replaced as a whole when any changes. */
+  #quoteKeys: readonly QuoteKeyRow[] = [];
   #merchants = new Map<string, MerchantRow>();
   #keys = new Map<string, ApiKeyRow>();
   #keysByMerchant = new Map<string, string[]>();
@@ -154,6 +156,7 @@ export class Catalog {
     for (const e of rows.merchantChannels) this.#putEnablement(e);
     this.#origins = new Map();
     for (const o of rows.merchantOrigins) this.#putOrigin(o.merchantId, o.origin);
+    this.#quoteKeys = rows.quoteKeys ?? [];
     this.#baseRecords.clear();
     this.#lists.clear();
     this.#merchantVersions.clear();
@@ -196,6 +199,7 @@ export class Catalog {
       this.#replaceMerchant(id, entity);
       touched.add(id);
     }
+    if (changed.quoteKeys) this.#quoteKeys = changed.quoteKeys;
     for (const m of touched) {
       this.#lists.delete(m);
       this.#merchantVersions.set(m, (this.#merchantVersions.get(m) ?? 0) + 1);
@@ -212,6 +216,11 @@ export class Catalog {
     const merchant = this.#merchants.get(key.merchantId);
     if (!merchant) return undefined;
     return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus };
+  }
+
+  /** Every fee quote signing key (contract §11): the one that signs and the retired ones. Read-only. */
+  quoteKeys(): readonly QuoteKeyRow[] {
+    return this.#quoteKeys;
   }
 
   /** True when `origin` (exactly as a browser sends it) is an allowed web origin of the merchant (contract §9). */

@@ -16,6 +16,7 @@ import { CHANNEL_GROUPS } from '../../shared/vocabulary.js';
 const listRoute = restRoute('listChannels');
 const calculateRoute = restRoute('calculateFee');
 const createSessionRoute = restRoute('createCheckoutSession');
+const verifyQuoteRoute = restRoute('verifyQuote');
 
 function restRoute(name: RestRouteDef['name']): RestRouteDef {
   const route = REST_ROUTES.find((r) => r.name === name);
@@ -55,6 +56,8 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   SESSION_EXPIRED: 'checkout session past its `expiresAt`',
   SESSION_SCOPE: 'outside the checkout session: another amount, currency or method, a mutation, or a route sessions may not call',
   ORIGIN_NOT_ALLOWED: 'the `Origin` is not an allowed web origin of the session\'s merchant (admin CLI `merchant origins add`)',
+  QUOTE_INVALID: 'not a fee quote of this gateway for this merchant: malformed, bad signature, unknown key, or another merchant\'s quote',
+  QUOTE_EXPIRED: 'a genuine quote past its `expiresAt`; ask for a new one',
 };
 
 type Json = Record<string, unknown>;
@@ -328,6 +331,29 @@ export function buildOpenApiDocument(): Json {
           },
         },
       },
+      [verifyQuoteRoute.path]: {
+        post: {
+          operationId: verifyQuoteRoute.name,
+          tags: ['payments'],
+          summary: 'Verify a fee quote and get the calculation it states',
+          description:
+            'Contract §11. `200` with the quoted calculation (the calculate fields plus `method`, `chargeFeeToCustomer`, `ruleId`, `quoteId`, `issuedAt`, `expiresAt`), whatever the pricing is now: ' +
+            'charge what the quote says. `422 QUOTE_INVALID`: malformed, bad signature, unknown key, or another merchant\'s quote; `422 QUOTE_EXPIRED`: a genuine quote past `expiresAt`. ' +
+            'The same check works offline with any JOSE library and the keys at `/.well-known/jwks.json`.',
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/VerifyQuoteRequest' } } },
+          },
+          responses: {
+            '200': {
+              description: 'The quoted calculation (flat object, no envelope).',
+              headers: HEADER_DOC,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/VerifiedQuote' } } },
+            },
+            ...errorResponses(verifyQuoteRoute),
+          },
+        },
+      },
       [createSessionRoute.path]: {
         post: {
           operationId: createSessionRoute.name,
@@ -440,6 +466,32 @@ export function buildOpenApiDocument(): Json {
             feeTax: { type: 'number', description: 'Additive (contract §10): tax on fee + additionalFee; 0 without a tax.' },
             customerFee: { type: 'number', description: 'Additive: the customer\'s part of fee + additionalFee + feeTax (in totalAmount).' },
             merchantFee: { type: 'number', description: 'Additive: the merchant\'s part (deducted in getBalance); customerFee + merchantFee = fee + additionalFee + feeTax.' },
+            quote: { type: 'string', description: 'Only with `"quote": true` (contract §11): a signed fee quote, JWS compact (EdDSA/Ed25519, `typ` fee-quote+jwt), verifiable with the keys at `/.well-known/jwks.json`.' },
+            quoteExpiresAt: { type: 'string', format: 'date-time', description: 'Only with `"quote": true`: until when the gateway honours the quote (QUOTE_TTL_SECONDS, default 900 s).' },
+          },
+        },
+        VerifyQuoteRequest: bodySchema(verifyQuoteRoute),
+        VerifiedQuote: {
+          type: 'object',
+          required: ['amount', 'fee', 'additionalFee', 'totalAmount', 'getBalance', 'currency', 'feeTax', 'customerFee', 'merchantFee', 'method', 'chargeFeeToCustomer', 'ruleId', 'quoteId', 'merchantId', 'issuedAt', 'expiresAt'],
+          additionalProperties: false,
+          properties: {
+            amount: { type: 'number' },
+            fee: { type: 'number' },
+            additionalFee: { type: 'number' },
+            totalAmount: { type: 'number', description: 'What the customer was quoted to pay.' },
+            getBalance: { type: 'number', description: 'What the merchant receives.' },
+            currency: { type: 'string' },
+            feeTax: { type: 'number' },
+            customerFee: { type: 'number' },
+            merchantFee: { type: 'number' },
+            method: { type: 'string', description: 'Channel code that priced it.' },
+            chargeFeeToCustomer: { type: 'boolean', description: 'True when the customer bears all the charges.' },
+            ruleId: { type: 'string', description: 'The pricing rule that priced it.' },
+            quoteId: { type: 'string', description: '`qt_…` (the JWT `jti`): use it to accept each quote once.' },
+            merchantId: { type: 'string' },
+            issuedAt: { type: 'string', format: 'date-time' },
+            expiresAt: { type: 'string', format: 'date-time' },
           },
         },
         Problem: {

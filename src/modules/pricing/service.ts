@@ -22,6 +22,9 @@ export interface FeeQuoteInput {
   chargeFeeToCustomer?: boolean | null;
 }
 
+/** A priced fee with the channel that priced it (GraphQL `FeeCalculation`; a quote states the channel code). */
+export type FeeCalculationModel = PricedFee & { method: string };
+
 const CURRENCY = /^[A-Za-z]{3}$/;
 
 /** A channel status in a sentence ("is under maintenance", not "is maintenance"). */
@@ -60,7 +63,7 @@ function assertSessionAmount(principal: Principal, amountText: string, currency:
 export class FeeService {
   constructor(private readonly channels: ChannelService) {}
 
-  quote(principal: Principal, input: FeeQuoteInput): PricedFee {
+  quote(principal: Principal, input: FeeQuoteInput): FeeCalculationModel {
     assertMerchantScope(principal, input.merchantId);
     if (principal.session) {
       assertSessionAmount(principal, input.amount, input.currency);
@@ -86,7 +89,7 @@ export class FeeService {
    * (GraphQL `PaymentChannel.fee`): the same checks and calculator as
    * {@link quote}, minus the lookup.
    */
-  quoteForChannel(principal: Principal, channel: MerchantChannel, amountText: string, chargeFeeToCustomer?: boolean | null): PricedFee {
+  quoteForChannel(principal: Principal, channel: MerchantChannel, amountText: string, chargeFeeToCustomer?: boolean | null): FeeCalculationModel {
     if (principal.session) assertSessionAmount(principal, amountText, channel.currency);
     const amount = parseDecimalText(amountText, 'amount');
     if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
@@ -94,7 +97,7 @@ export class FeeService {
   }
 
   /** Eligibility (first reason → contract error, see eligibility.ts), then the pure calculator. */
-  private price(principal: Principal, channel: MerchantChannel, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): PricedFee {
+  private price(principal: Principal, channel: MerchantChannel, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): FeeCalculationModel {
     const [reason] = unavailabilityReasons(channel, principal.merchantKyc, { amount, currency });
     switch (reason) {
       case 'KYC_REQUIRED':
@@ -123,6 +126,6 @@ export class FeeService {
     }
     // The rule in force when the merchant's list was built: the catalogue rebuilds it at every transition,
     // so the price always agrees with the listed fee_info/feeRule (and their ETag).
-    return priceWithRule(channel.pricing.rule, channelPricingOf(channel), amount, chargeFeeToCustomer);
+    return { ...priceWithRule(channel.pricing.rule, channelPricingOf(channel), amount, chargeFeeToCustomer), method: channel.code };
   }
 }

@@ -14,7 +14,7 @@ import { JSON_MEDIA } from '../transport/body.js';
 import { BufferedRequest, NodeHeaders } from '../transport/node-request.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../request-state.js';
 import { problemResponse, responseHeaders } from '../responses.js';
-import { REST_OPERATIONS, toRestChannel, type GqlChannel } from '../rest-routes.js';
+import { restOperationOf, toRestCalculation, toRestChannel, type GqlChannel } from '../rest-routes.js';
 import { REST_ROUTE_BY_PATH, type RestRouteDef } from '../../shared/routes.js';
 
 
@@ -67,10 +67,16 @@ export const REST_SUCCESS_HEADERS: Readonly<Record<string, string>> = { 'Content
 
 /** The seed's wire body for a successful route result. */
 export function restSuccessBody(route: RestRoute['name'] | undefined, resultData: unknown): string {
-  const data = resultData as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown>; createCheckoutSession?: Record<string, unknown> };
-  // The envelope's `status` mirrors the HTTP status (seed); calculate and session creation answer the flat object.
+  const data = resultData as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown>; createCheckoutSession?: Record<string, unknown>; verifyQuote?: Record<string, unknown> };
+  // The envelope's `status` mirrors the HTTP status (seed); calculate, quote verification and session creation answer the flat object.
   const body =
-    route === 'listChannels' ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) } : route === 'createCheckoutSession' ? data.createCheckoutSession : data.calculateFee;
+    route === 'listChannels'
+      ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) }
+      : route === 'createCheckoutSession'
+        ? data.createCheckoutSession
+        : route === 'verifyQuote'
+          ? data.verifyQuote
+          : toRestCalculation(data.calculateFee);
   return JSON.stringify(body);
 }
 
@@ -109,7 +115,7 @@ export function useRestAdapter(options: RestAdapterOptions): Plugin {
         state.rest = { name: route.name, variables };
         // The route's prebuilt operation, handed to Yoga as a JSON POST to the GraphQL endpoint; the params are
         // passed already parsed (BufferedRequest.json), so nothing is serialised and parsed again.
-        const params = { query: REST_OPERATIONS[route.name], variables };
+        const params = restOperationOf(route.name, variables);
         setRequest(new BufferedRequest(graphqlUrlOf(url), 'POST', GRAPHQL_JSON_HEADERS, null, request, params) as unknown as Request);
       } catch (err) {
         const appError = err instanceof AppError ? err : new AppError('INTERNAL_ERROR', 'Unexpected error.');

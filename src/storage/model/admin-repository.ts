@@ -4,7 +4,7 @@
  * commits in one transaction (`transaction`), and the change-log triggers record it in that same
  * transaction, so every server's catalogue sees it.
  */
-import type { AuditRow, ChannelInsert, ChannelRow, FeeRuleRow, MerchantChannelRow } from './rows.js';
+import type { AuditRow, ChannelInsert, ChannelRow, FeeRuleRow, MerchantChannelRow, QuoteKeyRow } from './rows.js';
 import type { ApiKeyRecord, MerchantRecord } from './records.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
 
@@ -107,4 +107,13 @@ export interface AdminRepository {
   /** Append one audit record (never edited or deleted afterwards; the database refuses both). */
   appendAudit(record: AuditRow): Promise<void>;
   listAudit(filter: AuditFilter): Promise<AuditRow[]>;
+  /** Every fee quote signing key (contract §11), newest first. */
+  listQuoteKeys(): Promise<QuoteKeyRow[]>;
+  /**
+   * Insert a new signing key; false (nothing written) when another key signs already: at most one key is
+   * `signing` (a unique index), so of several replicas creating the first key at once exactly one succeeds.
+   */
+  insertSigningQuoteKey(key: Pick<QuoteKeyRow, 'id' | 'publicJwk' | 'privateKeyCiphertext'>): Promise<boolean>;
+  /** Retire the signing key (if any) at `at` (canonical ISO); returns the retired key's id. */
+  retireSigningQuoteKey(at: string): Promise<string | undefined>;
 }

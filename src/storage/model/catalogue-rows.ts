@@ -4,9 +4,9 @@
  * rows.ts).
  */
 import type { ChangeEntity } from '../../shared/vocabulary.js';
-import type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantOriginRow, MerchantRow } from './rows.js';
+import type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantOriginRow, MerchantRow, QuoteKeyRow } from './rows.js';
 
-export type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantOriginRow, MerchantRow } from './rows.js';
+export type { ApiKeyRow, ChannelRow, CurrencyRow, FeeRuleRow, MerchantChannelRow, MerchantOriginRow, MerchantRow, QuoteKeyRow } from './rows.js';
 
 /** Everything the catalogue holds, as loaded from either engine. */
 export interface CatalogRows {
@@ -17,6 +17,8 @@ export interface CatalogRows {
   merchantChannels: MerchantChannelRow[];
   merchantOrigins: MerchantOriginRow[];
   feeRules: FeeRuleRow[];
+  /** Fee quote signing keys (contract §11): a handful (one signing, the retired ones). Absent: none. */
+  quoteKeys?: QuoteKeyRow[];
 }
 
 /** One `change_log` row. */
@@ -47,13 +49,18 @@ export interface ChangedEntities {
   merchants: Map<string, MerchantEntity>;
   channels: Map<string, ChannelEntity>;
   currencies: Map<string, CurrencyRow | undefined>;
+  /**
+   * Every quote signing key, when any of them changed (undefined: none did). Keys are few and change rarely
+   * (a rotation), so a change reloads them all rather than one by one.
+   */
+  quoteKeys?: QuoteKeyRow[];
 }
 
 /** The distinct entities a batch of changes names, per kind. */
 export function entitiesOf(changes: readonly ChangeRow[]): Record<ChangeEntity, string[]> {
-  const out: Record<ChangeEntity, Set<string>> = { merchant: new Set(), channel: new Set(), currency: new Set() };
+  const out: Record<ChangeEntity, Set<string>> = { merchant: new Set(), channel: new Set(), currency: new Set(), quote_key: new Set() };
   for (const c of changes) out[c.entity].add(c.entityId);
-  return { merchant: [...out.merchant], channel: [...out.channel], currency: [...out.currency] };
+  return { merchant: [...out.merchant], channel: [...out.channel], currency: [...out.currency], quote_key: [...out.quote_key] };
 }
 
 /** The rows an engine read for a batch of changes (each list may be empty). */
@@ -65,11 +72,13 @@ export interface ChangedRows {
   channels: ChannelRow[];
   feeRules: FeeRuleRow[];
   currencies: CurrencyRow[];
+  /** Every quote key, read only when a quote key changed (else empty). */
+  quoteKeys: QuoteKeyRow[];
 }
 
 /** Group the rows read for `ids` by entity; an id without a row is a deletion. */
 export function assembleChanged(ids: Record<ChangeEntity, string[]>, rows: ChangedRows): ChangedEntities {
-  const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map() };
+  const out: ChangedEntities = { merchants: new Map(), channels: new Map(), currencies: new Map(), ...(ids.quote_key.length > 0 ? { quoteKeys: rows.quoteKeys } : {}) };
   for (const id of ids.merchant) {
     out.merchants.set(id, {
       merchant: rows.merchants.find((m) => m.id === id),

@@ -7,7 +7,7 @@
  * Invariants: money and percentages are canonical decimal text (exact; src/shared/money.ts); instants are
  * ISO 8601 UTC text; a null override column means "the catalogue value applies".
  */
-import type { ChangeEntity, ChannelGroupValue, ChannelStatusValue, KeyMode, KycStatus, RuleScope } from '../../shared/vocabulary.js';
+import type { ChangeEntity, ChannelGroupValue, ChannelStatusValue, KeyMode, KycStatus, QuoteKeyState, RuleScope } from '../../shared/vocabulary.js';
 
 export interface CurrencyRow {
   code: string;
@@ -124,6 +124,22 @@ export interface AuditRow {
   after: string | null;
 }
 
+/**
+ * A fee quote signing key (contract §11): Ed25519. `publicJwk` is the JSON text of the public JWK (`kty`, `crv`,
+ * `x`); `privateKeyCiphertext` is the private part (`d`) encrypted under the master key with the key id as
+ * associated data, like an API secret (src/modules/auth/secret-box.ts). Never a plaintext private key.
+ */
+export interface QuoteKeyRow {
+  /** The JWS `kid` (`qk_…`). */
+  id: string;
+  state: QuoteKeyState;
+  publicJwk: string;
+  privateKeyCiphertext: string;
+  createdAt: string;
+  /** When it stopped signing (null while it signs). */
+  retiredAt: string | null;
+}
+
 /** The row type of each table, by the name both schemas export it under. */
 export interface ModelRows {
   currencies: CurrencyRow;
@@ -135,6 +151,7 @@ export interface ModelRows {
   changeLog: ChangeLogRow;
   feeRules: FeeRuleRow;
   auditLog: AuditRow;
+  quoteKeys: QuoteKeyRow;
 }
 
 /** True when a schema's inferred row type is exactly the model's. */
@@ -152,4 +169,5 @@ export interface RowTypesConform {
   changeLog: true;
   feeRules: true;
   auditLog: true;
+  quoteKeys: true;
 }

@@ -9,8 +9,8 @@ import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql, type Ex
 import type { NodePgDatabase, NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema.js';
-import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
-import type { FeeRuleRow } from '../model/catalogue-rows.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
+import type { FeeRuleRow, QuoteKeyRow } from '../model/catalogue-rows.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
 import type {
   AdminRepository,
@@ -237,5 +237,20 @@ export class PgAdminRepository implements AdminRepository {
       .where(and(filter.entity === undefined ? undefined : eq(auditLog.entity, filter.entity), filter.since === undefined ? undefined : gte(auditLog.at, filter.since)))
       .orderBy(desc(auditLog.at), desc(auditLog.id))
       .limit(filter.limit);
+  }
+
+  // Fee quote signing keys (contract §11)
+
+  async listQuoteKeys(): Promise<QuoteKeyRow[]> {
+    return this.db.select().from(quoteKeys).orderBy(desc(quoteKeys.createdAt), desc(quoteKeys.id));
+  }
+
+  async insertSigningQuoteKey(key: Pick<QuoteKeyRow, 'id' | 'publicJwk' | 'privateKeyCiphertext'>): Promise<boolean> {
+    // DO NOTHING on the one-signing-key index: a concurrent first start lost the race, which is not an error.
+    return (await this.db.insert(quoteKeys).values({ ...key, state: 'signing' }).onConflictDoNothing().returning({ id: quoteKeys.id })).length === 1;
+  }
+
+  async retireSigningQuoteKey(at: string): Promise<string | undefined> {
+    return (await this.db.update(quoteKeys).set({ state: 'retired', retiredAt: at }).where(eq(quoteKeys.state, 'signing')).returning({ id: quoteKeys.id }))[0]?.id;
   }
 }

@@ -7,7 +7,7 @@ import { asc, gt, inArray, max, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
 import * as schema from './schema.js';
-import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
+import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
 
 const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
 
@@ -36,6 +36,7 @@ export class PgCatalogReader {
           merchantChannels: await tx.select().from(merchantChannels),
           merchantOrigins: await tx.select().from(merchantOrigins),
           feeRules: await tx.select().from(feeRules),
+          quoteKeys: await tx.select().from(quoteKeys),
         },
       };
     }, SNAPSHOT);
@@ -69,6 +70,7 @@ export class PgCatalogReader {
           channels: await tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)),
           feeRules: await tx.select().from(feeRules).where(inArray(feeRules.channelId, ids.channel.length ? ids.channel : none)),
           currencies: await tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)),
+          quoteKeys: ids.quote_key.length ? await tx.select().from(quoteKeys) : [],
         });
       },
       SNAPSHOT,

@@ -8,9 +8,9 @@
 import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
 import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
-import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
+import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
 import type { ChannelStatusValue, KeyMode, KycStatus } from '../../shared/vocabulary.js';
-import type { FeeRuleRow } from '../model/catalogue-rows.js';
+import type { FeeRuleRow, QuoteKeyRow } from '../model/catalogue-rows.js';
 import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
 import type {
   AdminRepository,
@@ -272,5 +272,20 @@ export class SqliteAdminRepository implements AdminRepository {
       .orderBy(desc(auditLog.at), desc(auditLog.id))
       .limit(filter.limit)
       .all();
+  }
+
+  // Fee quote signing keys (contract §11)
+
+  async listQuoteKeys(): Promise<QuoteKeyRow[]> {
+    return this.db.select().from(quoteKeys).orderBy(desc(quoteKeys.createdAt), desc(quoteKeys.id)).all();
+  }
+
+  async insertSigningQuoteKey(key: Pick<QuoteKeyRow, 'id' | 'publicJwk' | 'privateKeyCiphertext'>): Promise<boolean> {
+    // DO NOTHING on the one-signing-key index: a concurrent first start lost the race, which is not an error.
+    return this.db.insert(quoteKeys).values({ ...key, state: 'signing' }).onConflictDoNothing().run().changes === 1;
+  }
+
+  async retireSigningQuoteKey(at: string): Promise<string | undefined> {
+    return this.db.update(quoteKeys).set({ state: 'retired', retiredAt: at }).where(eq(quoteKeys.state, 'signing')).returning({ id: quoteKeys.id }).all()[0]?.id;
   }
 }

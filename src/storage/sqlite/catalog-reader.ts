@@ -6,7 +6,7 @@
 import { asc, gt, inArray, max } from 'drizzle-orm';
 import type { Db } from './database.js';
 import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
-import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants } from './schema.js';
+import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
 
 export class SqliteCatalogReader {
   constructor(private readonly db: Db) {}
@@ -24,6 +24,7 @@ export class SqliteCatalogReader {
           merchantChannels: tx.select().from(merchantChannels).all(),
           merchantOrigins: tx.select().from(merchantOrigins).all(),
           feeRules: tx.select().from(feeRules).all(),
+          quoteKeys: tx.select().from(quoteKeys).all(),
         },
       }),
       { behavior: 'deferred' },
@@ -55,6 +56,7 @@ export class SqliteCatalogReader {
           channels: tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)).all(),
           feeRules: tx.select().from(feeRules).where(inArray(feeRules.channelId, ids.channel.length ? ids.channel : none)).all(),
           currencies: tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)).all(),
+          quoteKeys: ids.quote_key.length ? tx.select().from(quoteKeys).all() : [],
         }),
       { behavior: 'deferred' },
     );

@@ -16,8 +16,8 @@
  *   in-memory catalogue (src/modules/catalogue/catalog.ts).
  */
 import { sql } from 'drizzle-orm';
-import { check, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { CHANGE_ENTITIES, CHANNEL_GROUPS, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, RULE_SCOPES } from '../../shared/vocabulary.js';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { CHANGE_ENTITIES, CHANNEL_GROUPS, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, QUOTE_KEY_STATES, RULE_SCOPES } from '../../shared/vocabulary.js';
 import { feeRuleScopeCheck } from '../model/schema-checks.js';
 import type { ChannelInsert, Conforms, ModelRows, RowTypesConform } from '../model/rows.js';
 
@@ -235,6 +235,33 @@ export const auditLog = sqliteTable(
   (t) => [index('audit_log_entity_idx').on(t.entity, t.at), index('audit_log_at_idx').on(t.at)],
 );
 
+/**
+ * Fee quote signing keys (contract §11), shared by every replica. The private key is stored only encrypted
+ * under the master key (the key id as associated data), as API secrets are. At most one key signs: the
+ * partial unique index makes a second `signing` row fail, so replicas starting together create the first
+ * key once, and a rotation retires the old key and inserts the new one in one transaction. A write here is
+ * logged as a `quote_key` change by a trigger (custom migration), so every server's catalogue sees a
+ * rotation within the propagation bound.
+ */
+export const quoteKeys = sqliteTable(
+  'quote_keys',
+  {
+    /** The JWS `kid` (`qk_…`). */
+    id: text('id').primaryKey(),
+    state: text('state', { enum: QUOTE_KEY_STATES }).notNull(),
+    /** JSON text of the public JWK (`kty` OKP, `crv` Ed25519, `x`). */
+    publicJwk: text('public_jwk').notNull(),
+    /** base64(nonce ‖ tag ‖ ciphertext) of the private part; see src/modules/auth/secret-box.ts. */
+    privateKeyCiphertext: text('private_key_ciphertext').notNull(),
+    createdAt: text('created_at').notNull().default(now),
+    retiredAt: text('retired_at'),
+  },
+  (t) => [
+    check('quote_keys_state', sql`${t.state} in ('signing', 'retired')`),
+    uniqueIndex('quote_keys_one_signing').on(t.state).where(sql`${t.state} = 'signing'`),
+  ],
+);
+
 interface Tables {
   currencies: typeof currencies;
   merchants: typeof merchants;
@@ -245,6 +272,7 @@ interface Tables {
   changeLog: typeof changeLog;
   feeRules: typeof feeRules;
   auditLog: typeof auditLog;
+  quoteKeys: typeof quoteKeys;
 }
 
 /** Compile-time proof that this engine's tables infer exactly the shared row types (src/storage/model/rows.ts). */
@@ -252,4 +280,4 @@ export const ROW_TYPES_CONFORM: {
   [K in keyof RowTypesConform]: K extends 'channelInsert'
     ? Conforms<ChannelInsert extends typeof channels.$inferInsert ? true : false, true>
     : Conforms<Tables[Exclude<K, 'channelInsert'>]['$inferSelect'], ModelRows[Exclude<K, 'channelInsert'>]>;
-} = { currencies: true, merchants: true, apiKeys: true, channels: true, channelInsert: true, merchantChannels: true, merchantOrigins: true, changeLog: true, feeRules: true, auditLog: true };
+} = { currencies: true, merchants: true, apiKeys: true, channels: true, channelInsert: true, merchantChannels: true, merchantOrigins: true, changeLog: true, feeRules: true, auditLog: true, quoteKeys: true };
