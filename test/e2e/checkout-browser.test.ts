@@ -309,7 +309,8 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     expect(await page.locator('#pay').innerText()).toBe('Bayar');
     expect(await page.locator('#choice').innerText()).toBe('Belum ada metode pembayaran yang dipilih.');
     await row(page, 'qris').click();
-    expect(norm(await page.locator('#choice').innerText())).toBe('Dipilih: QRIS, total Rp 151.050');
+    // The event comes once the component has the choice's fee quote (contract §11).
+    await expect.poll(async () => norm(await page.locator('#choice').innerText()), { timeout: 5_000 }).toBe('Dipilih: QRIS, total Rp 151.050');
     // Nothing English left in the component.
     const all = norm(await page.locator('payment-checkout').innerText());
     expect(all).not.toMatch(/\b(Fee|paid by|Choose|Total IDR|IDR|maintenance|unavailable)\b/);
