@@ -235,26 +235,18 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
     return typeof decision === 'number' ? verdict(decision) : decision.then(verdict);
   }
 
-  const costBudget: Plugin = {
-    onExecute({ args, setResultAndStopExecution }) {
-      const { contextValue, schema, document, operationName } = args as OperationArgs;
-      const decided = spendCost(contextValue, schema, document, operationName);
-      const apply = (error: AppError | undefined): void => {
-        if (error) setResultAndStopExecution(refusal(error));
-      };
-      if (decided instanceof Promise) return decided.then(apply);
-      apply(decided);
-    },
-    onSubscribe({ args, setResultAndStopExecution }) {
-      const { contextValue, schema, document, operationName } = args as OperationArgs;
-      const decided = spendCost(contextValue, schema, document, operationName);
-      const apply = (error: AppError | undefined): void => {
-        if (error) setResultAndStopExecution(refusal(error));
-      };
-      if (decided instanceof Promise) return decided.then(apply);
-      apply(decided);
-    },
-  };
+  /** Spend an operation's cost before it runs (execute and subscribe alike); a refusal stops it. */
+  function chargeOperation({ args, setResultAndStopExecution }: { args: unknown; setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void }): Promise<void> | void {
+    const { contextValue, schema, document, operationName } = args as OperationArgs;
+    const decided = spendCost(contextValue, schema, document, operationName);
+    const apply = (error: AppError | undefined): void => {
+      if (error) setResultAndStopExecution(refusal(error));
+    };
+    if (decided instanceof Promise) return decided.then(apply);
+    apply(decided);
+  }
+
+  const costBudget: Plugin = { onExecute: chargeOperation, onSubscribe: chargeOperation };
 
   return {
     addressGate,
