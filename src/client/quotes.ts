@@ -10,27 +10,10 @@
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { ERROR_STATUS, titleOf } from '../shared/errors.js';
 import { GatewayError, restError } from './errors.js';
+import type { VerifiedQuote } from '../shared/quote-claims.js';
 
 /** What a verified quote states (the endpoint's answer; offline, the same fields from the claims). */
-export interface VerifiedQuote {
-  quoteId: string;
-  merchantId: string;
-  /** ISO 8601 instants. */
-  issuedAt: string;
-  expiresAt: string;
-  method: string;
-  amount: number;
-  currency: string;
-  fee: number;
-  additionalFee: number;
-  feeTax: number;
-  customerFee: number;
-  merchantFee: number;
-  totalAmount: number;
-  getBalance: number;
-  chargeFeeToCustomer: boolean;
-  ruleId: string;
-}
+export type { VerifiedQuote } from '../shared/quote-claims.js';
 
 /** The JWS `typ` of a quote. */
 export const QUOTE_TYP = 'fee-quote+jwt';

@@ -16,6 +16,7 @@ import type { SecretBox } from '../auth/secret-box.js';
 import type { QuoteKeyRow } from '../../storage/model/rows.js';
 import { publicJwkOf, QUOTE_ALG, type PublicQuoteJwk } from './keys.js';
 import type { FeeCalculationModel } from '../pricing/service.js';
+import type { QuoteCalculation, VerifiedQuote } from '../../shared/quote-claims.js';
 
 /** Lifetime bounds of a quote (contract §11, `QUOTE_TTL_SECONDS`), seconds. */
 export const QUOTE_TTL = { min: 60, max: 86_400, default: 900 } as const;
@@ -46,29 +47,7 @@ export interface IssuedQuote {
   expiresAt: string;
 }
 
-/** The calculation a quote states, as on the REST wire (JSON numbers). */
-export interface QuoteCalculation {
-  method: string;
-  amount: number;
-  currency: string;
-  fee: number;
-  additionalFee: number;
-  feeTax: number;
-  customerFee: number;
-  merchantFee: number;
-  totalAmount: number;
-  getBalance: number;
-  chargeFeeToCustomer: boolean;
-  ruleId: string;
-}
-
-/** A verified quote: its calculation, id and lifetime. */
-export interface VerifiedQuote extends QuoteCalculation {
-  quoteId: string;
-  merchantId: string;
-  issuedAt: string;
-  expiresAt: string;
-}
+export type { QuoteCalculation, VerifiedQuote } from '../../shared/quote-claims.js';
 
 export interface QuoteServiceOptions {
   /** `iss` of every quote: the gateway's public base URL (a function: a server learns its port when it listens). */
