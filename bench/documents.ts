@@ -35,3 +35,12 @@ const GQL_CALC_QUOTED = 'query Fee($amount: Decimal!) { calculateFee(input: { am
 
 /** {@link gqlCalcFor} with `quote { token expiresAt }` selected: every request signs a new quote. */
 export const gqlCalcQuotedFor = (i: number): string => JSON.stringify({ query: GQL_CALC_QUOTED, variables: { amount: 150000 + (i % 5_000_000) } });
+
+const FULL_FEE =
+  'amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee breakdown { fee { percentage percentagePart fixedPart total } additionalFee { percentage percentagePart fixedPart total } feeBearer customerShare cap taxPercentage rounding { mode decimals } pricing { ruleId source effectiveFrom bandIndex band { upTo percentage fixed } } }';
+
+/** The heaviest kind of document a checkout session may send (6 work units; test/security/session-cost.test.ts checks the same). */
+export const HEAVIEST_ALLOWED = `query Max($a: Decimal!) { paymentChannels(filter: { amount: $a, currency: "IDR" }) { code name imageUrl status availability { selectable reasons } fee(amount: $a) { amount totalAmount customerFee merchantFee currency } all: fee(amount: $a, chargeFeeToCustomer: false) { ${FULL_FEE} } } }`;
+
+/** {@link HEAVIEST_ALLOWED} as a request body, for 150,000 IDR. */
+export const GQL_HEAVIEST_ALLOWED = JSON.stringify({ query: HEAVIEST_ALLOWED, variables: { a: 150000 } });

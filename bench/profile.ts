@@ -2,7 +2,9 @@
  * `npm run bench:profile -- [scenario]`: CPU profile of the project server
  * (node --cpu-prof) under 50 signed connections for 8 s, then the top
  * self-time functions. Scenario: rest-list | rest-calc | gql-channels | gql-calc |
- * gql-calc-uncached (a distinct amount variable per request: no answer cache).
+ * gql-calc-uncached (a distinct amount variable per request: no answer cache) | session-list (a checkout
+ * session's channel list, the component's document, past its budget: 429) | session-heavy (a session's
+ * document past the cost ceiling: 403).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,7 +15,7 @@ import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { bootData } from '../src/app/boot.js';
 import { account, type CpuProfile } from './account.js';
-import { GQL_CALC, GQL_CHANNELS, gqlCalcFor } from './documents.js';
+import { GQL_CALC, GQL_CHANNELS, GQL_HEAVIEST_ALLOWED, gqlCalcFor } from './documents.js';
 import { BENCH_LIMITS, startProcess, stopProcess } from './processes.js';
 
 
@@ -25,7 +27,15 @@ const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
 await data.store.close();
 
 let sent = 0;
-const req: Record<string, { method: 'GET' | 'POST'; path: string; body?: string; bodyFor?: () => string }> = {
+const SESSION_LIST = JSON.stringify({ query: 'query L($a: Decimal!) { paymentChannels(filter: { amount: $a, currency: "IDR" }) { code name status fee(amount: $a) { totalAmount } } }', variables: { a: 150000 } });
+const SESSION_HEAVY = JSON.stringify({
+  query: `{ ${Array.from({ length: 15 }, (_, i) => `l${i}: paymentChannels { code availability { selectable reasons } fee(amount: 150000) { fee breakdown { fee { total } } } }`).join(' ')} }`,
+});
+const req: Record<string, { method: 'GET' | 'POST'; path: string; body?: string; bodyFor?: () => string; session?: boolean }> = {
+  // The heaviest document a session may send (bench/sessions-soak.ts), signed so that every request executes.
+  'gql-heaviest': { method: 'POST', path: '/graphql', body: GQL_HEAVIEST_ALLOWED },
+  'session-list': { method: 'POST', path: '/graphql', body: SESSION_LIST, session: true },
+  'session-heavy': { method: 'POST', path: '/graphql', body: SESSION_HEAVY, session: true },
   'rest-list': { method: 'GET', path: '/v1/payments/channel' },
   'rest-calc': { method: 'POST', path: '/v1/payments/calculate', body: JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: creds.merchantId, chargeFeeToCustomer: true }) },
   'gql-channels': { method: 'POST', path: '/graphql', body: GQL_CHANNELS },
@@ -42,10 +52,25 @@ execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inher
 const { child, port } = await startProcess({
   args: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'],
   cwd: ROOT,
-  env: { NODE_ENV: 'production', DATA_DIR: tmp, PORT: '0', HOST: '127.0.0.1', ...BENCH_LIMITS },
+  env: {
+    NODE_ENV: 'production',
+    DATA_DIR: tmp,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ...BENCH_LIMITS,
+  },
   logFile: path.join(tmp, 'server.log'),
   label: 'project server',
 });
+/** A checkout session's client secret, created by a signed call as a merchant's server does. */
+async function sessionSecret(): Promise<string> {
+  const target = '/v1/checkout/sessions';
+  const body = JSON.stringify({ merchantId: creds.merchantId, amount: 150000, currency: 'IDR' });
+  const res = await fetch(`http://127.0.0.1:${port}${target}`, { method: 'POST', headers: { ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: 'POST', target, body }), 'content-type': 'application/json' }, body });
+  if (res.status !== 201) throw new Error(`session creation answered ${res.status}: ${await res.text()}`);
+  return ((await res.json()) as { clientSecret: string }).clientSecret;
+}
+const bearer = r.session ? `Bearer ${await sessionSecret()}` : null;
 const result = await autocannon({
   url: `http://127.0.0.1:${port}`,
   connections: 50,
@@ -57,6 +82,7 @@ const result = await autocannon({
       body: r.body,
       setupRequest: (q: autocannon.Request) => {
         const body = r.bodyFor ? r.bodyFor() : (r.body ?? '');
+        if (bearer) return { ...q, body, headers: { 'content-type': 'application/json', authorization: bearer } };
         return {
           ...q,
           ...(r.body === undefined ? {} : { body }),

@@ -23,19 +23,19 @@ import { fileURLToPath } from 'node:url';
 import { bootData } from '../src/app/boot.js';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { cpuMs, sleep, startProcess, stopProcess } from './processes.js';
+import { HEAVIEST_ALLOWED } from './documents.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const at = args.indexOf('--seconds');
 const SECONDS = at === -1 ? 10 : Number(args[at + 1]);
+/** `--cpu-prof DIR`: the server writes a V8 CPU profile there (diagnosis of where the probe waited). */
+const profAt = args.indexOf('--cpu-prof');
+const PROF_DIR = profAt === -1 ? null : path.resolve(args[profAt + 1]!);
 const PROBE_PER_SECOND = 25;
 const P99_LIMIT_MS = 50;
 const IDLE_FACTOR_LIMIT = 5;
 
-const FULL_FEE =
-  'amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee breakdown { fee { percentage percentagePart fixedPart total } additionalFee { percentage percentagePart fixedPart total } feeBearer customerShare cap taxPercentage rounding { mode decimals } pricing { ruleId source effectiveFrom bandIndex band { upTo percentage fixed } } }';
-/** The heaviest kind of document a session may send (6 units; test/security/session-cost.test.ts checks the same). */
-const HEAVIEST_ALLOWED = `query Max($a: Decimal!) { paymentChannels(filter: { amount: $a, currency: "IDR" }) { code name imageUrl status availability { selectable reasons } fee(amount: $a) { amount totalAmount customerFee merchantFee currency } all: fee(amount: $a, chargeFeeToCustomer: false) { ${FULL_FEE} } } }`;
 /** Issue 29's probe: 15 aliases of the list with fees, breakdowns, rules and availability (50 units). */
 const HEAVY = `query Heavy($a: Decimal!) { ${Array.from({ length: 15 }, (_, i) => `l${i}: paymentChannels(filter: { amount: $a, currency: "IDR" }) { code feeRule { bands { upTo } } availability { selectable reasons } fee(amount: $a) { fee breakdown { fee { total } pricing { ruleId } } } }`).join(' ')} }`;
 
@@ -107,7 +107,7 @@ try {
   const otherMerchant = data.seeded!.find((m) => m.kyc !== 'approved')!;
   await data.store.close();
   server = await startProcess({
-    args: ['dist/main.mjs'],
+    args: [...(PROF_DIR ? ['--cpu-prof', '--cpu-prof-interval=200', `--cpu-prof-dir=${PROF_DIR}`] : []), 'dist/main.mjs'],
     cwd: ROOT,
     env: { NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
     logFile: path.join(tmp, 'server.log'),

@@ -6,7 +6,7 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { createYoga, useReadinessCheck, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { SecretBox } from '../modules/auth/secret-box.js';
 import type { Store } from '../storage/index.js';
 import type { Catalog } from '../modules/catalogue/catalog.js';
@@ -15,6 +15,8 @@ import { AppError } from '../shared/errors.js';
 import type { DataVersion } from '../shared/versioned-cache.js';
 import { createMaskError } from '../pipeline/error-normalizer.js';
 import { createNodeListener, type NodeHandler } from '../pipeline/transport/node-transport.js';
+import { FairLanes } from '../pipeline/transport/fair-lanes.js';
+import type { IncomingMessage } from 'node:http';
 import { useAnswerCache, type AnswerCacheStats } from '../pipeline/plugins/use-answer-cache.js';
 import { requestStateOf } from '../pipeline/request-state.js';
 import { useDatabaseHealth } from '../pipeline/plugins/use-database-health.js';
@@ -36,7 +38,7 @@ import type { SharedRateLimitStore } from '../pipeline/plugins/rate-limit-budget
 import { useRestAdapter } from '../pipeline/plugins/use-rest-adapter.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '../pipeline/plugins/use-live-streams.js';
 import { ChangeFeed } from '../modules/live/change-feed.js';
-import { useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
+import { sessionSecretOf, useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from '../pipeline/plugins/use-standard-variable-coercion.js';
 import { useIntrospectionPolicy } from '../pipeline/plugins/use-introspection-policy.js';
 import { assertPluginOrder, ORDER_CONSTRAINTS } from './pipeline-order.js';
@@ -60,6 +62,8 @@ export interface AppMetricsOptions {
 
 /** What the app needs from its environment. */
 export interface AppOptions {
+  /** Most checkout-session requests waiting for their merchant's turn (pipeline/transport/fair-lanes.ts; default 10,000). */
+  maxQueuedSessionRequests?: number;
   /** The database (either engine) and its in-memory catalogue. */
   store: Store<Catalog>;
   secretBox: SecretBox;
@@ -116,6 +120,8 @@ export interface AppParts {
   /** Read by the readiness check: set once a graceful shutdown began. */
   lifecycle: { shuttingDown: boolean };
   pipeline: PipelineEntry[];
+  /** Fair turns of checkout-session requests per merchant, in the Node listener (pipeline/transport/fair-lanes.ts). */
+  fairness: { lanes: FairLanes; laneOf: (req: IncomingMessage) => string | null };
 }
 
 /** Settings of the live channel updates (contract §8). */
@@ -306,7 +312,47 @@ export function createAppParts(options: AppOptions): AppParts {
     rateLimit,
     lifecycle,
     pipeline: named.map(([name, plugin]) => ({ name, plugin })),
+    fairness: sessionFairness(sessions, metricsRegistry, logger, options.maxQueuedSessionRequests),
   };
+}
+
+/**
+ * Checkout-session requests take turns per merchant before they enter the pipeline (contract §9: one
+ * merchant's sessions cannot slow the others; pipeline/transport/fair-lanes.ts says how). A request's lane
+ * is the merchant its client secret names once the secret's MAC verifies (an HMAC, no database: the
+ * pipeline still judges expiry, revocation and scope), '' for a secret that does not; requests that are
+ * not a session's start at once.
+ */
+function sessionFairness(sessions: SessionService, registry: Registry, logger: Logger, maxQueued: number | undefined): AppParts['fairness'] {
+  const shedTotal = new Counter({ name: 'gateway_session_requests_shed_total', help: 'Checkout-session requests answered 503 because the fair lanes were full (this process).', registers: [registry] });
+  let lastLog = 0;
+  const lanes = new FairLanes({
+    maxQueued,
+    onShed: (lane) => {
+      shedTotal.inc();
+      // One line a second at most: a flood must not turn into a flood of log lines.
+      const now = Date.now();
+      if (now - lastLog >= 1000) {
+        lastLog = now;
+        logger.warn({ merchantId: lane || null, queued: lanes.queued }, 'checkout-session requests shed: the fair lanes are full');
+      }
+    },
+  });
+  new Gauge({ name: 'gateway_session_requests_queued', help: 'Checkout-session requests waiting for their turn (this process).', registers: [registry], collect() { this.set(lanes.queued); } });
+  const headers = (req: IncomingMessage) => ({
+    get: (name: string): string | null => {
+      const value = req.headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+  });
+  const laneOf = (req: IncomingMessage): string | null => {
+    // `/metrics` takes its own Bearer token (METRICS_TOKEN): a scrape never waits behind sessions.
+    if (req.headers.authorization === undefined || req.url?.startsWith(METRICS_PATH)) return null;
+    const secret = sessionSecretOf({ headers: headers(req) });
+    if (secret === null) return null;
+    return sessions.authenticClaims(secret)?.merchantId ?? '';
+  };
+  return { lanes, laneOf };
 }
 
 /**
@@ -367,7 +413,7 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
   });
 
   // One pipeline for every request: the Node listener hands each one to `yoga.handleRequest`, like yoga.fetch.
-  const handler = createNodeListener({ yoga, logger });
+  const handler = createNodeListener({ yoga, logger, fairness: parts.fairness });
 
   return {
     yoga,

@@ -90,6 +90,12 @@ export type ErrorDetails = Record<string, string | number | boolean | null>;
 export const MASKED_MESSAGE = 'Unexpected error.';
 
 /** A failure the client is allowed to see, with its contract code. */
+/**
+ * V8's `Error.stackTraceLimit` (Node, Chromium; other engines ignore it), typed here because this file is
+ * also the SDK's, compiled without Node's types.
+ */
+const V8Error = Error as ErrorConstructor & { stackTraceLimit?: number };
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
@@ -97,7 +103,16 @@ export class AppError extends Error {
   readonly headers: Record<string, string>;
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, headers: Record<string, string> = {}) {
-    super(message);
+    // A 4xx is an answer to the client, not a fault of ours: nobody reads its stack, and capturing one was
+    // the largest part of a refusal's CPU (issue 29: refusals must cost next to nothing). 5xx keep theirs.
+    if (ERROR_STATUS[code] < 500) {
+      const limit = V8Error.stackTraceLimit;
+      V8Error.stackTraceLimit = 0;
+      super(message);
+      V8Error.stackTraceLimit = limit;
+    } else {
+      super(message);
+    }
     this.name = 'AppError';
     this.code = code;
     this.details = details;

@@ -20,6 +20,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ExecutionResult } from 'graphql';
+import { answerError } from '../error-normalizer.js';
 import type { Plugin } from 'graphql-yoga';
 
 /** Limits of {@link useAbuseLimits}; every value must be a positive integer. */
@@ -52,7 +53,7 @@ export function withoutSuggestions(message: string): string {
 }
 
 function timeoutError(ms: number): GraphQLError {
-  return new GraphQLError(`The operation did not complete within ${ms} ms; retry later.`, {
+  return answerError(`The operation did not complete within ${ms} ms; retry later.`, {
     extensions: { code: 'SERVICE_UNAVAILABLE', http: { status: 503 } },
   });
 }
@@ -93,7 +94,7 @@ function useHiddenSuggestions(): Plugin {
 function scrub(error: GraphQLError): GraphQLError {
   const message = withoutSuggestions(error.message);
   if (message === error.message) return error;
-  return new GraphQLError(message, {
+  return answerError(message, {
     nodes: error.nodes,
     source: error.source,
     positions: error.positions,

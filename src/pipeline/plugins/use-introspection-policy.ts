@@ -11,7 +11,8 @@
  * Checked at execution, not as a validation rule: Yoga caches validation per document, shared by every
  * caller, so a document validated for a signed caller would be served to a session from that cache.
  */
-import { GraphQLError, Kind, visit, BREAK, type DocumentNode } from 'graphql';
+import { Kind, visit, BREAK, type DocumentNode } from 'graphql';
+import { answerError } from '../error-normalizer.js';
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
@@ -41,7 +42,7 @@ export function useIntrospectionPolicy(): Plugin {
       if (!selectsIntrospection(args.document as DocumentNode)) return;
       const refusal = new AppError('SESSION_SCOPE', 'Schema introspection needs a signed (SVC1) request; a checkout session cannot introspect.');
       setResultAndStopExecution({
-        errors: [new GraphQLError(refusal.message, { originalError: refusal, extensions: { code: refusal.code, http: { status: refusal.status } } })],
+        errors: [answerError(refusal.message, { originalError: refusal, extensions: { code: refusal.code, http: { status: refusal.status } } })],
       });
     },
   };

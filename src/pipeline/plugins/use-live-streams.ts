@@ -34,6 +34,7 @@
  */
 import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import { GraphQLError, type ExecutionResult } from 'graphql';
+import { answerError } from '../error-normalizer.js';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
@@ -91,7 +92,7 @@ function withContractStatus(result: ExecutionResult): ExecutionResult {
     const code = e.extensions.code;
     if (!isErrorCode(code)) return e;
     const http = { ...(e.extensions.http as Record<string, unknown> | undefined), status: statusOf(code) };
-    return new GraphQLError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: { ...e.extensions, http } });
+    return answerError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: { ...e.extensions, http } });
   });
   return { ...result, errors };
 }
@@ -105,7 +106,7 @@ function acceptsEventStream(request: { headers: { get(name: string): string | nu
 
 /** A refused stream as a GraphQL error carrying the contract status and headers (Yoga sends them). */
 function refusal(error: AppError): GraphQLError {
-  return new GraphQLError(error.message, {
+  return answerError(error.message, {
     originalError: error,
     extensions: { code: error.code, ...error.details, http: { status: error.status, headers: error.headers } },
   });

@@ -37,7 +37,8 @@
  * on /graphql.
  */
 import type { DocumentNode, GraphQLSchema } from 'graphql';
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { answerError } from '../error-normalizer.js';
 import type { Plugin } from 'graphql-yoga';
 import { operationCost } from '../../graphql/operation-cost.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -206,7 +207,7 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
 
   /** The refusal as the operation's result, with the contract status and headers Yoga sends for it. */
   const refusal = (error: AppError): { errors: GraphQLError[] } => ({
-    errors: [new GraphQLError(error.message, { extensions: { ...error.details, code: error.code, http: { status: statusOf(error.code), headers: error.headers } } })],
+    errors: [answerError(error.message, { extensions: { ...error.details, code: error.code, http: { status: statusOf(error.code), headers: error.headers } } })],
   });
 
   /**

@@ -24,6 +24,7 @@ import type { Logger } from 'pino';
 import type { GraphQLContext } from '../../graphql/context.js';
 import { AppError, problemDetails } from '../../shared/errors.js';
 import { EVERY_ANSWER, NOT_A_PAGE_POLICY } from '../../shared/security-headers.js';
+import type { FairLanes } from './fair-lanes.js';
 import { NodeRequest } from './node-request.js';
 import { ponyfillBodyBytes } from './ponyfill-body.js';
 import { RESPONSE_BYTES, type ResponseWithBytes } from '../responses.js';
@@ -85,7 +86,17 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 export interface NodeListenerOptions {
   yoga: YogaServerInstance<Record<string, unknown>, GraphQLContext>;
   logger: Logger;
+  /**
+   * Fair turns (fair-lanes.ts): `laneOf` names the lane of a request that must wait for its turn (checkout
+   * sessions: their merchant), or null for one that starts at once. Absent: every request starts at once.
+   */
+  fairness?: { lanes: FairLanes; laneOf: (req: IncomingMessage) => string | null };
 }
+
+/** The answer to a request shed by the fair lanes (their bound): contract §4, retry in a second. */
+const SHED_BODY = JSON.stringify(
+  problemDetails('SERVICE_UNAVAILABLE', 'The service is at capacity for checkout session requests; retry after 1 s.', { retryAfter: 1 }, ''),
+);
 
 export function createNodeListener(options: NodeListenerOptions): NodeHandler {
   const { yoga, logger } = options;
@@ -105,7 +116,21 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     res.end(JSON.stringify(problemDetails(error.code, error.message, error.details, '')));
   }
 
-  return (req, res) => {
+  function shed(req: IncomingMessage, res: ServerResponse): void {
+    if (res.headersSent || res.destroyed) return;
+    const head: Record<string, string> = {
+      'content-type': 'application/problem+json',
+      'retry-after': '1',
+      'content-length': String(Buffer.byteLength(SHED_BODY)),
+      ...EVERY_ANSWER,
+      'content-security-policy': NOT_A_PAGE_POLICY,
+    };
+    closeIfUnread(req, head);
+    res.writeHead(503, head);
+    res.end(SHED_BODY);
+  }
+
+  function run(req: IncomingMessage, res: ServerResponse): void {
     const request = new NodeRequest(req, res);
     let pending: Response | Promise<Response>;
     try {
@@ -125,5 +150,17 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     };
     if (pending instanceof Promise) pending.then(send, (err: unknown) => fail(res, err));
     else send(pending);
+  }
+
+  const fairness = options.fairness;
+  if (!fairness) return run;
+  const { lanes, laneOf } = fairness;
+  return (req, res) => {
+    const lane = laneOf(req);
+    if (lane === null) {
+      run(req, res);
+      return;
+    }
+    lanes.submit(lane, { start: () => run(req, res), shed: () => shed(req, res), gone: () => req.socket.destroyed });
   };
 }
