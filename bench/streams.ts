@@ -16,7 +16,7 @@
  * Cases: "component" (each page runs the checkout component's own subscription with its own amount) and
  * "code status" (`{ code status }`, one amount for every page).
  *
- * Usage: npm run bench:streams -- [--pages 15000] [--only sqlite,postgres,workers2] [--cases component,codeStatus]
+ * Usage: npm run bench:streams -- [--pages 15000] [--only sqlite,postgres,workers2] [--cases component,codeStatus] [--cpu-prof DIR]
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,6 +38,8 @@ const PAGES = Number(arg('pages') ?? 15_000);
 const ONLY = (arg('only') ?? 'sqlite,postgres,workers2').split(',');
 const CASES = (arg('cases') ?? 'component,codeStatus').split(',');
 const PAGES_PER_CHILD = 5_000;
+/** `--cpu-prof DIR`: the project server writes a V8 CPU profile there (diagnosis). */
+const PROF_DIR = arg('cpu-prof') ? path.resolve(arg('cpu-prof')!) : null;
 /** How long the pages wait for the change's event (a loaded shared machine is slow; a page missing it is reported). */
 const CHANGE_TIMEOUT_MS = 60_000;
 
@@ -125,7 +127,7 @@ async function createSessions(port: number, creds: Creds, amounts: number[]): Pr
   const worker = async () => {
     while (next < amounts.length) {
       const i = next++;
-      const body = JSON.stringify({ merchantId: creds.merchantId, amount: amounts[i], currency: 'IDR', expiresInSeconds: 3600 });
+      const body = JSON.stringify({ merchantId: creds.merchantId, amount: amounts[i], currency: 'IDR', expiresInSeconds: 3600, reference: `page-${i}` });
       const target = '/v1/checkout/sessions';
       const res = await fetch(`http://127.0.0.1:${port}${target}`, { method: 'POST', body, headers: { 'content-type': 'application/json', ...signatureHeaders(creds.apiKey, creds.apiSecret, { method: 'POST', target, body }) } });
       if (res.status !== 201) throw new Error(`session creation: ${res.status} ${await res.text()}`);
@@ -245,7 +247,7 @@ async function main(): Promise<void> {
             ...config.env,
             ...(postgres ? { DATABASE_URL: postgres.url } : {}),
           };
-          const server = await startProcess({ args: ['dist/main.mjs'], cwd: ROOT, env, logFile: path.join(tmp, `${config.name.replace(/\W+/g, '-')}-${kase}.log`), label: config.name });
+          const server = await startProcess({ args: [...(PROF_DIR ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${PROF_DIR}`] : []), 'dist/main.mjs'], cwd: ROOT, env, logFile: path.join(tmp, `${config.name.replace(/\W+/g, '-')}-${kase}.log`), label: config.name });
           let sql: { exec(s: string): Promise<void>; close(): Promise<void> } | undefined;
           try {
             const creds = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { merchants: Creds[] }).merchants.find((m) => m.kyc === 'approved')!;

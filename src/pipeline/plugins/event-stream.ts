@@ -28,7 +28,7 @@
  *   gone, request aborted, iterator failure), after stopping the heartbeat
  *   and returning the source iterator.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { FetchAPI } from 'graphql-yoga';
 import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js';
@@ -104,7 +104,7 @@ function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => vo
   const { http: _http, ...extensions } = (normalized.extensions ?? {}) as Record<string, unknown>;
   const text = JSON.stringify({ errors, data: normalized.data, extensions: Object.keys(extensions).length > 0 ? extensions : undefined });
   const parts = text.split(REQUEST_ID_MARK_JSON);
-  const serialized: Serialized = { text, digest: createHash('sha256').update(text).digest('base64'), parts, bytes: parts.length === 1 ? encoder.encode(nextFrame(text)) : undefined };
+  const serialized: Serialized = { text, digest: hash('sha256', text, 'base64'), parts, bytes: parts.length === 1 ? encoder.encode(nextFrame(text)) : undefined };
   serializedResults.set(result, serialized);
   return serialized;
 }
