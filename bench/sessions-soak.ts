@@ -117,15 +117,24 @@ try {
   const secrets = await Promise.all(Array.from({ length: 6 }, (_, i) => createSession(baseUrl, crowdMerchant, i)));
   await probe(baseUrl, otherMerchant, 2); // warm-up, not reported
 
-  const rows: { phase: string; p50: number; p99: number; max: number; n: number; probeStatuses: string; crowd: string; cpuMsPerSecond: number }[] = [];
+  const rows: { loopMax: number; phase: string; p50: number; p99: number; max: number; n: number; probeStatuses: string; crowd: string; cpuMsPerSecond: number }[] = [];
   const phase = async (name: string, query: string | null): Promise<void> => {
     await sleep(2500); // every session budget window of the previous phase is over
     const cpuAll = () => server!.pids().reduce((sum, pid) => sum + (cpuMs(pid) || 0), 0);
+    // The event loop's longest delay during the phase (prom-client resets its histogram at every scrape): how
+    // long the server itself kept a request waiting, as opposed to the machine not scheduling it.
+    const loopDelayMaxMs = async (): Promise<number> => {
+      const text = await (await fetch(`${baseUrl}/metrics`)).text();
+      return 1000 * Number(/^nodejs_eventloop_lag_max_seconds (\S+)/m.exec(text)?.[1] ?? NaN);
+    };
+    await loopDelayMaxMs();
     const cpu0 = cpuAll();
     const crowdRun = query ? crowd({ baseUrl, secrets, query, variables: { a: 150000 }, ratePerSecond: 20, burst: 40, seconds: SECONDS }) : Promise.resolve({});
     const [probed, crowdStatuses] = await Promise.all([probe(baseUrl, otherMerchant, SECONDS), crowdRun]);
     const cpu = cpuAll() - cpu0;
+    const loopMax = await loopDelayMaxMs();
     rows.push({
+      loopMax,
       phase: name,
       p50: percentile(probed.latencies, 50),
       p99: percentile(probed.latencies, 99),
@@ -147,9 +156,9 @@ try {
     '',
     `${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end, Node ${process.version}`,
     '',
-    '| phase | probe p50 ms | probe p99 ms | p99 / idle p99 | probe max ms | probe answers | crowd answers (status: count) | server CPU ms/s |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.phase} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p99 / idle).toFixed(2)} | ${r.max.toFixed(1)} | ${r.probeStatuses} | ${r.crowd} | ${r.cpuMsPerSecond.toFixed(0)} |`),
+    '| phase | probe p50 ms | probe p99 ms | p99 / idle p99 | probe max ms | probe answers | crowd answers (status: count) | server CPU ms/s | server event-loop delay max ms |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.phase} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p99 / idle).toFixed(2)} | ${r.max.toFixed(1)} | ${r.probeStatuses} | ${r.crowd} | ${r.cpuMsPerSecond.toFixed(0)} | ${r.loopMax.toFixed(1)} |`),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   const failures = rows.flatMap((r) => [
