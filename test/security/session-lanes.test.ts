@@ -6,7 +6,11 @@
  * Retry-After in the contract's problem format, the shed ones are counted, and signed calls and other
  * sessions are served meanwhile.
  */
+import { createServer } from 'node:http';
 import net from 'node:net';
+import pino from 'pino';
+import { FairLanes } from '../../src/pipeline/transport/fair-lanes.js';
+import { createNodeListener } from '../../src/pipeline/transport/node-transport.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -95,5 +99,31 @@ describe('checkout-session requests take turns in bounded lanes', () => {
     // Once the queue drained, the same session is served again.
     const again = await pipelined(app.port!, request, 1);
     expect(again[0]!.status).toBe(200);
+  });
+
+  it('a failure in choosing a lane is logged and the request still goes through the pipeline (the process stays up)', async () => {
+    t = await createTestApp({ transport: 'in-process' });
+    const lines: string[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => void lines.push(line) });
+    const listener = createNodeListener({
+      yoga: t.app.yoga,
+      logger,
+      fairness: {
+        lanes: new FairLanes(),
+        laneOf: () => {
+          throw new Error('lane bug');
+        },
+      },
+    });
+    const server = createServer(listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const res = await fetch(`http://127.0.0.1:${port}/graphql`, { method: 'POST', headers: { authorization: 'Bearer cs_0_secret_x', 'content-type': 'application/json' }, body: '{"query":"{ __typename }"}' });
+      expect(res.status).toBe(401);
+      expect(lines.some((l) => l.includes('choosing the fair lane of a request failed') && l.includes('lane bug'))).toBe(true);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });

@@ -156,7 +156,15 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
   if (!fairness) return run;
   const { lanes, laneOf } = fairness;
   return (req, res) => {
-    const lane = laneOf(req);
+    let lane: string | null;
+    try {
+      lane = laneOf(req);
+    } catch (err) {
+      // A bug in choosing the lane must not take the process down (this runs in Node's 'request' event) nor
+      // lose the request: log it, and let the pipeline judge the request at once.
+      logger.error({ err }, 'choosing the fair lane of a request failed');
+      lane = null;
+    }
     if (lane === null) {
       run(req, res);
       return;
