@@ -15,7 +15,7 @@ import autocannon from 'autocannon';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { bootData } from '../src/app/boot.js';
 import { account, type CpuProfile } from './account.js';
-import { GQL_CALC, GQL_CHANNELS, GQL_HEAVIEST_ALLOWED, gqlCalcFor } from './documents.js';
+import { GQL_CALC, GQL_CHANNELS, GQL_HEAVIEST_ALLOWED, HEAVY_DOCUMENT, gqlCalcFor } from './documents.js';
 import { BENCH_LIMITS, startProcess, stopProcess } from './processes.js';
 
 
@@ -28,9 +28,7 @@ await data.store.close();
 
 let sent = 0;
 const SESSION_LIST = JSON.stringify({ query: 'query L($a: Decimal!) { paymentChannels(filter: { amount: $a, currency: "IDR" }) { code name status fee(amount: $a) { totalAmount } } }', variables: { a: 150000 } });
-const SESSION_HEAVY = JSON.stringify({
-  query: `{ ${Array.from({ length: 15 }, (_, i) => `l${i}: paymentChannels { code availability { selectable reasons } fee(amount: 150000) { fee breakdown { fee { total } } } }`).join(' ')} }`,
-});
+const SESSION_HEAVY = JSON.stringify({ query: HEAVY_DOCUMENT, variables: { a: 150000 } });
 const req: Record<string, { method: 'GET' | 'POST'; path: string; body?: string; bodyFor?: () => string; session?: boolean }> = {
   // The heaviest document a session may send (bench/sessions-soak.ts), signed so that every request executes.
   'gql-heaviest': { method: 'POST', path: '/graphql', body: GQL_HEAVIEST_ALLOWED },
@@ -52,13 +50,7 @@ execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inher
 const { child, port } = await startProcess({
   args: ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${profDir}`, 'dist/main.mjs'],
   cwd: ROOT,
-  env: {
-    NODE_ENV: 'production',
-    DATA_DIR: tmp,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    ...BENCH_LIMITS,
-  },
+  env: { NODE_ENV: 'production', DATA_DIR: tmp, PORT: '0', HOST: '127.0.0.1', ...BENCH_LIMITS },
   logFile: path.join(tmp, 'server.log'),
   label: 'project server',
 });

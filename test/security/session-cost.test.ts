@@ -18,6 +18,7 @@ import { REST_OPERATIONS } from '../../src/pipeline/rest-routes.js';
 import { MerchantShare } from '../../src/pipeline/plugins/merchant-share.js';
 import { DEFAULT_SESSION_MAX_COST } from '../../src/pipeline/plugins/use-rate-limit.js';
 import { projectPath } from '../../src/shared/paths.js';
+import { HEAVIEST_ALLOWED, HEAVY_DOCUMENT } from '../../bench/documents.js';
 import { createTestApp, gql, UNREACHABLE_RATE_LIMIT, type TestApp } from '../helpers/app.js';
 import { localServicesSkipReason, throwawayRedisPerFile } from '../helpers/local-services.js';
 import { CHANNELS_SUBSCRIPTION, openEventStream } from '../helpers/sse.js';
@@ -25,17 +26,6 @@ import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.
 
 const schema = buildSchema();
 const cost = (query: string) => operationCost(schema, parse(query));
-
-/** The issue's probe: 15 aliases of the list with fees, breakdowns, rules and availability. */
-export const HEAVY_DOCUMENT = `query Heavy($a: Decimal!) { ${Array.from(
-  { length: 15 },
-  (_, i) => `l${i}: paymentChannels(filter: { amount: $a, currency: "IDR" }) { code feeRule { bands { upTo } } availability { selectable reasons } fee(amount: $a) { fee breakdown { fee { total } pricing { ruleId } } } }`,
-).join(' ')} }`;
-
-const FULL_FEE =
-  'amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee breakdown { fee { percentage percentagePart fixedPart total } additionalFee { percentage percentagePart fixedPart total } feeBearer customerShare cap taxPercentage rounding { mode decimals } pricing { ruleId source effectiveFrom bandIndex band { upTo percentage fixed } } }';
-/** The heaviest kind of document a session may send: the component's list plus a second pricing pass with every field. */
-export const HEAVIEST_ALLOWED = `query Max($a: Decimal!) { paymentChannels(filter: { amount: $a, currency: "IDR" }) { code name imageUrl status availability { selectable reasons } fee(amount: $a) { amount totalAmount customerFee merchantFee currency } all: fee(amount: $a, chargeFeeToCustomer: false) { ${FULL_FEE} } } }`;
 
 /**
  * The drop-in component's own documents, read from its source (it defines a custom element, so it cannot be
