@@ -58,8 +58,8 @@ export interface SessionClient {
   dispose(): void;
 }
 
-/** Statuses graphql-sse should retry (its NetworkError); any other refusal is final. */
-function retryable(status: number): boolean {
+/** Statuses a subscription retries (graphql-sse's NetworkError): 408, 429 and 5xx; any other refusal is final. */
+export function retryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
@@ -120,7 +120,7 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
       fetchFn: async (input: RequestInfo | URL, init?: RequestInit) => {
         const res = await doFetch(input, init);
         retryAfter = res.ok ? undefined : retryAfterOf(res);
-        if (res.ok || retryable(res.status)) return res;
+        if (res.ok || retryableStatus(res.status)) return res;
         // A non-2xx answer always rejects (with a GatewayError unless its body could not be read).
         refusal = await graphqlData<never>(res).catch((err: unknown) => (err instanceof Error ? err : new Error(String(err))));
         throw refusal;

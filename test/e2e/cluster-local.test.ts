@@ -11,7 +11,7 @@
  * server that ignores DATABASE_URL still answers (the replicas then share the SQLite file in the shared
  * DATA_DIR), so one test checks that no SQLite database appears there: the state must be in Postgres.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -20,33 +20,18 @@ import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import type { DemoMerchantCredentials } from '../../src/modules/admin/demo-seed.js';
 import { DATABASE_FILE } from '../../src/storage/index.js';
 import { makeTempDir } from '../helpers/app.js';
+import { alive, clusterMerchant, gone, processMentioning, sleep, startClusterLocal, type ClusterReady, type LocalCluster } from '../helpers/cluster-local.js';
 import { acceptsConnections, localServicesSkipReason } from '../helpers/local-services.js';
 import { PROJECT_ROOT } from '../helpers/server.js';
 
 const skip = localServicesSkipReason('postgres', 'redis', 'haproxy');
 
-interface Ready {
-  balancer: string;
-  haproxy: { dir: string; configFile: string; port: number };
-  envFile: string;
-  credentialsFile: string;
-  replicas: { url: string; pid: number }[];
-  databaseUrl: string;
-  redisUrl: string;
-  dataDir: string;
-  serviceDirs: string[];
-  servicePorts: number[];
-}
-
-let child: ChildProcess | undefined;
-let output = '';
-let ready: Ready | undefined;
+let cluster: LocalCluster | undefined;
+let ready: ClusterReady | undefined;
 let workDir: string | undefined;
 
 /** The approved demo merchant of the cluster's DATA_DIR. */
-function merchant(): DemoMerchantCredentials {
-  return (JSON.parse(fs.readFileSync(ready!.credentialsFile, 'utf8')) as { merchants: DemoMerchantCredentials[] }).merchants.find((m) => m.kyc === 'approved')!;
-}
+const merchant = (): DemoMerchantCredentials => clusterMerchant(ready!);
 
 /** What a load run saw: every request's outcome that was not a 200 with the expected body. */
 interface LoadResult {
@@ -93,74 +78,17 @@ function startLoad(baseUrl: string, perSecond: number): { stop(): Promise<LoadRe
   };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Resolve once `pid` is gone (bounded). */
-async function gone(pid: number, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (alive(pid)) {
-    if (Date.now() > deadline) throw new Error(`pid ${pid} still alive after ${timeoutMs} ms`);
-    await sleep(50);
-  }
-}
-
-/** Whether any process's command line mentions `text` (Linux /proc). */
-function processMentioning(text: string): boolean {
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(text)) return true;
-    } catch {
-      continue; // exited meanwhile
-    }
-  }
-  return false;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false; // ESRCH: gone
-  }
-}
-
 beforeAll(async () => {
   if (skip) return;
   workDir = makeTempDir('pgw-cluster-local-');
-  child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster-local.ts', '--replicas', '3', '--port', '0', '--base-port', '0', '--data-dir', path.join(workDir, 'cluster')], {
-    cwd: PROJECT_ROOT,
-    // The load below is one API key at about 100 requests/s: above the default per-key budget (shared in Redis).
-    env: { ...process.env, LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '1000000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-  ready = await new Promise<Ready>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`cluster not ready in 120 s:\n${output}`)), 120_000);
-    const check = () => {
-      const m = /^CLUSTER_READY (.+)$/m.exec(output);
-      if (m) {
-        clearTimeout(timer);
-        resolve(JSON.parse(m[1]!) as Ready);
-      }
-    };
-    child!.stdout!.on('data', check);
-    child!.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`cluster:local exited (${code}) before it was ready:\n${output}`));
-    });
-  });
+  // The load below is one API key at about 100 requests/s: above the default per-key budget (shared in Redis).
+  cluster = await startClusterLocal({ dataDir: path.join(workDir, 'cluster'), env: { LOG_LEVEL: 'warn', RATE_LIMIT_PER_SECOND: '100000', RATE_LIMIT_BURST: '1000000' } });
+  ready = cluster.ready;
 }, 150_000);
 
 afterAll(async () => {
   // Only if a test failed before the SIGINT test ran: the script stops its own children on SIGINT.
-  if (child && child.exitCode === null && child.signalCode === null) {
-    const exited = new Promise((resolve) => child!.once('exit', resolve));
-    child.kill('SIGINT');
-    await exited;
-  }
+  await cluster?.stop();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 }, 60_000);
 
@@ -169,8 +97,8 @@ describe.skipIf(skip)('npm run cluster:local', () => {
     expect(ready!.replicas).toHaveLength(3);
     expect(ready!.databaseUrl).toMatch(/^postgres:\/\/[^@]+@127\.0\.0\.1:\d+\/\w+$/);
     expect(ready!.redisUrl).toMatch(/^redis:\/\/127\.0\.0\.1:\d+$/);
-    expect(output).toContain(`DATABASE_URL=${ready!.databaseUrl}`);
-    expect(output).toContain(`REDIS_URL=${ready!.redisUrl}`);
+    expect(cluster!.output()).toContain(`DATABASE_URL=${ready!.databaseUrl}`);
+    expect(cluster!.output()).toContain(`REDIS_URL=${ready!.redisUrl}`);
     expect(fs.statSync(path.join(ready!.dataDir, 'cluster.env')).mode & 0o777).toBe(0o600);
   });
 
@@ -216,15 +144,15 @@ describe.skipIf(skip)('npm run cluster:local', () => {
     const config = fs.readFileSync(ready!.haproxy.configFile, 'utf8');
     expect(config).toMatch(/option httpchk GET \/ready/);
     expect(config).toMatch(/retry-on conn-failure empty-response/);
-    for (const line of config.trimEnd().split('\n')) expect(output).toContain(`  | ${line}`);
-    expect(output).toContain(ready!.haproxy.configFile);
+    for (const line of config.trimEnd().split('\n')) expect(cluster!.output()).toContain(`  | ${line}`);
+    expect(cluster!.output()).toContain(ready!.haproxy.configFile);
   });
 
   it('the replica banners point at the balancer and the cluster\'s credentials, never at a replica\'s own port', () => {
-    ready!.replicas.forEach((r, i) => expect(output).toContain(`[replica ${i + 1}] Payment gateway at ${ready!.balancer} (the load balancer; this replica listens on ${r.url})`));
-    for (const r of ready!.replicas) expect(output).not.toContain(`export BASE_URL=${r.url}`);
-    expect(output).toContain(`export GATEWAY_CREDENTIALS=${ready!.credentialsFile}`);
-    expect(output).toContain(`set -a; . ${ready!.envFile}; set +a`);
+    ready!.replicas.forEach((r, i) => expect(cluster!.output()).toContain(`[replica ${i + 1}] Payment gateway at ${ready!.balancer} (the load balancer; this replica listens on ${r.url})`));
+    for (const r of ready!.replicas) expect(cluster!.output()).not.toContain(`export BASE_URL=${r.url}`);
+    expect(cluster!.output()).toContain(`export GATEWAY_CREDENTIALS=${ready!.credentialsFile}`);
+    expect(cluster!.output()).toContain(`set -a; . ${ready!.envFile}; set +a`);
   });
 
   it('cluster.env points npm run sign, the examples and the admin CLI at the cluster in one step', () => {
@@ -288,9 +216,7 @@ describe.skipIf(skip)('npm run cluster:local', () => {
   }, 60_000);
 
   it('SIGINT stops everything: no process left, ports free, service directories removed', async () => {
-    const exited = new Promise<number | null>((resolve) => child!.once('exit', (code) => resolve(code)));
-    child!.kill('SIGINT');
-    expect(await exited).toBe(0);
+    expect(await cluster!.stop()).toBe(0);
     for (const r of ready!.replicas) expect(alive(r.pid), `replica pid ${r.pid}`).toBe(false);
     const ports = [ready!.balancer, ...ready!.replicas.map((r) => r.url)].map((u) => Number(new URL(u).port)).concat(ready!.servicePorts);
     for (const port of ports) expect(await acceptsConnections(port), `port ${port}`).toBe(false);
