@@ -18,7 +18,8 @@
  * Rounding applies to each percentage part separately; the fixed parts and the caps are already exact in
  * the currency's minor unit. Invariants: customerFee + merchantFee = C; totalAmount − getBalance = C.
  */
-import { Big, roundHalfUp, toDecimalString, type DecimalString } from '../../../shared/money.js';
+import type { Big, DecimalString } from '../../../shared/money.js';
+import { fixedOf, fixedOfBig, fixedText, percentRoundHalfUp, pow10, unitsAt, type Fixed } from './fixed-point.js';
 
 /** A percentage plus a fixed part, as configured for a channel (after merchant overrides). */
 export interface FeeComponent {
@@ -101,21 +102,27 @@ export interface FeeResult {
   };
 }
 
-/**
- * "/ 100" as an exact multiplication: big.js's `div` runs a long division (to Big.DP places) and cost twice
- * the multiplication, while × 0.01 is exact for any decimal and gives the same value.
- */
-const PERCENT = new Big('0.01');
-const ZERO = new Big(0);
-const HUNDRED = new Big(100);
+/** A percentage with its canonical text (the breakdown states the configured rate). */
+function rate(text: DecimalString): { value: Fixed; text: DecimalString } {
+  const value = fixedOf(text);
+  return { value, text: fixedText(value.units, value.scale) };
+}
 
-function part(amount: Big, component: FeeComponent, minorUnits: number): { value: Big; breakdown: FeePartBreakdown } {
-  const percentagePart = roundHalfUp(amount.times(component.percentage).times(PERCENT), minorUnits);
-  const fixedPart = new Big(component.fixed);
-  const value = percentagePart.plus(fixedPart);
+const HUNDRED: Fixed = { units: 100n, scale: 0 };
+const ZERO: Fixed = { units: 0n, scale: 0 };
+
+/**
+ * One fee part, in units of 10^-`scale` (`scale` ≥ the currency's decimals and ≥ the fixed part's): the
+ * percentage part rounded half-up to `minorUnits` decimals, plus the fixed part.
+ */
+function part(amount: Fixed, component: FeeComponent, minorUnits: number, scale: number): { value: bigint; breakdown: FeePartBreakdown } {
+  const percentage = rate(component.percentage);
+  const percentagePart = percentRoundHalfUp(amount.units, amount.scale, percentage.value, minorUnits) * pow10(scale - minorUnits);
+  const fixedPart = unitsAt(fixedOf(component.fixed), scale);
+  const value = percentagePart + fixedPart;
   return {
     value,
-    breakdown: { percentage: toDecimalString(new Big(component.percentage)), percentagePart: toDecimalString(percentagePart), fixedPart: toDecimalString(fixedPart), total: toDecimalString(value) },
+    breakdown: { percentage: percentage.text, percentagePart: fixedText(percentagePart, scale), fixedPart: fixedText(fixedPart, scale), total: fixedText(value, scale) },
   };
 }
 
@@ -123,41 +130,51 @@ function part(amount: Big, component: FeeComponent, minorUnits: number): { value
  * Compute the fee for `amount` (already validated: positive, within the
  * channel limits, at most `minorUnits` decimals).
  *
+ * Exact integer arithmetic (fixed-point.ts): every value is counted in units of 10^-scale, where scale covers
+ * the currency's decimals and those of the amount, fixed parts and caps, so nothing is rounded but the
+ * percentage parts, each to `minorUnits` decimals as the contract says.
+ *
  * @param chargeFeeToCustomer the request's choice; `undefined`/`null` means the channel default.
  */
 export function calculateFee(schedule: FeeSchedule, amount: Big, chargeFeeToCustomer?: boolean | null): FeeResult {
   const settings = schedule.settings ?? NO_FEE_SETTINGS;
   const mu = schedule.minorUnits;
-  const fee = part(amount, schedule.fee, mu);
-  const additional = part(amount, schedule.additionalFee, mu);
+  const amountFixed = fixedOfBig(amount);
+  const minFee = settings.minFee === null ? null : fixedOf(settings.minFee);
+  const maxFee = settings.maxFee === null ? null : fixedOf(settings.maxFee);
+  const scale = Math.max(mu, amountFixed.scale, fixedOf(schedule.fee.fixed).scale, fixedOf(schedule.additionalFee.fixed).scale, minFee?.scale ?? 0, maxFee?.scale ?? 0);
+  const fee = part(amountFixed, schedule.fee, mu, scale);
+  const additional = part(amountFixed, schedule.additionalFee, mu, scale);
   let feeValue = fee.value;
   let cap: FeeCap | null = null;
-  if (settings.minFee !== null && feeValue.lt(settings.minFee)) {
-    feeValue = new Big(settings.minFee);
+  if (minFee !== null && feeValue < unitsAt(minFee, scale)) {
+    feeValue = unitsAt(minFee, scale);
     cap = 'MINIMUM';
-  } else if (settings.maxFee !== null && feeValue.gt(settings.maxFee)) {
-    feeValue = new Big(settings.maxFee);
+  } else if (maxFee !== null && feeValue > unitsAt(maxFee, scale)) {
+    feeValue = unitsAt(maxFee, scale);
     cap = 'MAXIMUM';
   }
-  const fees = feeValue.plus(additional.value);
-  const tax = settings.taxPercentage === null ? ZERO : roundHalfUp(fees.times(settings.taxPercentage).times(PERCENT), mu);
-  const charges = fees.plus(tax);
-  const share = chargeFeeToCustomer === true || chargeFeeToCustomer === false ? (chargeFeeToCustomer ? HUNDRED : ZERO) : settings.customerShare !== null ? new Big(settings.customerShare) : schedule.feeChargedToCustomer ? HUNDRED : ZERO;
+  const fees = feeValue + additional.value;
+  const tax = settings.taxPercentage === null ? 0n : percentRoundHalfUp(fees, scale, fixedOf(settings.taxPercentage), mu) * pow10(scale - mu);
+  const charges = fees + tax;
+  const share = chargeFeeToCustomer === true || chargeFeeToCustomer === false ? (chargeFeeToCustomer ? HUNDRED : ZERO) : settings.customerShare !== null ? fixedOf(settings.customerShare) : schedule.feeChargedToCustomer ? HUNDRED : ZERO;
+  const shareIsAll = share.units === 100n * pow10(share.scale);
   // A share of 100 or 0 needs no multiplication (and no rounding): the §5 path stays as cheap as it was.
-  const customerFee = share.eq(HUNDRED) ? charges : share.eq(ZERO) ? ZERO : roundHalfUp(charges.times(share).times(PERCENT), mu);
-  const merchantFee = charges.minus(customerFee);
+  const customerFee = shareIsAll ? charges : share.units === 0n ? 0n : percentRoundHalfUp(charges, scale, share, mu) * pow10(scale - mu);
+  const merchantFee = charges - customerFee;
+  const amountUnits = unitsAt(amountFixed, scale);
   return {
-    amount: toDecimalString(amount),
-    fee: toDecimalString(feeValue),
-    additionalFee: toDecimalString(additional.value),
-    totalAmount: toDecimalString(amount.plus(customerFee)),
-    getBalance: toDecimalString(amount.minus(merchantFee)),
+    amount: fixedText(amountFixed.units, amountFixed.scale),
+    fee: fixedText(feeValue, scale),
+    additionalFee: fixedText(additional.value, scale),
+    totalAmount: fixedText(amountUnits + customerFee, scale),
+    getBalance: fixedText(amountUnits - merchantFee, scale),
     currency: schedule.currency,
-    feeTax: toDecimalString(tax),
-    customerFee: toDecimalString(customerFee),
-    merchantFee: toDecimalString(merchantFee),
-    feeChargedToCustomer: share.eq(HUNDRED),
-    customerShare: toDecimalString(share),
+    feeTax: fixedText(tax, scale),
+    customerFee: fixedText(customerFee, scale),
+    merchantFee: fixedText(merchantFee, scale),
+    feeChargedToCustomer: shareIsAll,
+    customerShare: fixedText(share.units, share.scale),
     breakdown: {
       fee: fee.breakdown,
       additionalFee: additional.breakdown,
