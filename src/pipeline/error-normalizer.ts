@@ -13,7 +13,7 @@
  */
 import { GraphQLError, type GraphQLErrorOptions } from 'graphql';
 import { isStorageUnavailable } from '../storage/errors.js';
-import { AppError, MASKED_MESSAGE, isErrorCode, type ErrorCode } from '../shared/errors.js';
+import { AppError, MASKED_MESSAGE, isErrorCode, withoutStackTraces, type ErrorCode } from '../shared/errors.js';
 
 /** Map a failure to the AppError a client may see, or null when it is unexpected. */
 export function toAppError(err: unknown): AppError | null {
@@ -59,13 +59,26 @@ const GRAPHQL_HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
  * was a tenth of a heavy document's CPU (issue 29: four per-channel errors made eight stack captures).
  */
 export function answerError(message: string, options: GraphQLErrorOptions): GraphQLError {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return new GraphQLError(message, options);
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
+  return withoutStackTraces(() => new GraphQLError(message, options));
+}
+
+/** The fields of a GraphQLError that say where in the document it happened. */
+type Located = { -readonly [K in 'locations' | 'nodes' | 'source' | 'positions']: GraphQLError[K] };
+
+/**
+ * `base` restated with another message, extensions or original (masking, the contract code, the request
+ * id): the same path, nodes and locations, which are copied rather than computed again. graphql-js computes
+ * an error's locations in its constructor by scanning the document text up to each position; restating a
+ * live event's per-channel errors (masked, then normalised) made that a tenth of the event's CPU (issue 31).
+ */
+export function restatedError(base: GraphQLError, message: string, extensions: GraphQLErrorOptions['extensions'], originalError: Error | undefined): GraphQLError {
+  const error = answerError(message, { path: base.path, originalError, extensions });
+  const located = error as unknown as Located;
+  located.locations = base.locations;
+  located.nodes = base.nodes;
+  located.source = base.source;
+  located.positions = base.positions;
+  return error;
 }
 
 export function createMaskError() {
@@ -74,14 +87,8 @@ export function createMaskError() {
     const base = error instanceof GraphQLError ? error : undefined;
     if (appError) {
       const status = GRAPHQL_HTTP_STATUS[appError.code];
-      return answerError(appError.message, {
-        nodes: base?.nodes,
-        source: base?.source,
-        positions: base?.positions,
-        path: base?.path,
-        originalError: appError,
-        extensions: { ...appError.details, code: appError.code, ...(status ? { http: { status } } : {}) },
-      });
+      const extensions = { ...appError.details, code: appError.code, ...(status ? { http: { status } } : {}) };
+      return base ? restatedError(base, appError.message, extensions, appError) : answerError(appError.message, { originalError: appError, extensions });
     }
     if (isPureGraphQLError(error)) return error as GraphQLError;
     const masked = answerError(MASKED_MESSAGE, {
@@ -167,14 +174,7 @@ export function normalizeError(error: GraphQLError, requestId: string, requestLe
   if (Object.keys(http).length > 0) ext.http = http;
   else delete ext.http;
   ext.requestId = requestId;
-  const normalized = answerError(message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    originalError: error.originalError ?? undefined,
-    extensions: ext,
-  });
+  const normalized = restatedError(error, message, ext, error.originalError ?? undefined);
   const original = maskedOriginals.get(error);
   if (original !== undefined) maskedOriginals.set(normalized, original);
   return normalized;

@@ -23,6 +23,32 @@ export const RESPONSE_BYTES = Symbol('responseBytes');
 export type ResponseWithBytes = Response & { [RESPONSE_BYTES]?: Buffer };
 
 /**
+ * Where an event stream's bytes go (contract §8b). The Node transport writes them straight to the client's
+ * socket (node-transport.ts: no web stream, no pump between the event and the socket); in process
+ * (`yoga.fetch`) they are the Response body, read as the client reads it (plugins/event-stream.ts).
+ */
+export interface EventSink {
+  write(bytes: Uint8Array): void;
+  /** Bytes written that the client's connection has not taken yet (beyond the kernel's socket buffers). */
+  pending(): number;
+  /** The stream is over: finish the body. */
+  end(): void;
+  /** The client stopped reading: drop its connection (in process: end the body). */
+  cutOff(): void;
+}
+
+/** What a sink calls when its client goes away before the stream's end (connection closed, body cancelled). */
+export type SinkClosed = (how?: 'aborted' | 'cancelled') => void;
+
+/**
+ * Marks a Response whose body is an event stream that a transport may attach its own sink to (once, instead
+ * of reading the body): the mark, like {@link RESPONSE_BYTES}, follows that Response object only.
+ */
+export const EVENT_STREAM = Symbol('eventStream');
+/** A response that may carry {@link EVENT_STREAM}. */
+export type ResponseWithEventStream = Response & { [EVENT_STREAM]?: { attach(sink: EventSink): SinkClosed } };
+
+/**
  * Headers of a response this service builds, as a `Map` of lower-case names. Handed to the fetch ponyfill's
  * `Response` as its init, it becomes that response's `headers` object itself (the ponyfill keeps any
  * headers-like init as is). Why: the ponyfill's own `Headers` over a plain-object init adds every later

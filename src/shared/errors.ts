@@ -96,6 +96,21 @@ export const MASKED_MESSAGE = 'Unexpected error.';
  */
 const V8Error = Error as ErrorConstructor & { stackTraceLimit?: number };
 
+/**
+ * Run `fn` with V8's stack capture off: every Error built meanwhile (synchronously) has an empty stack. For
+ * errors that are answers, not faults (4xx, GraphQL answer errors, the per-channel errors of live events):
+ * capturing a stack through the pipeline's deep call chains was most of what such an error cost.
+ */
+export function withoutStackTraces<T>(fn: () => T): T {
+  const limit = V8Error.stackTraceLimit;
+  V8Error.stackTraceLimit = 0;
+  try {
+    return fn();
+  } finally {
+    V8Error.stackTraceLimit = limit;
+  }
+}
+
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details: ErrorDetails;
@@ -106,6 +121,7 @@ export class AppError extends Error {
     // A 4xx is an answer to the client, not a fault of ours: nobody reads its stack, and capturing one was
     // the largest part of a refusal's CPU (issue 29: refusals must cost next to nothing). 5xx keep theirs.
     if (ERROR_STATUS[code] < 500) {
+      // (Not withoutStackTraces: `super` must be called in the constructor itself.)
       const limit = V8Error.stackTraceLimit;
       V8Error.stackTraceLimit = 0;
       super(message);

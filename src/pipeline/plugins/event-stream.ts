@@ -17,9 +17,10 @@
  *   result without errors is encoded once and the same bytes are written to
  *   every stream;
  * - pushes each event as soon as its source yields it and cuts off a client
- *   that stops reading once more than `maxPendingBytes` wait for it (the
- *   transport stops pulling while the socket is full, so the backlog is
- *   what sits in this stream's queue);
+ *   that stops reading once more than `maxPendingBytes` wait for it: over
+ *   Node the transport hands the socket itself to the stream ({@link EventSink};
+ *   the backlog is what Node holds for the socket beyond the kernel's
+ *   buffers), in process it is what the reader has not read;
  * - gives every error the contract code and request id (normalizeResultErrors,
  *   as useRequestContext does for single results);
  * - never sends two identical consecutive results (an event means "what you
@@ -32,6 +33,7 @@ import { hash } from 'node:crypto';
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { FetchAPI } from 'graphql-yoga';
 import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js';
+import { EVENT_STREAM, type EventSink, type ResponseWithEventStream, type SinkClosed } from '../responses.js';
 
 /** Why a stream ended (for the log line). `slow`: cut off, the client stopped reading. */
 export type StreamEnd = 'complete' | 'cancelled' | 'aborted' | 'failed' | 'slow';
@@ -42,14 +44,14 @@ export interface EventStreamOptions {
   registry: LiveStreamRegistry;
   /** Request id put on every error. */
   requestId: string;
-  /** Aborted when the client goes away (the request's signal). */
-  signal?: AbortSignal;
   /** Called once when the stream ends, with the number of events sent (and the failure, if the source threw). */
   onClose: (end: StreamEnd, events: number, error?: unknown) => void;
   /** Called at every heartbeat tick while the stream is open, whether or not the comment could be written (lease renewal). */
   onHeartbeat?: () => void;
-  /** Cut the client's connection: its stream was cut off with `pending` bytes waiting (the Node transport destroys the socket). */
-  onCutOff?: (pending: number) => void;
+  /** In process: the client's abort (the request's signal), which ends the stream. */
+  signal?: AbortSignal;
+  /** True when the Node transport writes the response (it attaches the socket as the sink: {@link EVENT_STREAM}). */
+  direct?: boolean;
   /** Called with the original of every error that was masked as INTERNAL_ERROR in an event (to log it). */
   onUnexpected: (error: unknown) => void;
 }
@@ -109,7 +111,7 @@ function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => vo
   return serialized;
 }
 
-/** One open stream as the registry sees it. */
+/** One open stream as the registry sees it ({@link EventStream}). */
 interface OpenStream {
   heartbeat(): void;
   /** End it now (server shutting down is the source's job; this is for the registry's own close). */
@@ -172,128 +174,179 @@ export class LiveStreamRegistry {
   }
 }
 
-/** Queue sizes in bytes, so `desiredSize` is minus the bytes waiting for the client. */
-const BYTES: QueuingStrategy<Uint8Array> = { highWaterMark: 0, size: (chunk) => chunk.byteLength };
+/**
+ * One open stream: pushes each event of its source to its sink as soon as the source yields it. A class with
+ * fields, not a web ReadableStream and a pump (the design before issue 31's direct writer): an open stream's
+ * memory is this object, its source's iterators and its connection (contract §8b, bounded memory).
+ *
+ * Invariants: attached at most once; `onClose` is called exactly once, after the stream left the registry
+ * and its source was returned (unless it completed); nothing is written after the end.
+ */
+export class EventStream implements NonNullable<ResponseWithEventStream[typeof EVENT_STREAM]> {
+  readonly #iterator: AsyncIterator<ExecutionResult>;
+  readonly #options: EventStreamOptions;
+  #sink: EventSink | undefined;
+  #previous: string | undefined;
+  #events = 0;
+  #ended = false;
 
-/** Stream `results` as Server-Sent Events (see the module comment). */
-export function eventStreamResponse(results: AsyncIterable<ExecutionResult>, fetchAPI: FetchAPI, options: EventStreamOptions): Response {
-  const { registry, requestId } = options;
-  const iterator = results[Symbol.asyncIterator]();
-  let previous: string | undefined;
-  let events = 0;
-  let ended = false;
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  constructor(results: AsyncIterable<ExecutionResult>, options: EventStreamOptions) {
+    this.#iterator = results[Symbol.asyncIterator]();
+    this.#options = options;
+  }
 
-  const end = (how: StreamEnd, error?: unknown): void => {
-    if (ended) return;
-    ended = true;
-    registry.delete(open);
-    options.signal?.removeEventListener('abort', onAbort);
+  /**
+   * Start streaming into `sink` (once). Returns what the sink calls when the client goes away before the end
+   * (its connection closed, the body cancelled).
+   */
+  attach(sink: EventSink): SinkClosed {
+    if (this.#sink !== undefined) throw new Error('EventStream: already attached');
+    this.#sink = sink;
+    // A first comment flushes the headers at once (some clients wait for the first body bytes).
+    sink.write(HEARTBEAT_FRAME);
+    this.#options.registry.add(this);
+    this.#pump().catch((err: unknown) => {
+      // pump handles its source's failures itself; anything else is a bug: end the stream, report it.
+      this.#end('failed', err);
+      sink.cutOff();
+    });
+    return (how = 'aborted') => this.#end(how);
+  }
+
+  /** The registry's tick (one timer for every stream). */
+  heartbeat(): void {
+    if (this.#ended) return;
+    this.#options.onHeartbeat?.();
+    // Only to an idle connection: behind a backlog a heartbeat would only add to it.
+    if (this.#sink!.pending() === 0) this.#write(HEARTBEAT_FRAME);
+  }
+
+  /** End now (the registry's own close). */
+  cutOff(): void {
+    if (this.#ended) return;
+    this.#end('aborted');
+    this.#sink?.end();
+  }
+
+  #end(how: StreamEnd, error?: unknown): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#options.registry.delete(this);
     // Detach the source (unsubscribe, free its watcher); completion of return() is not waited for.
-    if (how !== 'complete') void Promise.resolve(iterator.return?.()).catch(() => undefined);
-    options.onClose(how, events, error);
-  };
-  const pending = (): number => -(controller.desiredSize ?? 0);
-  /** Queue bytes; false when the stream ended (closed, or cut off because its client stopped reading). */
-  const write = (bytes: Uint8Array): boolean => {
-    if (ended) return false;
-    try {
-      controller.enqueue(bytes);
-    } catch {
-      // The consumer went away between our checks: cancel() ends the stream.
-      return false;
-    }
-    const waiting = pending();
-    if (waiting > registry.maxPendingBytes) {
-      registry.slowCutOffs += 1;
-      end('slow');
-      // The connection goes (the transport would wait for the client to drain it forever), and the body ends.
-      options.onCutOff?.(waiting);
-      try {
-        controller.close();
-      } catch {
-        // Already closed.
-      }
-      return false;
-    }
-    return true;
-  };
-  const onAbort = (): void => {
-    end('aborted');
-    try {
-      controller.close();
-    } catch {
-      // Already closed or errored by the consumer going away: nothing left to close.
-    }
-  };
-  const open: OpenStream = {
-    heartbeat: () => {
-      if (ended) return;
-      options.onHeartbeat?.();
-      // Only to an idle connection: behind a backlog a heartbeat would only add to it.
-      if (controller.desiredSize === 0) write(HEARTBEAT_FRAME);
-    },
-    cutOff: onAbort,
-  };
+    if (how !== 'complete') void Promise.resolve(this.#iterator.return?.()).catch(() => undefined);
+    this.#options.onClose(how, this.#events, error);
+  }
 
-  const pump = async (): Promise<void> => {
-    while (!ended) {
+  /**
+   * Write bytes; false when the stream ended (closed, or cut off because its client stopped reading). The
+   * backlog is judged before the write: what still waits from earlier writes, so an event larger than the
+   * bound does not cut off a client that reads (at most the bound plus one event waits for a client).
+   */
+  #write(bytes: Uint8Array): boolean {
+    if (this.#ended) return false;
+    const sink = this.#sink!;
+    if (sink.pending() > this.#options.registry.maxPendingBytes) {
+      this.#options.registry.slowCutOffs += 1;
+      this.#end('slow');
+      // The connection goes (the client would be written to forever), and with it the body.
+      sink.cutOff();
+      return false;
+    }
+    sink.write(bytes);
+    return true;
+  }
+
+  async #pump(): Promise<void> {
+    const sink = this.#sink!;
+    while (!this.#ended) {
       let step: IteratorResult<ExecutionResult>;
       try {
-        step = await iterator.next();
+        step = await this.#iterator.next();
       } catch (err) {
-        if (ended) return;
-        write(FAILED_FRAME);
-        write(COMPLETE_FRAME);
-        end('failed', err);
-        controller.close();
+        if (this.#ended) return;
+        this.#write(FAILED_FRAME);
+        this.#write(COMPLETE_FRAME);
+        this.#end('failed', err);
+        sink.end();
         return;
       }
-      if (ended) return;
+      if (this.#ended) return;
       if (step.done) {
-        write(COMPLETE_FRAME);
-        end('complete');
-        controller.close();
+        this.#write(COMPLETE_FRAME);
+        this.#end('complete');
+        sink.end();
         return;
       }
-      const serialized = serialize(step.value, options.onUnexpected);
+      const serialized = serialize(step.value, this.#options.onUnexpected);
       // An event means "what you selected changed": the same answer again is not sent.
-      if (serialized.digest === previous) continue;
-      previous = serialized.digest;
-      events += 1;
-      if (!write(serialized.bytes ?? encoder.encode(nextFrame(serialized.parts.join(requestId))))) return;
+      if (serialized.digest === this.#previous) continue;
+      this.#previous = serialized.digest;
+      this.#events += 1;
+      if (!this.#write(serialized.bytes ?? encoder.encode(nextFrame(serialized.parts.join(this.#options.requestId))))) return;
     }
-  };
+  }
+}
 
-  // Node's own ReadableStream, not the fetch ponyfill's: its queue honours the byte-size strategy, so
-  // `desiredSize` is minus the bytes waiting (the ponyfill's is a constant). The Response reads it on demand.
-  const stream = new ReadableStream<Uint8Array>(
+/** Queue sizes in bytes, so `desiredSize` is minus the bytes waiting for the reader. */
+const BYTES: QueuingStrategy<Uint8Array> = { highWaterMark: 0, size: (chunk) => chunk.byteLength };
+
+/**
+ * The in-process sink: a web ReadableStream over the stream, read as the client reads it. Node's own
+ * ReadableStream, not the fetch ponyfill's: its queue honours the byte-size strategy, so `desiredSize` is
+ * minus the bytes waiting, and a reader that stops reading lets them grow until the stream cuts it off.
+ */
+function webBody(stream: EventStream, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let closed: SinkClosed | undefined;
+  let done = false;
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    controller.close();
+  };
+  return new ReadableStream<Uint8Array>(
     {
       start(c) {
         controller = c;
-        // A first comment flushes the headers at once (some clients wait for the first body bytes).
-        c.enqueue(HEARTBEAT_FRAME);
-        registry.add(open);
-        if (options.signal?.aborted) {
-          onAbort();
-          return;
-        }
-        options.signal?.addEventListener('abort', onAbort, { once: true });
-        pump().catch((err: unknown) => {
-          // pump handles its source's failures itself; anything else is a bug: end the stream, report it.
-          end('failed', err);
-          try {
-            controller.error(err);
-          } catch {
-            // Already errored.
-          }
+        closed = stream.attach({
+          write: (bytes) => {
+            if (!done) controller.enqueue(bytes);
+          },
+          pending: () => -(controller.desiredSize ?? 0),
+          end: finish,
+          // In process there is no connection to drop: the body ends.
+          cutOff: finish,
         });
+        // The client's abort (in process, the request's signal) ends the stream and the body at once, even while
+        // a read is pending (cancelling the ponyfill's wrapper of this stream waits for that read).
+        const onAbort = (): void => {
+          closed?.('aborted');
+          finish();
+        };
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener('abort', onAbort, { once: true });
       },
       cancel() {
-        end('cancelled');
+        done = true;
+        closed?.('cancelled');
       },
     },
     BYTES,
   );
-  return new fetchAPI.Response(stream, { status: 200, headers: EVENT_STREAM_HEADERS });
+}
+
+/**
+ * Stream `results` as Server-Sent Events (see the module comment): a Response the Node transport writes
+ * directly to the socket ({@link EVENT_STREAM}), whose body is the same stream for any other reader.
+ */
+export function eventStreamResponse(results: AsyncIterable<ExecutionResult>, fetchAPI: FetchAPI, options: EventStreamOptions): Response {
+  const stream = new EventStream(results, options);
+  // Not for the Node transport: the body is the stream's sink from now on, so it runs (and a reader that
+  // never reads is cut off) as it does over a socket. For the Node transport the sink is the socket, attached
+  // when the response is written, and no web stream is built; should a hook have replaced the response (the
+  // mark is then lost), the body, built when read, is the sink after all.
+  const body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> = options.direct ? { [Symbol.asyncIterator]: () => (webBody(stream, undefined) as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]() } : webBody(stream, options.signal);
+  const response = new fetchAPI.Response(body as BodyInit, { status: 200, headers: EVENT_STREAM_HEADERS }) as ResponseWithEventStream;
+  response[EVENT_STREAM] = stream;
+  return response;
 }

@@ -34,16 +34,16 @@
  */
 import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { answerError } from '../error-normalizer.js';
+import { answerError, restatedError } from '../error-normalizer.js';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
 import { eventStreamResponse, LiveStreamRegistry } from './event-stream.js';
 import { SharedExecutions } from './shared-executions.js';
-import { nodeRequestOf } from '../transport/node-request.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
 import { StreamSlots, type SlotDecision } from './stream-slots.js';
+import { nodeRequestOf } from '../transport/node-request.js';
 
 /** Options of {@link useLiveStreams}. */
 export interface LiveStreamOptions {
@@ -92,7 +92,7 @@ function withContractStatus(result: ExecutionResult): ExecutionResult {
     const code = e.extensions.code;
     if (!isErrorCode(code)) return e;
     const http = { ...(e.extensions.http as Record<string, unknown> | undefined), status: statusOf(code) };
-    return answerError(e.message, { nodes: e.nodes, source: e.source, positions: e.positions, path: e.path, originalError: e.originalError, extensions: { ...e.extensions, http } });
+    return restatedError(e, e.message, { ...e.extensions, http }, e.originalError ?? undefined);
   });
   return { ...result, errors };
 }
@@ -238,10 +238,9 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
           eventStreamResponse(results as AsyncIterable<ExecutionResult>, fetchAPI, {
             registry,
             requestId: state.id,
-            signal: request.signal,
             onHeartbeat: () => slot.renew(),
-            // Only the Node transport has a connection to cut (in-process, the body just ends).
-            onCutOff: () => nodeRequestOf(request)?.socket.destroy(),
+            // Over the Node transport the socket's close ends the stream (no AbortSignal is built for it).
+            ...(nodeRequestOf(request) !== undefined ? { direct: true } : { signal: request.signal }),
             onUnexpected: (err) => logger.error({ requestId: state.id, err }, 'stream event failed unexpectedly'),
             onClose: (end, events, err) => {
               slot.release();

@@ -14,8 +14,8 @@
  * {@link NodeRequest} over Node's own request (no URL/header copies, no
  * AbortController unless asked for, the body read once as bytes), and the
  * Response is written in one `end()` with its Content-Length when its bytes
- * are in memory, and by @whatwg-node/server's `sendNodeResponse` (streaming,
- * Server-Sent Events included) otherwise.
+ * are in memory, straight to the socket for an event stream (writeEventStream),
+ * and by @whatwg-node/server's `sendNodeResponse` (streaming) otherwise.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { sendNodeResponse } from '@whatwg-node/server';
@@ -27,7 +27,7 @@ import { EVERY_ANSWER, NOT_A_PAGE_POLICY } from '../../shared/security-headers.j
 import type { FairLanes } from './fair-lanes.js';
 import { NodeRequest } from './node-request.js';
 import { ponyfillBodyBytes } from './ponyfill-body.js';
-import { RESPONSE_BYTES, type ResponseWithBytes } from '../responses.js';
+import { EVENT_STREAM, RESPONSE_BYTES, type ResponseWithBytes, type ResponseWithEventStream } from '../responses.js';
 
 /** The whole body of a response whose bytes are already in memory, or null for a stream. */
 function bytesOf(response: Response): Buffer | null {
@@ -77,6 +77,30 @@ function writeWhole(req: IncomingMessage, res: ServerResponse, response: Respons
   res.writeHead(status, head);
   res.end(status === 204 || status === 304 ? undefined : bytes);
   return true;
+}
+
+/**
+ * An event stream written straight to the client's socket (contract §8b): the status and headers, then each
+ * event as one `write` as soon as the stream has it; the stream reads the socket's backlog
+ * (`writableLength`) to cut off a client that stopped reading, and learns of a client gone from `close`.
+ * Why not `sendNodeResponse`: its pump reads a web ReadableStream chunk by chunk, two promise hops and a web
+ * stream per open stream; written directly an event costs what a `node:http` write costs (the floor of
+ * `npm run bench:streams`) and an idle stream holds no stream objects.
+ */
+function writeEventStream(res: ServerResponse, response: Response, stream: NonNullable<ResponseWithEventStream[typeof EVENT_STREAM]>): void {
+  const head: Record<string, string> = {};
+  response.headers.forEach((value, name) => {
+    head[name.toLowerCase()] = value;
+  });
+  res.writeHead(response.status, head);
+  const closed = stream.attach({
+    write: (bytes) => void res.write(bytes),
+    pending: () => res.writableLength,
+    end: () => res.end(),
+    cutOff: () => res.destroy(),
+  });
+  // After a normal end this is a no-op (the stream has ended); before it, the client went away.
+  res.once('close', () => closed('aborted'));
 }
 
 /** A Node `request` listener. */
@@ -144,6 +168,11 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     }
     const send = (response: Response) => {
       if (writeWhole(req, res, response)) return;
+      const stream = (response as ResponseWithEventStream)[EVENT_STREAM];
+      if (stream !== undefined) {
+        writeEventStream(res, response, stream);
+        return;
+      }
       if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
       const sent = sendNodeResponse(response, res, req, true);
       if (sent && typeof (sent).then === 'function') (sent).catch((err: unknown) => fail(res, err));
