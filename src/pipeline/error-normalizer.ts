@@ -74,7 +74,10 @@ type Located = { -readonly [K in 'locations' | 'nodes' | 'source' | 'positions']
 export function restatedError(base: GraphQLError, message: string, extensions: GraphQLErrorOptions['extensions'], originalError: Error | undefined): GraphQLError {
   const error = answerError(message, { path: base.path, originalError, extensions });
   const located = error as unknown as Located;
-  located.locations = base.locations;
+  // Locations as graphql-js would derive them from the nodes or source positions, i.e. none for graphql-jit's
+  // errors (which carry locations but no nodes): what Yoga's serialiser of a query's answer keeps, so an event
+  // and the matching query answer stay the same text.
+  located.locations = base.nodes !== undefined || (base.source !== undefined && base.positions !== undefined) ? base.locations : undefined;
   located.nodes = base.nodes;
   located.source = base.source;
   located.positions = base.positions;
