@@ -62,26 +62,34 @@ export function answerError(message: string, options: GraphQLErrorOptions): Grap
   return withoutStackTraces(() => new GraphQLError(message, options));
 }
 
-/** The fields of a GraphQLError that say where in the document it happened. */
-type Located = { -readonly [K in 'locations' | 'nodes' | 'source' | 'positions']: GraphQLError[K] };
+/** A GraphQLError's fields, all writable (for {@link restatedError}). */
+type Fields = { -readonly [K in 'message' | 'name' | 'path' | 'locations' | 'extensions' | 'nodes' | 'source' | 'positions' | 'originalError']: GraphQLError[K] };
 
 /**
  * `base` restated with another message, extensions or original (masking, the contract code, the request
- * id): the same path, nodes and locations, which are copied rather than computed again. graphql-js computes
- * an error's locations in its constructor by scanning the document text up to each position; restating a
- * live event's per-channel errors (masked, then normalised) made that a tenth of the event's CPU (issue 31).
+ * id): a GraphQLError with the same path, nodes and locations, built by assigning its fields rather than by
+ * graphql-js's constructor. That constructor is an Error (a stack capture), scans the document text for each
+ * location, defines its properties one by one and reads the original's `stack` (V8 formats it on first
+ * read); a live event's per-channel errors were each restated twice (masked, then normalised), and this was
+ * a tenth of the event's CPU (issue 31). The result is `instanceof GraphQLError`, serialises through its
+ * `toJSON`, and has no `stack` of its own: it is an answer; an unexpected original is logged with its own.
+ *
+ * Locations are kept as graphql-js would derive them from the nodes or source positions, i.e. none for
+ * graphql-jit's errors (which carry locations but no nodes): what Yoga's serialiser of a query's answer
+ * keeps, so an event and the matching query answer stay the same text.
  */
 export function restatedError(base: GraphQLError, message: string, extensions: GraphQLErrorOptions['extensions'], originalError: Error | undefined): GraphQLError {
-  const error = answerError(message, { path: base.path, originalError, extensions });
-  const located = error as unknown as Located;
-  // Locations as graphql-js would derive them from the nodes or source positions, i.e. none for graphql-jit's
-  // errors (which carry locations but no nodes): what Yoga's serialiser of a query's answer keeps, so an event
-  // and the matching query answer stay the same text.
-  located.locations = base.nodes !== undefined || (base.source !== undefined && base.positions !== undefined) ? base.locations : undefined;
-  located.nodes = base.nodes;
-  located.source = base.source;
-  located.positions = base.positions;
-  return error;
+  const error = Object.create(GraphQLError.prototype) as Fields;
+  error.message = message;
+  error.name = 'GraphQLError';
+  error.path = base.path;
+  error.locations = base.nodes !== undefined || (base.source !== undefined && base.positions !== undefined) ? base.locations : undefined;
+  error.extensions = extensions ?? {};
+  error.nodes = base.nodes;
+  error.source = base.source;
+  error.positions = base.positions;
+  error.originalError = originalError;
+  return error as unknown as GraphQLError;
 }
 
 export function createMaskError() {

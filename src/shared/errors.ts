@@ -130,6 +130,9 @@ export class AppError extends Error {
       super(message);
     }
     this.name = 'AppError';
+    // What V8 would format without frames, as a plain value: GraphQL wraps a 4xx into an error that reads its
+    // `stack`, and V8 formats a captured one on first read (a live event's per-channel errors, issue 31).
+    if (ERROR_STATUS[code] < 500) this.stack = `AppError: ${message}`;
     this.code = code;
     this.details = details;
     this.headers = headers;

@@ -21,11 +21,30 @@ export const MAX_ABS_AMOUNT = new Big('1e13');
 
 const DECIMAL_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
+/**
+ * Decimals parsed from text, by text. The same few texts are parsed over and over on the hot path: a
+ * channel's limits and a band's bound for every priced channel, a checkout page's own amount once per channel
+ * of every live event (issue 31: a tenth of an event's CPU was big.js parsing the same strings). The values are
+ * shared, so nobody may modify a Big it was given (big.js's methods never modify their operands).
+ * Bound: {@link MAX_PARSED_DECIMALS} texts (client amounts included); when full it is cleared and fills again.
+ */
+const parsedDecimals = new Map<string, Big>();
+export const MAX_PARSED_DECIMALS = 4096;
+
+/** Texts currently kept by the parse cache (tests of its bound). */
+export function parsedDecimalsKept(): number {
+  return parsedDecimals.size;
+}
+
 /** Parse a decimal from text (JSON/GraphQL literal form). Throws INVALID_REQUEST naming `field`. */
 export function parseDecimalText(text: string, field: string): Big {
+  const kept = parsedDecimals.get(text);
+  if (kept !== undefined) return kept;
   if (!DECIMAL_TEXT.test(text)) throw invalidRequest(field, `${field} must be a number`);
   const value = new Big(text);
   if (value.abs().gt(MAX_ABS_AMOUNT)) throw invalidRequest(field, `${field} must not exceed ${MAX_ABS_AMOUNT.toFixed()} in magnitude`);
+  if (parsedDecimals.size >= MAX_PARSED_DECIMALS) parsedDecimals.clear();
+  parsedDecimals.set(text, value);
   return value;
 }
 

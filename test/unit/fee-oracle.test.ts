@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { calculateFee, type FeeSchedule } from '../../src/modules/pricing/domain/fee.js';
 import { fixedOf, fixedOfBig, fixedText } from '../../src/modules/pricing/domain/fixed-point.js';
-import { Big } from '../../src/shared/money.js';
+import { Big, MAX_PARSED_DECIMALS, parseDecimalText, parsedDecimalsKept } from '../../src/shared/money.js';
 import { calculateFeeDecimal } from '../helpers/fee-oracle.js';
 
 /** A decimal text with at most `decimals` decimals, from 0 to `max`. */
@@ -87,5 +87,19 @@ describe('fixed-point', () => {
     );
     expect(fixedOf('1e3')).toEqual({ units: 1000n, scale: 0 });
     expect(() => fixedOf('seven')).toThrow();
+  });
+});
+
+describe('the decimal parse cache (money.ts)', () => {
+  it('keeps at most MAX_PARSED_DECIMALS texts however many distinct amounts clients send, and answers the same values', () => {
+    for (let i = 0; i < MAX_PARSED_DECIMALS * 2 + 7; i++) {
+      const text = String(1_000_000 + i);
+      expect(parseDecimalText(text, 'amount').toFixed()).toBe(text);
+      expect(parsedDecimalsKept()).toBeLessThanOrEqual(MAX_PARSED_DECIMALS);
+    }
+    expect(parseDecimalText('150000', 'amount')).toBe(parseDecimalText('150000', 'amount'));
+    // A refused text is never kept.
+    expect(() => parseDecimalText('1e99', 'amount')).toThrow();
+    expect(() => parseDecimalText('1e99', 'amount')).toThrow();
   });
 });

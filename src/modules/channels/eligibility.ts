@@ -6,7 +6,7 @@
  * KYC → status → currency → precision → limits.
  */
 import type { KycStatus } from '../../shared/vocabulary.js';
-import { Big, scaleOf } from '../../shared/money.js';
+import { parseDecimalText, scaleOf, type Big } from '../../shared/money.js';
 import type { MerchantChannel } from '../catalogue/records.js';
 
 /** Why a channel cannot be selected (GraphQL enum `UnavailabilityReason`). */
@@ -34,8 +34,8 @@ export function unavailabilityReasons(channel: MerchantChannel, kyc: KycStatus, 
   if (payment.currency !== undefined && payment.currency !== channel.currency) reasons.push('CURRENCY_MISMATCH');
   if (payment.amount !== undefined) {
     if (scaleOf(payment.amount) > channel.minorUnits) reasons.push('AMOUNT_PRECISION');
-    const min = new Big(channel.feeInfo.minTransactions);
-    const max = new Big(channel.feeInfo.maxTransactions);
+    const min = parseDecimalText(channel.feeInfo.minTransactions, 'min_transactions');
+    const max = parseDecimalText(channel.feeInfo.maxTransactions, 'max_transactions');
     if (payment.amount.lt(min) || payment.amount.gt(max)) reasons.push('AMOUNT_OUT_OF_RANGE');
   }
   return reasons;

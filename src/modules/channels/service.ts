@@ -151,7 +151,7 @@ export class ChannelService {
 function sessionFilter(principal: Principal, filter: ChannelFilter | null | undefined): ChannelFilter {
   const session = principal.session!;
   const f = filter ?? {};
-  if (f.amount != null && !parseDecimalText(f.amount, 'filter.amount').eq(session.amount)) {
+  if (f.amount != null && !parseDecimalText(f.amount, 'filter.amount').eq(parseDecimalText(session.amount, 'amount'))) {
     throw new AppError('SESSION_SCOPE', `This checkout session lists channels for ${session.amount} ${session.currency} only.`, { field: 'filter.amount' });
   }
   if (f.currency != null && f.currency.toUpperCase() !== session.currency) {

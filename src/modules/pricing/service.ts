@@ -52,7 +52,7 @@ export function assertMerchantScope(principal: Principal, merchantId: string | n
 function assertSessionAmount(principal: Principal, amountText: string, currency: string): void {
   const session = principal.session!;
   const amount = parseDecimalText(amountText, 'amount');
-  if (!amount.eq(session.amount)) {
+  if (!amount.eq(parseDecimalText(session.amount, 'amount'))) {
     throw new AppError('SESSION_SCOPE', `This checkout session prices ${session.amount} ${session.currency} only.`, { field: 'amount' });
   }
   if (currency.toUpperCase() !== session.currency) {
@@ -126,6 +126,9 @@ export class FeeService {
     }
     // The rule in force when the merchant's list was built: the catalogue rebuilds it at every transition,
     // so the price always agrees with the listed fee_info/feeRule (and their ETag).
-    return { ...priceWithRule(channel.pricing.rule, channelPricingOf(channel), amount, chargeFeeToCustomer), method: channel.code };
+    // This call's own result object: the channel code is added to it rather than copied into a new one.
+    const priced = priceWithRule(channel.pricing.rule, channelPricingOf(channel), amount, chargeFeeToCustomer) as FeeCalculationModel;
+    priced.method = channel.code;
+    return priced;
   }
 }

@@ -28,7 +28,7 @@
 import { z } from 'zod';
 import { calculateFee, NO_FEE_SETTINGS, type FeeResult, type FeeSchedule, type FeeSettings } from './fee.js';
 import { decimalText, percentageText } from '../../channels/domain/channel-rules.js';
-import { Big, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
+import { Big, parseDecimalText, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
 
 /** Who a rule is set for (GraphQL/contract "source"). */
 export type { RuleScope } from '../../../shared/vocabulary.js';
@@ -258,7 +258,7 @@ export function nextTransition(rules: readonly FeeRule[], atMs: number): number 
 export function bandFor(rule: FeeRule, amount: Big): { index: number; band: FeeBand } {
   const { bands } = rule;
   if (bands.length === 0) throw new Error(`fee rule ${rule.id} has no bands`);
-  const index = bands.findIndex((b) => b.upTo !== null && amount.lte(b.upTo));
+  const index = bands.findIndex((b) => b.upTo !== null && amount.lte(parseDecimalText(b.upTo, 'upTo')));
   const chosen = index === -1 ? bands.length - 1 : index;
   return { index: chosen, band: bands[chosen]! };
 }
@@ -273,9 +273,11 @@ export function bandFor(rule: FeeRule, amount: Big): { index: number; band: FeeB
  */
 export function priceWithRule(rule: FeeRule, channel: ChannelPricing, amount: Big, chargeFeeToCustomer?: boolean | null): PricedFee {
   const { index, band } = bandFor(rule, amount);
-  const result = calculateFee({ ...channel, fee: { percentage: band.percentage, fixed: band.fixed }, settings: rule.settings ?? NO_FEE_SETTINGS }, amount, chargeFeeToCustomer);
-  const pricing: AppliedPricing = { ruleId: rule.id, source: rule.scope, effectiveFrom: rule.effectiveFrom, bandIndex: index, band };
-  return { ...result, breakdown: { ...result.breakdown, pricing } };
+  const result = calculateFee({ ...channel, fee: band, settings: rule.settings ?? NO_FEE_SETTINGS }, amount, chargeFeeToCustomer) as PricedFee;
+  // The result is this call's own object: the applied pricing is added to its breakdown rather than copied
+  // into a new one (a live event prices every channel of every page, issue 31).
+  result.breakdown.pricing = { ruleId: rule.id, source: rule.scope, effectiveFrom: rule.effectiveFrom, bandIndex: index, band };
+  return result;
 }
 
 /**
