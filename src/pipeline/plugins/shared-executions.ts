@@ -48,8 +48,34 @@ function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
+/**
+ * Carries a subscription's events past envelop and Yoga to the live-streams plugin, which streams them itself
+ * (use-live-streams.ts onResultProcess). Why a wrapper that is not itself async-iterable: envelop wraps a
+ * subscription's iterable in a mapping iterator for each plugin that watches results (error masking, Yoga's
+ * error handler), each with its own closures, contexts and promises per open stream and per event; these
+ * layers were a quarter of an idle stream's heap (issue 31, ≤ 16 KB per stream). What they did for an event
+ * (masking its unexpected errors) is done once per shared execution instead ({@link SharedExecutionsOptions}).
+ */
+export const LIVE_EVENTS = Symbol('liveEvents');
+/** The events of one stream, as {@link SharedExecutions.subscribe} hands them over. */
+export interface LiveEvents {
+  readonly [LIVE_EVENTS]: AsyncIterable<ExecutionResult>;
+}
+/** The events a subscription's result carries, or undefined for an ordinary result (a refusal, an error). */
+export function liveEventsOf(result: unknown): AsyncIterable<ExecutionResult> | undefined {
+  return typeof result === 'object' && result !== null && LIVE_EVENTS in result ? (result as LiveEvents)[LIVE_EVENTS] : undefined;
+}
+
+/** Options of {@link SharedExecutions}. */
+export interface SharedExecutionsOptions {
+  /** Applied to every executed event once, before the streams share it (Yoga's error masking for events). */
+  mapResult?: (result: ExecutionResult) => ExecutionResult;
+}
+
 export class SharedExecutions {
   readonly #groups = new Map<string, Group>();
+  /** Groups whose result is kept until the end of this turn ({@link release}). */
+  readonly #kept: Group[] = [];
   /** Documents get a small id (Yoga's parse cache hands out one DocumentNode per distinct text). */
   readonly #documentIds = new WeakMap<DocumentNode, number>();
   #nextDocumentId = 0;
@@ -60,6 +86,11 @@ export class SharedExecutions {
   readonly #compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
   /** Executions run (for tests and the benchmark: shared ones count once). */
   executions = 0;
+  readonly #mapResult: (result: ExecutionResult) => ExecutionResult;
+
+  constructor(options: SharedExecutionsOptions = {}) {
+    this.#mapResult = options.mapResult ?? ((result) => result);
+  }
 
   /** Open groups (streams with distinct questions), for tests and metrics. */
   get groups(): number {
@@ -105,12 +136,14 @@ export class SharedExecutions {
     ]);
   }
 
-  /** graphql-js's `subscribe`, with each change event's execution shared by the streams of its group. */
-  async subscribe(args: ExecutionArgs): Promise<AsyncIterable<ExecutionResult> | ExecutionResult> {
+  /**
+   * graphql-js's `subscribe`, with each change event's execution shared by the streams of its group; the
+   * events come wrapped ({@link LIVE_EVENTS}), a result that starts no stream as it is.
+   */
+  async subscribe(args: ExecutionArgs): Promise<LiveEvents | ExecutionResult> {
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable<ChangeEvent>(source)) return source as ExecutionResult;
     const key = this.#keyOf(args);
-    const iterator = source[Symbol.asyncIterator]();
     let group: Group | undefined;
     if (key !== undefined) {
       group = this.#groups.get(key);
@@ -120,65 +153,101 @@ export class SharedExecutions {
       }
       group.streams += 1;
     }
-    let left = false;
-    const leave = (): void => {
-      if (left || group === undefined || key === undefined) return;
-      left = true;
-      group.streams -= 1;
-      if (group.streams === 0) this.#groups.delete(key);
-    };
-    const compiled = this.#compile(args);
-    const run = (payload: ChangeEvent): ExecutionResult | Promise<ExecutionResult> => {
-      this.executions += 1;
-      // Without stack captures: graphql-jit builds a GraphQLError (two captures through the pipeline's deep
-      // stack) for every per-channel error of every page, e.g. the fee of a channel in maintenance, and these
-      // were the largest single cost of an event (issue 31 profile). They are answers, never logged. A bug in
-      // a resolver is still masked and logged with the request id, without its stack here; the same
-      // document as a query runs the same resolvers and logs it with one.
-      return withoutStackTraces(() => (compiled ? compiled.query(payload, args.contextValue, args.variableValues) : execute({ ...args, rootValue: payload })));
-    };
-    const mapped: AsyncIterableIterator<ExecutionResult> = {
-      next: async () => {
-        let step: IteratorResult<ChangeEvent>;
-        try {
-          step = await iterator.next();
-        } catch (err) {
-          leave();
-          throw err;
-        }
-        if (step.done) {
-          leave();
-          return { done: true, value: undefined };
-        }
-        const payload = step.value;
-        if (payload.kind !== 'changed' || group === undefined) return { done: false, value: await run(payload) };
-        if (group.version !== payload.version || group.result === undefined) {
-          const result = run(payload);
-          group.version = payload.version;
-          group.result = result;
-          // Kept only until the streams woken by this change have taken it (they run in the same turn): an
-          // open stream then holds no result objects between changes (memory per stream, contract §8b). A
-          // stream that comes later for the same version executes again: the same answer, just not shared.
-          setImmediate(() => {
-            if (group.result === result) group.result = undefined;
-          });
-        }
-        return { done: false, value: await group.result };
-      },
-      return: async () => {
-        leave();
-        await iterator.return?.();
-        return { done: true, value: undefined };
-      },
-      throw: async (err: unknown) => {
-        leave();
-        await iterator.return?.();
-        throw err;
-      },
-      [Symbol.asyncIterator]() {
-        return this;
-      },
-    };
-    return mapped;
+    return { [LIVE_EVENTS]: new GroupStream(this, source[Symbol.asyncIterator](), args, this.#compile(args), key, group) };
+  }
+
+  /** @internal A stream left its group (once). */
+  leave(key: string, group: Group): void {
+    group.streams -= 1;
+    if (group.streams === 0) this.#groups.delete(key);
+  }
+
+  /** @internal Execute one event of a stream (its own, or its group's first for this version). */
+  run(args: ExecutionArgs, compiled: CompiledQuery | null, payload: ChangeEvent): ExecutionResult | Promise<ExecutionResult> {
+    this.executions += 1;
+    // Without stack captures: graphql-jit builds a GraphQLError (two captures through the pipeline's deep
+    // stack) for every per-channel error of every page, e.g. the fee of a channel in maintenance, and these
+    // were the largest single cost of an event (issue 31 profile). They are answers, never logged. A bug in
+    // a resolver is still masked and logged with the request id, without its stack here; the same
+    // document as a query runs the same resolvers and logs it with one.
+    const result = withoutStackTraces(() => (compiled ? compiled.query(payload, args.contextValue, args.variableValues) : execute({ ...args, rootValue: payload })));
+    return result instanceof Promise ? result.then(this.#mapResult) : this.#mapResult(result);
+  }
+
+  /**
+   * @internal Keep a group's result only until the streams woken by this change have taken it (they run in
+   * the same turn): an open stream then holds no result objects between changes (memory per stream, contract
+   * §8b). A stream that comes later for the same version executes again: the same answer, just not shared.
+   * One immediate for all the groups of a change, not one per group.
+   */
+  release(group: Group): void {
+    this.#kept.push(group);
+    if (this.#kept.length === 1) {
+      setImmediate(() => {
+        for (const g of this.#kept.splice(0)) g.result = undefined;
+      });
+    }
+  }
+}
+
+/**
+ * One stream's events: its watcher's changes, each executed once per group and version. A class, not an
+ * object literal of closures: an open stream's memory is these fields (contract §8b).
+ */
+class GroupStream implements AsyncIterableIterator<ExecutionResult> {
+  #left = false;
+
+  constructor(
+    private readonly owner: SharedExecutions,
+    private readonly iterator: AsyncIterator<ChangeEvent>,
+    private readonly args: ExecutionArgs,
+    private readonly compiled: CompiledQuery | null,
+    private readonly key: string | undefined,
+    private readonly group: Group | undefined,
+  ) {}
+
+  #leave(): void {
+    if (this.#left || this.group === undefined || this.key === undefined) return;
+    this.#left = true;
+    this.owner.leave(this.key, this.group);
+  }
+
+  async next(): Promise<IteratorResult<ExecutionResult>> {
+    let step: IteratorResult<ChangeEvent>;
+    try {
+      step = await this.iterator.next();
+    } catch (err) {
+      this.#leave();
+      throw err;
+    }
+    if (step.done) {
+      this.#leave();
+      return { done: true, value: undefined };
+    }
+    const payload = step.value;
+    const group = this.group;
+    if (payload.kind !== 'changed' || group === undefined) return { done: false, value: await this.owner.run(this.args, this.compiled, payload) };
+    if (group.version !== payload.version || group.result === undefined) {
+      group.version = payload.version;
+      group.result = this.owner.run(this.args, this.compiled, payload);
+      this.owner.release(group);
+    }
+    return { done: false, value: await group.result };
+  }
+
+  async return(): Promise<IteratorResult<ExecutionResult>> {
+    this.#leave();
+    await this.iterator.return?.();
+    return { done: true, value: undefined };
+  }
+
+  async throw(err: unknown): Promise<IteratorResult<ExecutionResult>> {
+    this.#leave();
+    await this.iterator.return?.();
+    throw err;
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
   }
 }

@@ -34,13 +34,13 @@
  */
 import { isAsyncIterable, processRegularResult, type Plugin } from 'graphql-yoga';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import { answerError, restatedError } from '../error-normalizer.js';
+import { answerError, createMaskError, restatedError } from '../error-normalizer.js';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { AppError, isErrorCode, statusOf } from '../../shared/errors.js';
+import { AppError, isErrorCode, MASKED_MESSAGE, statusOf } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
 import { eventStreamResponse, LiveStreamRegistry } from './event-stream.js';
-import { SharedExecutions } from './shared-executions.js';
+import { liveEventsOf, SharedExecutions } from './shared-executions.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
 import { StreamSlots, type SlotDecision } from './stream-slots.js';
 import { nodeRequestOf } from '../transport/node-request.js';
@@ -67,6 +67,8 @@ export interface LiveStreamOptions {
   /** Bytes that may wait for a client before its stream is cut off (default {@link DEFAULT_MAX_PENDING_BYTES}). */
   maxPendingBytes?: number;
   logger: Logger;
+  /** Error masking applied to every event's errors (default: the app's, createMaskError, which Yoga is given too). */
+  maskError?: (error: unknown, message: string) => Error;
   /** Registry for the `graphql_subscription_streams_open` gauge. */
   registry: Registry;
 }
@@ -85,6 +87,12 @@ export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024;
 /** Open streams per checkout session (contract §9). */
 export const DEFAULT_STREAMS_PER_SESSION = 2;
 
+
+/** A result with each error through `maskError`, as Yoga's useMaskedErrors does to every result it sees. */
+function maskResultErrors(result: ExecutionResult, maskError: NonNullable<LiveStreamOptions['maskError']>): ExecutionResult {
+  if (!result.errors?.length) return result;
+  return { ...result, errors: result.errors.map((e) => maskError(e, MASKED_MESSAGE) as GraphQLError) };
+}
 
 /** The result with every coded error carrying its contract HTTP status (the highest one is sent). */
 function withContractStatus(result: ExecutionResult): ExecutionResult {
@@ -129,7 +137,10 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
 
   const slots = new StreamSlots({ store: options.sharedStore, leaseMs });
   const registry = new LiveStreamRegistry({ heartbeatMs, maxPendingBytes: options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES });
-  const executions = new SharedExecutions();
+  // Events bypass envelop's result hooks (shared-executions.ts LIVE_EVENTS): Yoga's masking of unexpected
+  // errors is applied here, once per shared execution, with the same function the app gives Yoga.
+  const maskError = options.maskError ?? createMaskError();
+  const executions = new SharedExecutions({ mapResult: (result) => maskResultErrors(result, maskError) });
   /** Streams admitted in this process (slot held, from onSubscribe to the stream's end): what MAX_OPEN_STREAMS bounds. */
   let admitted = 0;
   const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
@@ -222,10 +233,11 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
         }
         return;
       }
-      if (!isAsyncIterable(result)) {
+      const events = liveEventsOf(result);
+      if (events === undefined) {
         // No stream started (a refused filter, an invalid document): one ordinary JSON answer with the
         // contract status of its error, rather than a one-event stream that SSE clients would retry.
-        if (!Array.isArray(result) && result.data == null && result.errors?.length) {
+        if (!isAsyncIterable(result) && !Array.isArray(result) && result.data == null && result.errors?.length) {
           setResult(withContractStatus(result));
           setResultProcessor(processRegularResult, 'application/json');
         }
@@ -234,8 +246,8 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
       slot.streaming = true;
       const openedAt = performance.now();
       setResultProcessor(
-        (results, fetchAPI) =>
-          eventStreamResponse(results as AsyncIterable<ExecutionResult>, fetchAPI, {
+        (_result, fetchAPI) =>
+          eventStreamResponse(events, fetchAPI, {
             registry,
             requestId: state.id,
             onHeartbeat: () => slot.renew(),
