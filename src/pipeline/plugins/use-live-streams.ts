@@ -38,11 +38,11 @@ import { answerError, createMaskError, restatedError } from '../error-normalizer
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, MASKED_MESSAGE, statusOf } from '../../shared/errors.js';
-import { requestStateOf } from '../request-state.js';
-import { eventStreamResponse, LiveStreamRegistry } from './event-stream.js';
+import { requestStateOf, type LiveStreamSlot } from '../request-state.js';
+import { eventStreamResponse, LiveStreamRegistry, type EventStreamOptions } from './event-stream.js';
 import { liveEventsOf, SharedExecutions } from './shared-executions.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
-import { StreamSlots, type SlotDecision } from './stream-slots.js';
+import { StreamSlots, type HeldSlot, type SlotDecision } from './stream-slots.js';
 import { nodeRequestOf } from '../transport/node-request.js';
 
 /** Options of {@link useLiveStreams}. */
@@ -87,6 +87,57 @@ export const DEFAULT_MAX_PENDING_BYTES = 64 * 1024;
 /** Open streams per checkout session (contract §9). */
 export const DEFAULT_STREAMS_PER_SESSION = 2;
 
+
+/**
+ * The slot an admitted stream holds, as the request state carries it. A class at module level, not closures
+ * made in onSubscribe: those kept that hook's whole scope (its envelop arguments) alive for as long as the
+ * stream is open.
+ */
+class AdmittedSlot implements LiveStreamSlot {
+  streaming = false;
+  constructor(
+    private readonly held: HeldSlot,
+    private readonly freed: () => void,
+  ) {}
+  renew(): void {
+    this.held.renew();
+  }
+  release(): void {
+    if (this.held.release()) this.freed();
+  }
+}
+
+/**
+ * The options of one open stream, built outside the plugin's hooks: their callbacks live as long as the
+ * stream, and closures made inside a hook would keep that hook's whole scope (envelop's and Yoga's arguments
+ * of the request) alive with them.
+ */
+function streamOptions(o: {
+  registry: LiveStreamRegistry;
+  logger: Logger;
+  onSlowReader: () => void;
+  slot: LiveStreamSlot;
+  requestId: string;
+  merchantId: string | undefined;
+  signal: AbortSignal | undefined;
+}): EventStreamOptions {
+  const { slot, logger, requestId } = o;
+  const openedAt = performance.now();
+  return {
+    registry: o.registry,
+    requestId,
+    onHeartbeat: () => slot.renew(),
+    ...(o.signal === undefined ? { direct: true } : { signal: o.signal }),
+    onUnexpected: (err) => logger.error({ requestId, err }, 'stream event failed unexpectedly'),
+    onClose: (end, events, err) => {
+      slot.release();
+      if (end === 'slow') o.onSlowReader();
+      const line = { requestId, merchantId: o.merchantId, end, events, durationMs: Math.round(performance.now() - openedAt) };
+      if (err !== undefined) logger.error({ ...line, err }, 'stream closed');
+      else logger.info(line, 'stream closed');
+    },
+  };
+}
 
 /** A result with each error through `maskError`, as Yoga's useMaskedErrors does to every result it sees. */
 function maskResultErrors(result: ExecutionResult, maskError: NonNullable<LiveStreamOptions['maskError']>): ExecutionResult {
@@ -160,6 +211,13 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
     },
   });
 
+  const onSlowReader = (): void => refusals.inc({ reason: 'slow_reader' });
+  /** A slot was freed (one function for every stream). */
+  const freed = (): void => {
+    gauge.dec();
+    admitted -= 1;
+  };
+
   return {
     onSubscribe({ args, setResultAndStopExecution, setSubscribeFn }) {
       // Every subscription operation that reaches execution is a stream, whatever its Accept header asked for
@@ -202,17 +260,8 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
           setResultAndStopExecution({ errors: [refusal(error)] });
           return;
         }
-        const held = decision.slot;
         gauge.inc();
-        state.liveStreamSlot = {
-          streaming: false,
-          renew: () => held.renew(),
-          release: () => {
-            if (!held.release()) return;
-            gauge.dec();
-            admitted -= 1;
-          },
-        };
+        state.liveStreamSlot = new AdmittedSlot(decision.slot, freed);
       };
       const decision = slots.take(session ? { kind: 'session', id: session.id } : { kind: 'key', id: state.principal.apiKeyId }, limit);
       // Synchronous without Redis (execution then awaits nothing); a promise while Redis decides.
@@ -244,26 +293,9 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
         return;
       }
       slot.streaming = true;
-      const openedAt = performance.now();
-      setResultProcessor(
-        (_result, fetchAPI) =>
-          eventStreamResponse(events, fetchAPI, {
-            registry,
-            requestId: state.id,
-            onHeartbeat: () => slot.renew(),
-            // Over the Node transport the socket's close ends the stream (no AbortSignal is built for it).
-            ...(nodeRequestOf(request) !== undefined ? { direct: true } : { signal: request.signal }),
-            onUnexpected: (err) => logger.error({ requestId: state.id, err }, 'stream event failed unexpectedly'),
-            onClose: (end, events, err) => {
-              slot.release();
-              if (end === 'slow') refusals.inc({ reason: 'slow_reader' });
-              const line = { requestId: state.id, merchantId: state.principal?.merchantId, end, events, durationMs: Math.round(performance.now() - openedAt) };
-              if (err !== undefined) logger.error({ ...line, err }, 'stream closed');
-              else logger.info(line, 'stream closed');
-            },
-          }),
-        'text/event-stream',
-      );
+      // Over the Node transport the socket's close ends the stream (no AbortSignal is built for it).
+      const options = streamOptions({ registry, logger, onSlowReader, slot, requestId: state.id, merchantId: state.principal?.merchantId, signal: nodeRequestOf(request) !== undefined ? undefined : request.signal });
+      setResultProcessor((_result, fetchAPI) => eventStreamResponse(events, fetchAPI, options), 'text/event-stream');
     },
     onResponse({ serverContext }) {
       const slot = requestStateOf(serverContext)?.liveStreamSlot;
