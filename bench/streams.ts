@@ -38,6 +38,8 @@ const PAGES = Number(arg('pages') ?? 15_000);
 const ONLY = (arg('only') ?? 'sqlite,postgres,workers2').split(',');
 const CASES = (arg('cases') ?? 'component,codeStatus').split(',');
 const PAGES_PER_CHILD = 5_000;
+/** Opens in flight per load-generating child (`--open-concurrency N`). */
+const OPEN_CONCURRENCY = Number(arg('open-concurrency') ?? 64);
 /** `--cpu-prof DIR`: the project server writes a V8 CPU profile there (diagnosis). */
 const PROF_DIR = arg('cpu-prof') ? path.resolve(arg('cpu-prof')!) : null;
 /** How long the pages wait for the change's event (a loaded shared machine is slow; a page missing it is reported). */
@@ -101,7 +103,7 @@ class Pages {
   /** Open every request (spread over the children); the time each page's first event arrived. */
   async open(port: number, requests: { headers: Record<string, string>; body: string }[]): Promise<{ first: number[]; failures: number }> {
     const shares = this.children.map((_, i) => requests.filter((__, j) => j % this.children.length === i));
-    const answers = await Promise.all(this.children.map((c, i) => this.#ask<{ first: number[]; failures: number }>(c, { type: 'open', port, path: '/graphql', requests: shares[i], concurrency: 64 }, 'opened')));
+    const answers = await Promise.all(this.children.map((c, i) => this.#ask<{ first: number[]; failures: number }>(c, { type: 'open', port, path: '/graphql', requests: shares[i], concurrency: OPEN_CONCURRENCY }, 'opened')));
     return { first: answers.flatMap((a) => a.first), failures: answers.reduce((s, a) => s + a.failures, 0) };
   }
   arm(): Promise<{ times: number[]; bytes: number; missing: number }[]> {
