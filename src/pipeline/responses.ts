@@ -28,7 +28,8 @@ export type ResponseWithBytes = Response & { [RESPONSE_BYTES]?: Buffer };
  * (`yoga.fetch`) they are the Response body, read as the client reads it (plugins/event-stream.ts).
  */
 export interface EventSink {
-  write(bytes: Uint8Array): void;
+  /** Bytes, or text to be sent as UTF-8. */
+  write(bytes: Uint8Array | string): void;
   /** Bytes written that the client's connection has not taken yet (beyond the kernel's socket buffers). */
   pending(): number;
   /** The stream is over: finish the body. */

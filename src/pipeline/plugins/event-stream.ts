@@ -78,12 +78,13 @@ const FAILED_FRAME = encoder.encode(nextFrame(JSON.stringify({ errors: [{ messag
 const REQUEST_ID_MARK = '\u0000request-id\u0000';
 const REQUEST_ID_MARK_JSON = JSON.stringify(REQUEST_ID_MARK).slice(1, -1);
 
-/** A result serialised once: its JSON text with the request id marked, and, without errors, its frame's bytes. */
+/** A result serialised once: its frame with the request id marked, and, without errors, the frame's bytes. */
 interface Serialized {
-  text: string;
-  /** A digest of `text`: what a stream keeps to recognise the same answer again (not the text: memory per stream). */
+  /** A digest of the marked text: what a stream keeps to recognise the same answer again (not the text: memory per stream). */
   digest: string;
-  parts: string[];
+  /** The `event: next` frame, the request id marked where it goes. */
+  frame: string;
+  /** The frame's bytes when it has no request id to put in (no errors): the same bytes for every stream. */
   bytes: Uint8Array | undefined;
 }
 const serializedResults = new WeakMap<ExecutionResult, Serialized>();
@@ -105,8 +106,8 @@ function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => vo
   });
   const { http: _http, ...extensions } = (normalized.extensions ?? {}) as Record<string, unknown>;
   const text = JSON.stringify({ errors, data: normalized.data, extensions: Object.keys(extensions).length > 0 ? extensions : undefined });
-  const parts = text.split(REQUEST_ID_MARK_JSON);
-  const serialized: Serialized = { text, digest: hash('sha256', text, 'base64'), parts, bytes: parts.length === 1 ? encoder.encode(nextFrame(text)) : undefined };
+  const frame = nextFrame(text);
+  const serialized: Serialized = { digest: hash('sha256', text, 'base64'), frame, bytes: errors === undefined ? encoder.encode(frame) : undefined };
   serializedResults.set(result, serialized);
   return serialized;
 }
@@ -238,7 +239,7 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
    * backlog is judged before the write: what still waits from earlier writes, so an event larger than the
    * bound does not cut off a client that reads (at most the bound plus one event waits for a client).
    */
-  #write(bytes: Uint8Array): boolean {
+  #write(bytes: Uint8Array | string): boolean {
     if (this.#ended) return false;
     const sink = this.#sink!;
     if (sink.pending() > this.#options.registry.maxPendingBytes) {
@@ -302,7 +303,10 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
     if (serialized.digest === this.#previous) return true;
     this.#previous = serialized.digest;
     this.#events += 1;
-    return this.#write(serialized.bytes ?? encoder.encode(nextFrame(serialized.parts.join(this.#options.requestId))));
+    // With errors, this stream's own request id goes in (a function, so no `$` pattern of the id is expanded);
+    // the text is written as is: Node encodes it into the socket's write, no byte array of our own per event.
+    const requestId = this.#options.requestId;
+    return this.#write(serialized.bytes ?? serialized.frame.replaceAll(REQUEST_ID_MARK_JSON, () => requestId));
   }
 }
 
@@ -329,7 +333,7 @@ function webBody(stream: EventStream, signal: AbortSignal | undefined): Readable
         controller = c;
         closed = stream.attach({
           write: (bytes) => {
-            if (!done) controller.enqueue(bytes);
+            if (!done) controller.enqueue(typeof bytes === 'string' ? encoder.encode(bytes) : bytes);
           },
           pending: () => -(controller.desiredSize ?? 0),
           end: finish,

@@ -115,14 +115,14 @@ const ZERO: Fixed = { units: 0n, scale: 0 };
  * One fee part, in units of 10^-`scale` (`scale` ≥ the currency's decimals and ≥ the fixed part's): the
  * percentage part rounded half-up to `minorUnits` decimals, plus the fixed part.
  */
-function part(amount: Fixed, component: FeeComponent, minorUnits: number, scale: number): { value: bigint; breakdown: FeePartBreakdown } {
+function part(amount: Fixed, component: FeeComponent, minorUnits: number, scale: number): { value: bigint; breakdown: () => FeePartBreakdown } {
   const percentage = rate(component.percentage);
   const percentagePart = percentRoundHalfUp(amount.units, amount.scale, percentage.value, minorUnits) * pow10(scale - minorUnits);
   const fixedPart = unitsAt(fixedOf(component.fixed), scale);
   const value = percentagePart + fixedPart;
   return {
     value,
-    breakdown: { percentage: percentage.text, percentagePart: fixedText(percentagePart, scale), fixedPart: fixedText(fixedPart, scale), total: fixedText(value, scale) },
+    breakdown: () => ({ percentage: percentage.text, percentagePart: fixedText(percentagePart, scale), fixedPart: fixedText(fixedPart, scale), total: fixedText(value, scale) }),
   };
 }
 
@@ -135,8 +135,9 @@ function part(amount: Fixed, component: FeeComponent, minorUnits: number, scale:
  * percentage parts, each to `minorUnits` decimals as the contract says.
  *
  * @param chargeFeeToCustomer the request's choice; `undefined`/`null` means the channel default.
+ * @param extra put in the breakdown as `pricing` (the applied rule, pricing.ts priceWithRule).
  */
-export function calculateFee(schedule: FeeSchedule, amount: Big, chargeFeeToCustomer?: boolean | null): FeeResult {
+export function calculateFee(schedule: FeeSchedule, amount: Big, chargeFeeToCustomer?: boolean | null, extra?: unknown): FeeResult {
   const settings = schedule.settings ?? NO_FEE_SETTINGS;
   const mu = schedule.minorUnits;
   const amountFixed = fixedOfBig(amount);
@@ -175,13 +176,20 @@ export function calculateFee(schedule: FeeSchedule, amount: Big, chargeFeeToCust
     merchantFee: fixedText(merchantFee, scale),
     feeChargedToCustomer: shareIsAll,
     customerShare: fixedText(share.units, share.scale),
-    breakdown: {
-      fee: fee.breakdown,
-      additionalFee: additional.breakdown,
-      cap,
-      taxPercentage: settings.taxPercentage ?? '0',
-      minorUnits: mu,
-      rounding: 'HALF_UP',
+    // Built when read (a fee's breakdown is selected far less often than the fee: a live event prices every
+    // channel of every page and reads none of it), then kept.
+    get breakdown() {
+      const breakdown: FeeResult['breakdown'] & { pricing?: unknown } = {
+        fee: fee.breakdown(),
+        additionalFee: additional.breakdown(),
+        cap,
+        taxPercentage: settings.taxPercentage ?? '0',
+        minorUnits: mu,
+        rounding: 'HALF_UP',
+      };
+      if (extra !== undefined) breakdown.pricing = extra;
+      Object.defineProperty(this, 'breakdown', { value: breakdown, enumerable: true });
+      return breakdown;
     },
   };
 }

@@ -273,11 +273,10 @@ export function bandFor(rule: FeeRule, amount: Big): { index: number; band: FeeB
  */
 export function priceWithRule(rule: FeeRule, channel: ChannelPricing, amount: Big, chargeFeeToCustomer?: boolean | null): PricedFee {
   const { index, band } = bandFor(rule, amount);
-  const result = calculateFee({ ...channel, fee: band, settings: rule.settings ?? NO_FEE_SETTINGS }, amount, chargeFeeToCustomer) as PricedFee;
-  // The result is this call's own object: the applied pricing is added to its breakdown rather than copied
-  // into a new one (a live event prices every channel of every page, issue 31).
-  result.breakdown.pricing = { ruleId: rule.id, source: rule.scope, effectiveFrom: rule.effectiveFrom, bandIndex: index, band };
-  return result;
+  const pricing: AppliedPricing = { ruleId: rule.id, source: rule.scope, effectiveFrom: rule.effectiveFrom, bandIndex: index, band };
+  // The applied pricing goes into the calculator's own breakdown (built when read) rather than into a copy
+  // of the result (a live event prices every channel of every page, issue 31).
+  return calculateFee({ ...channel, fee: band, settings: rule.settings ?? NO_FEE_SETTINGS }, amount, chargeFeeToCustomer, pricing) as PricedFee;
 }
 
 /**
