@@ -16,7 +16,7 @@
  * Cases: "component" (each page runs the checkout component's own subscription with its own amount) and
  * "code status" (`{ code status }`, one amount for every page).
  *
- * Usage: npm run bench:streams -- [--pages 15000] [--only sqlite,postgres,workers2] [--cases component,codeStatus] [--cpu-prof DIR]
+ * Usage: npm run bench:streams -- [--pages 15000] [--only sqlite,postgres,workers2] [--cases component,codeStatus] [--open-concurrency 64] [--cpu-prof DIR]
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
