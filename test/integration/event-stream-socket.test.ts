@@ -59,14 +59,16 @@ afterEach(async () => {
 });
 
 /** A real server whose every request is an event stream of `limit` events through the Node transport. */
-async function start(limit: number, gapMs = 0): Promise<{ port: number; opened: Opened[] }> {
+async function start(limit: number, gapMs = 0, answerAfterMs = 0): Promise<{ port: number; opened: Opened[] }> {
   const registry = new LiveStreamRegistry({ heartbeatMs: 60_000, maxPendingBytes: MAX_PENDING });
   const fetchAPI = { Response: PonyfillResponse } as unknown as FetchAPI;
   const opened: Opened[] = [];
   const yoga = {
-    handleRequest: () => {
+    handleRequest: async () => {
       const state: Opened = { ends: [], returned: 0, yielded: 0 };
       opened.push(state);
+      // The pipeline's own time (a Redis slot decision, say) before the answer is there.
+      if (answerAfterMs > 0) await new Promise((r) => setTimeout(r, answerAfterMs));
       return eventStreamResponse(source(state, limit, gapMs), fetchAPI, { registry, requestId: 'r', direct: true, onClose: (end) => state.ends.push(end), onUnexpected: () => undefined });
     },
   } as unknown as YogaServerInstance<Record<string, unknown>, GraphQLContext>;
@@ -141,5 +143,17 @@ describe('event streams written straight to the socket', () => {
     await until(() => opened2[0]?.ends.length === 1, 10_000, 'the stream of the client that left ended');
     expect(opened2[0]!.ends).toEqual(['aborted']);
     expect(opened2[0]!.returned).toBe(1);
+  });
+
+  it('a client gone before its stream was answered ends that stream at once (its slot is freed), nothing written', async () => {
+    const { port, opened } = await start(1_000_000, 0, 200);
+    const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/graphql' });
+    req.on('error', () => undefined);
+    req.end();
+    await until(() => opened.length === 1, 5000, 'the request in the pipeline');
+    req.destroy();
+    await until(() => opened[0]!.ends.length === 1, 5000, 'the stream of the client gone before the answer ended');
+    expect(opened[0]!.ends).toEqual(['aborted']);
+    expect(opened[0]!.returned).toBe(1);
   });
 });

@@ -101,6 +101,8 @@ function writeEventStream(res: ServerResponse, response: Response, stream: NonNu
   });
   // After a normal end this is a no-op (the stream has ended); before it, the client went away.
   res.once('close', () => closed('aborted'));
+  // A client gone while the pipeline ran (its 'close' already emitted) ends the stream now: its slot is freed.
+  if (res.destroyed || res.socket === null || res.socket.destroyed) closed('aborted');
 }
 
 /** A Node `request` listener. */
