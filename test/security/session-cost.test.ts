@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FIELDS_PER_UNIT, operationCost } from '../../src/graphql/operation-cost.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { REST_OPERATIONS } from '../../src/pipeline/rest-routes.js';
-import { MerchantShare } from '../../src/pipeline/plugins/merchant-share.js';
+import { MerchantShare, OVERLOADED_FLOOR } from '../../src/pipeline/plugins/merchant-share.js';
 import { DEFAULT_SESSION_MAX_COST } from '../../src/pipeline/plugins/use-rate-limit.js';
 import { projectPath } from '../../src/shared/paths.js';
 import { HEAVIEST_ALLOWED, HEAVY_DOCUMENT } from '../../bench/documents.js';
@@ -253,6 +253,20 @@ describe('one merchant’s sessions get a fair, work-conserving share', () => {
     overloaded = false;
     now += 1000;
     expect(share.windowCapacity).toBe(1000);
+  });
+
+  it('a process slowed by something else while it served little keeps a floor of capacity: a page’s first requests are not shed', () => {
+    let now = 0;
+    let overloaded = false;
+    const share = new MerchantShare({ capacityPerSecond: 2000, now: () => now, overloaded: () => overloaded });
+    share.record('other', 1);
+    expect(share.admit('shop', 1)).toBe(true);
+    // A slow event loop (another process on the machine), with 2 units served: not a reason to shed sessions.
+    overloaded = true;
+    now += 1000;
+    expect(share.windowCapacity).toBe(2000 * OVERLOADED_FLOOR);
+    share.record('other', 1);
+    for (let i = 0; i < 10; i++) expect(share.admit('shop', 1)).toBe(true);
   });
 
   it('the share’s memory is bounded: merchants past the bound share one record (stricter, never more lenient)', () => {

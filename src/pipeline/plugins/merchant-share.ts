@@ -17,8 +17,9 @@
  * Capacity is a configured figure, but what a process can serve moves (other processes on the machine, a
  * slow disk, GC): when the process was overloaded in the last window (`overloaded()`, the event loop's delay,
  * asked once per window, never per request), this window's capacity is 80 % of what was served in the last
- * one, so while merchants compete on an overloaded process the sessions past their share are shed until it
- * recovers, and the signed calls of the others keep their latency.
+ * one (never less than {@link OVERLOADED_FLOOR} of the configured capacity), so while merchants compete on an
+ * overloaded process the sessions past their share are shed until it recovers, and the signed calls of the
+ * others keep their latency.
  *
  * Per process on purpose, also with REDIS_URL: what it divides is this process's CPU (each replica and each
  * worker has its own), while what bounds a principal (the per-session and per-key budgets) is shared.
@@ -42,11 +43,21 @@ export interface MerchantShareOptions {
 
 const OVERFLOW = '\u0000overflow';
 
+/**
+ * An overloaded window's capacity never drops below this part of the configured one. A process that served
+ * little yet saw a slow event loop was slowed by something else (other processes on the machine, a GC):
+ * shedding its few session requests frees nothing, and it refused a checkout page's first request on a busy
+ * machine at almost no load (seen in the browser test beside a 3,000-page test).
+ */
+export const OVERLOADED_FLOOR = 0.05;
+
 export class MerchantShare {
   readonly #capacity: number;
   readonly #maxMerchants: number;
   readonly #now: () => number;
   readonly #overloaded: () => boolean;
+  /** The least capacity of an overloaded window ({@link OVERLOADED_FLOOR} of the configured one). */
+  readonly #floor: number;
   /** This window's capacity: the configured one, or less while the process is overloaded. */
   #windowCapacity: number;
   #window = Number.NEGATIVE_INFINITY;
@@ -64,6 +75,7 @@ export class MerchantShare {
     this.#now = options.now ?? Date.now;
     this.#overloaded = options.overloaded ?? (() => false);
     this.#windowCapacity = this.#capacity;
+    this.#floor = Math.max(1, Math.floor(this.#capacity * OVERLOADED_FLOOR));
   }
 
   /** The capacity of the current window (tests, diagnosis). */
@@ -89,7 +101,7 @@ export class MerchantShare {
     if (window === this.#window) return;
     // What the last window served, if it was the one just before: the measure of what an overloaded process manages.
     const served = window === this.#window + 1 ? this.#total : 0;
-    this.#windowCapacity = this.#overloaded() && served > 0 ? Math.max(1, Math.min(this.#capacity, Math.floor(served * 0.8))) : this.#capacity;
+    this.#windowCapacity = this.#overloaded() && served > 0 ? Math.max(this.#floor, Math.min(this.#capacity, Math.floor(served * 0.8))) : this.#capacity;
     this.#previous = window === this.#window + 1 ? this.#current : new Map<string, number>();
     this.#current = new Map<string, number>();
     this.#total = 0;
