@@ -9,7 +9,7 @@
  * them with the big.js calculator (kept as the test oracle) over random schedules, amounts and settings.
  *
  * Invariants: `units` and `scale` describe the value exactly (units × 10^-scale); `scale` ≥ 0; every
- * function returns exact results except {@link mulRoundHalfUp}, which rounds half away from zero (big.js's
+ * function returns exact results except {@link percentRoundHalfUp}, which rounds half away from zero (big.js's
  * ROUND_HALF_UP, the contract's half-up for the non-negative values fees are) to the requested decimals.
  */
 import { Big } from '../../../shared/money.js';
