@@ -73,3 +73,11 @@ export function calculateFeeDecimal(schedule: FeeSchedule, amount: Big, chargeFe
     },
   };
 }
+
+/**
+ * A fee result as a plain object with its breakdown: the calculator's breakdown is a getter of its prototype,
+ * built when read (fee.ts `Calculation`), so deep equality needs it read first.
+ */
+export function plainFee(result: FeeResult): FeeResult {
+  return { ...result, breakdown: result.breakdown };
+}

@@ -14,6 +14,19 @@ import { availabilityOf, type Availability, type PaymentContext } from './eligib
 /** A merchant's channel in a list judged against a payment ({@link ChannelService.search}): with its availability. */
 export type ListedChannel = MerchantChannel & { availability?: Availability };
 
+/**
+ * The channel as judged for one payment: an object whose prototype is the merchant's channel (every field is
+ * read through it) with the availability of its own. Not a copy (`{ ...c, availability }`): a live event
+ * lists every channel of every open checkout page, and copying a channel's thirteen fields cost about 2 µs
+ * (measured), a fifth of a page's answer (issue 31). Its readers are the GraphQL resolvers, which read fields;
+ * nothing enumerates it. The channel records are never modified (a catalogue change builds new ones).
+ */
+function listed(channel: MerchantChannel, availability: Availability): ListedChannel {
+  const view = Object.create(channel) as ListedChannel;
+  view.availability = availability;
+  return view;
+}
+
 /** GraphQL `PaymentChannelFilter` after scalar coercion. */
 export interface ChannelFilter {
   /** Canonical decimal text: the payment amount channels are judged for. */
@@ -99,14 +112,17 @@ export class ChannelService {
       payment.currency = f.currency.toUpperCase();
     }
     const statuses = f.status ? new Set(f.status) : null;
-    const methods = principal.session ? new Set(principal.session.methods) : null;
-    return this.channels
-      .listForMerchant(principal.merchantId)
-      .filter((c) => methods === null || methods.has(c.code))
-      .filter((c) => f.includeIneligible === true || kycAllows(c, principal.merchantKyc))
-      .filter((c) => statuses === null || statuses.has(c.status))
-      .map((c) => ({ ...c, availability: availabilityOf(c, principal.merchantKyc, payment) }))
-      .filter((c) => f.selectableOnly !== true || c.availability.selectable);
+    const methods = principal.session?.methods;
+    const out: ListedChannel[] = [];
+    for (const c of this.channels.listForMerchant(principal.merchantId)) {
+      if (methods !== undefined && !methods.includes(c.code)) continue;
+      if (f.includeIneligible !== true && !kycAllows(c, principal.merchantKyc)) continue;
+      if (statuses !== null && !statuses.has(c.status)) continue;
+      const availability = availabilityOf(c, principal.merchantKyc, payment);
+      if (f.selectableOnly === true && !availability.selectable) continue;
+      out.push(listed(c, availability));
+    }
+    return out;
   }
 
   /** Availability of a channel with no payment in view (status and KYC only). */

@@ -74,6 +74,24 @@ const HEARTBEAT_FRAME = encoder.encode(': heartbeat\n\n');
 /** A masked failure of the stream itself (the cause is logged by `onClose`, never sent). */
 const FAILED_FRAME = encoder.encode(nextFrame(JSON.stringify({ errors: [{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_ERROR' } }] })));
 
+/**
+ * An event whose answer is computed when it is delivered (a page refilled from its class's answer,
+ * shared-executions.ts). Why: the streams a change wakes are all resumed before any of them delivers (each
+ * is a chain of promise reactions, run breadth first), so answers computed on resumption would all be alive
+ * at once, 15,000 answer trees at a sale's peak for the garbage collector to copy and promote. Computed at
+ * delivery, each answer is serialised, written and dropped before the next is computed.
+ */
+export const DEFERRED_ANSWER = Symbol('deferredAnswer');
+export interface DeferredAnswer {
+  [DEFERRED_ANSWER](): ExecutionResult | Promise<ExecutionResult>;
+}
+/** What a stream's source yields: a result, or one to compute at delivery. */
+export type LiveEvent = ExecutionResult | DeferredAnswer;
+
+function isDeferred(event: LiveEvent): event is DeferredAnswer {
+  return DEFERRED_ANSWER in event;
+}
+
 /** Stands for the request id in a result serialised once for many streams (no request id can contain it: see request-state). */
 const REQUEST_ID_MARK = '\u0000request-id\u0000';
 const REQUEST_ID_MARK_JSON = JSON.stringify(REQUEST_ID_MARK).slice(1, -1);
@@ -184,14 +202,14 @@ export class LiveStreamRegistry {
  * and its source was returned (unless it completed); nothing is written after the end.
  */
 export class EventStream implements NonNullable<ResponseWithEventStream[typeof EVENT_STREAM]> {
-  readonly #iterator: AsyncIterator<ExecutionResult>;
+  readonly #iterator: AsyncIterator<LiveEvent>;
   readonly #options: EventStreamOptions;
   #sink: EventSink | undefined;
   #previous: string | undefined;
   #events = 0;
   #ended = false;
 
-  constructor(results: AsyncIterable<ExecutionResult>, options: EventStreamOptions) {
+  constructor(results: AsyncIterable<LiveEvent>, options: EventStreamOptions) {
     this.#iterator = results[Symbol.asyncIterator]();
     this.#options = options;
   }
@@ -260,7 +278,7 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
    */
   #pump(): void {
     if (this.#ended) return;
-    let next: Promise<IteratorResult<ExecutionResult>>;
+    let next: Promise<IteratorResult<LiveEvent>>;
     try {
       next = this.#iterator.next();
     } catch (err) {
@@ -270,7 +288,7 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
     next.then(this.#onStep, this.#onFailure).catch(this.#onBug);
   }
 
-  readonly #onStep = (step: IteratorResult<ExecutionResult>): void => {
+  readonly #onStep = (step: IteratorResult<LiveEvent>): void => {
     if (this.#ended) return;
     if (step.done) {
       this.#write(COMPLETE_FRAME);
@@ -278,7 +296,30 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
       this.#sink!.end();
       return;
     }
-    if (this.#deliver(step.value)) this.#pump();
+    const event = step.value;
+    if (!isDeferred(event)) {
+      if (this.#deliver(event)) this.#pump();
+      return;
+    }
+    let answer: ExecutionResult | Promise<ExecutionResult>;
+    try {
+      answer = event[DEFERRED_ANSWER]();
+    } catch (err) {
+      // As if the source had failed to produce it.
+      this.#onFailure(err);
+      return;
+    }
+    if (!(answer instanceof Promise)) {
+      if (this.#deliver(answer)) this.#pump();
+      return;
+    }
+    answer.then(this.#onAnswer, this.#onFailure).catch(this.#onBug);
+  };
+
+  /** A deferred answer that came later (an execution that waited on something). */
+  readonly #onAnswer = (answer: ExecutionResult): void => {
+    if (this.#ended) return;
+    if (this.#deliver(answer)) this.#pump();
   };
 
   /** The source failed: a masked error event, then the end (its cause goes to `onClose`, never to the client). */
@@ -362,7 +403,7 @@ function webBody(stream: EventStream, signal: AbortSignal | undefined): Readable
  * Stream `results` as Server-Sent Events (see the module comment): a Response the Node transport writes
  * directly to the socket ({@link EVENT_STREAM}), whose body is the same stream for any other reader.
  */
-export function eventStreamResponse(results: AsyncIterable<ExecutionResult>, fetchAPI: FetchAPI, options: EventStreamOptions): Response {
+export function eventStreamResponse(results: AsyncIterable<LiveEvent>, fetchAPI: FetchAPI, options: EventStreamOptions): Response {
   const stream = new EventStream(results, options);
   // Not for the Node transport: the body is the stream's sink from now on, so it runs (and a reader that
   // never reads is cut off) as it does over a socket. For the Node transport the sink is the socket, attached

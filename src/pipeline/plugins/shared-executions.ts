@@ -37,11 +37,41 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLContext } from '../../graphql/context.js';
 import type { ChangeEvent } from '../../modules/live/change-feed.js';
 import { withoutStackTraces } from '../../shared/errors.js';
+import { DEFERRED_ANSWER, type DeferredAnswer, type LiveEvent } from './event-stream.js';
+import { classVariables, holeArgumentsOf, listIdsOf, outcomesOf, refill, shapeOf, templateOf, type EventTemplate, type HoleArguments, type Shape } from './event-templates.js';
 
+/**
+ * The streams asking one question, or with a template one class of questions (event-templates.ts). Between
+ * changes only `streams`, `version` and `template` are kept: the rest lives for the turn of one change.
+ */
 interface Group {
   streams: number;
   version: string | undefined;
   result: ExecutionResult | Promise<ExecutionResult> | undefined;
+  /** With a template, the stream whose execution of this change the others refill. */
+  representative: Representative | undefined;
+}
+
+/** A class's representative for one change (event-templates.ts). */
+interface Representative {
+  /** Its {@link StreamTemplate.own}. */
+  readonly own: string;
+  readonly payload: ChangeEvent;
+  readonly context: unknown;
+  /**
+   * The class's list for this change (channel ids) and its answers by failure signature, ready to refill
+   * (event-templates.ts); prepared by the first page that needs them. `ids` undefined after preparing: this
+   * change's answers cannot be refilled.
+   */
+  prepared?: { ids: readonly unknown[] | undefined; shapes: Map<string, Shape> };
+}
+
+/** A templated stream's own part of its questions. */
+interface StreamTemplate {
+  readonly template: EventTemplate;
+  readonly holeArguments: HoleArguments;
+  /** What makes its answer differ from another of its class (session amount, hole arguments): equal → the same answer. */
+  readonly own: string;
 }
 
 function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
@@ -59,10 +89,10 @@ function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
 export const LIVE_EVENTS = Symbol('liveEvents');
 /** The events of one stream, as {@link SharedExecutions.subscribe} hands them over. */
 export interface LiveEvents {
-  readonly [LIVE_EVENTS]: AsyncIterable<ExecutionResult>;
+  readonly [LIVE_EVENTS]: AsyncIterable<LiveEvent>;
 }
 /** The events a subscription's result carries, or undefined for an ordinary result (a refusal, an error). */
-export function liveEventsOf(result: unknown): AsyncIterable<ExecutionResult> | undefined {
+export function liveEventsOf(result: unknown): AsyncIterable<LiveEvent> | undefined {
   return typeof result === 'object' && result !== null && LIVE_EVENTS in result ? (result as LiveEvents)[LIVE_EVENTS] : undefined;
 }
 
@@ -86,6 +116,8 @@ export class SharedExecutions {
   readonly #compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | null>>();
   /** Executions run (for tests and the benchmark: shared ones count once). */
   executions = 0;
+  /** Answers refilled from a representative's (event-templates.ts), for tests and the benchmark. */
+  refills = 0;
   readonly #mapResult: (result: ExecutionResult) => ExecutionResult;
 
   constructor(options: SharedExecutionsOptions = {}) {
@@ -121,19 +153,37 @@ export class SharedExecutions {
     return compiled;
   }
 
-  #keyOf(args: ExecutionArgs): string | undefined {
+  /**
+   * The group key: everything an event's answer depends on besides the data version (module comment). With a
+   * template the stream's own amount (its session's, its holes' variables) is left out: the key of its class.
+   */
+  #keyOf(args: ExecutionArgs, template: StreamTemplate | undefined): string | undefined {
     const principal = (args.contextValue as GraphQLContext | undefined)?.principal;
     if (!principal) return undefined;
     const s = principal.session;
     return JSON.stringify([
+      template ? 'class' : 'question',
       principal.merchantId,
       principal.apiKeyId,
       principal.mode,
-      s ? [s.amount, s.currency, s.methods] : null,
+      // The session's locale names the channels when `name` has no argument (contract §12).
+      s ? [template ? null : s.amount, s.currency, s.methods, s.locale ?? null] : null,
       this.#documentId(args.document),
       args.operationName ?? null,
-      args.variableValues ?? null,
+      template ? classVariables(template.template, args.variableValues) : (args.variableValues ?? null),
     ]);
+  }
+
+  /** The stream's template part, or undefined when its events run as one question (event-templates.ts). */
+  #templateOf(args: ExecutionArgs): StreamTemplate | undefined {
+    const template = templateOf(args.schema, args.document, args.operationName);
+    if (template === null) return undefined;
+    const holeArguments = holeArgumentsOf(args.schema, template, args.variableValues);
+    if (holeArguments === undefined) return undefined;
+    // Without holes every stream of the class has the same answer (its amount is read by no field it asks).
+    const session = (args.contextValue as GraphQLContext | undefined)?.principal?.session;
+    const own = template.holes.length === 0 ? '' : JSON.stringify([session?.amount ?? null, holeArguments]);
+    return { template, holeArguments, own };
   }
 
   /**
@@ -143,17 +193,18 @@ export class SharedExecutions {
   async subscribe(args: ExecutionArgs): Promise<LiveEvents | ExecutionResult> {
     const source = await createSourceEventStream(args);
     if (!isAsyncIterable<ChangeEvent>(source)) return source as ExecutionResult;
-    const key = this.#keyOf(args);
+    const template = this.#templateOf(args);
+    const key = this.#keyOf(args, template);
     let group: Group | undefined;
     if (key !== undefined) {
       group = this.#groups.get(key);
       if (group === undefined) {
-        group = { streams: 0, version: undefined, result: undefined };
+        group = { streams: 0, version: undefined, result: undefined, representative: undefined };
         this.#groups.set(key, group);
       }
       group.streams += 1;
     }
-    return { [LIVE_EVENTS]: new GroupStream(this, source[Symbol.asyncIterator](), args, this.#compile(args), key, group) };
+    return { [LIVE_EVENTS]: new GroupStream(this, source[Symbol.asyncIterator](), args, this.#compile(args), key, group, key === undefined ? undefined : template) };
   }
 
   /** @internal A stream left its group (once). */
@@ -175,6 +226,36 @@ export class SharedExecutions {
   }
 
   /**
+   * @internal A stream's answer from its class's representative (event-templates.ts), or its own execution
+   * when it is not like the representative.
+   */
+  answerFrom(representative: Representative, result: ExecutionResult, stream: StreamTemplate, args: ExecutionArgs, compiled: CompiledQuery | null, payload: ChangeEvent): ExecutionResult | Promise<ExecutionResult> {
+    if (stream.own === representative.own) return result;
+    const { template } = stream;
+    let prepared = representative.prepared;
+    if (prepared === undefined) {
+      const shape = shapeOf(template, result);
+      prepared = representative.prepared = { ids: shape ? listIdsOf(template, representative.payload, representative.context) : undefined, shapes: new Map() };
+      if (shape) prepared.shapes.set(shape.signature, shape);
+    }
+    const outcomes = prepared.ids === undefined ? undefined : outcomesOf(template, prepared.ids, stream.holeArguments, payload, args.contextValue);
+    if (outcomes === undefined) return this.run(args, compiled, payload);
+    const shape = prepared.shapes.get(outcomes.signature);
+    if (shape !== undefined) {
+      this.refills += 1;
+      return refill(template, shape, outcomes);
+    }
+    // The first page of the class whose channels fail differently (another amount band, limits, a session's
+    // own error): executed, and its answer is the shape of the pages that fail like it for this change.
+    const own = this.run(args, compiled, payload);
+    if (!(own instanceof Promise)) {
+      const ownShape = shapeOf(template, own);
+      if (ownShape !== null && ownShape.signature === outcomes.signature) prepared.shapes.set(ownShape.signature, ownShape);
+    }
+    return own;
+  }
+
+  /**
    * @internal Keep a group's result only until the streams woken by this change have taken it (they run in
    * the same turn): an open stream then holds no result objects between changes (memory per stream, contract
    * §8b). A stream that comes later for the same version executes again: the same answer, just not shared.
@@ -184,7 +265,10 @@ export class SharedExecutions {
     this.#kept.push(group);
     if (this.#kept.length === 1) {
       setImmediate(() => {
-        for (const g of this.#kept.splice(0)) g.result = undefined;
+        for (const g of this.#kept.splice(0)) {
+          g.result = undefined;
+          g.representative = undefined;
+        }
       });
     }
   }
@@ -194,7 +278,7 @@ export class SharedExecutions {
  * One stream's events: its watcher's changes, each executed once per group and version. A class, not an
  * object literal of closures: an open stream's memory is these fields (contract §8b).
  */
-class GroupStream implements AsyncIterableIterator<ExecutionResult> {
+class GroupStream implements AsyncIterableIterator<LiveEvent> {
   #left = false;
 
   constructor(
@@ -204,6 +288,7 @@ class GroupStream implements AsyncIterableIterator<ExecutionResult> {
     private readonly compiled: CompiledQuery | null,
     private readonly key: string | undefined,
     private readonly group: Group | undefined,
+    private readonly template: StreamTemplate | undefined,
   ) {}
 
   #leave(): void {
@@ -212,7 +297,7 @@ class GroupStream implements AsyncIterableIterator<ExecutionResult> {
     this.owner.leave(this.key, this.group);
   }
 
-  async next(): Promise<IteratorResult<ExecutionResult>> {
+  async next(): Promise<IteratorResult<LiveEvent>> {
     let step: IteratorResult<ChangeEvent>;
     try {
       step = await this.iterator.next();
@@ -230,9 +315,16 @@ class GroupStream implements AsyncIterableIterator<ExecutionResult> {
     if (group.version !== payload.version || group.result === undefined) {
       group.version = payload.version;
       group.result = this.owner.run(this.args, this.compiled, payload);
+      group.representative = this.template ? { own: this.template.own, payload, context: this.args.contextValue } : undefined;
       this.owner.release(group);
+      return { done: false, value: await group.result };
     }
-    return { done: false, value: await group.result };
+    // Taken before waiting: the group lets go of both at the end of this turn.
+    const representative = group.representative;
+    const result = await group.result;
+    if (this.template === undefined || representative === undefined) return { done: false, value: result };
+    // Refilled when delivered, not now (event-stream.ts DEFERRED_ANSWER).
+    return { done: false, value: new PageAnswer(this.owner, representative, result, this.template, this.args, this.compiled, payload) };
   }
 
   async return(): Promise<IteratorResult<ExecutionResult>> {
@@ -249,5 +341,22 @@ class GroupStream implements AsyncIterableIterator<ExecutionResult> {
 
   [Symbol.asyncIterator](): this {
     return this;
+  }
+}
+
+/** A templated page's answer to one change, computed when its stream delivers it (DEFERRED_ANSWER). */
+class PageAnswer implements DeferredAnswer {
+  constructor(
+    private readonly owner: SharedExecutions,
+    private readonly representative: Representative,
+    private readonly result: ExecutionResult,
+    private readonly stream: StreamTemplate,
+    private readonly args: ExecutionArgs,
+    private readonly compiled: CompiledQuery | null,
+    private readonly payload: ChangeEvent,
+  ) {}
+
+  [DEFERRED_ANSWER](): ExecutionResult | Promise<ExecutionResult> {
+    return this.owner.answerFrom(this.representative, this.result, this.stream, this.args, this.compiled, this.payload);
   }
 }

@@ -211,6 +211,18 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
     },
   });
 
+  new Counter({
+    name: 'graphql_subscription_answers_total',
+    help: 'Answers of stream events: `execution` (executed, then shared by the streams asking the same question), `template` (an execution refilled with one stream\'s amount, event-templates.ts).',
+    labelNames: ['by'] as const,
+    registers: [options.registry],
+    collect() {
+      this.reset();
+      this.inc({ by: 'execution' }, executions.executions);
+      this.inc({ by: 'template' }, executions.refills);
+    },
+  });
+
   const onSlowReader = (): void => refusals.inc({ reason: 'slow_reader' });
   /** A slot was freed (one function for every stream). */
   const freed = (): void => {

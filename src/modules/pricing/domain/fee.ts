@@ -102,28 +102,87 @@ export interface FeeResult {
   };
 }
 
-/** A percentage with its canonical text (the breakdown states the configured rate). */
-function rate(text: DecimalString): { value: Fixed; text: DecimalString } {
-  const value = fixedOf(text);
-  return { value, text: fixedText(value.units, value.scale) };
-}
-
 const HUNDRED: Fixed = { units: 100n, scale: 0 };
 const ZERO: Fixed = { units: 0n, scale: 0 };
 
 /**
  * One fee part, in units of 10^-`scale` (`scale` ≥ the currency's decimals and ≥ the fixed part's): the
- * percentage part rounded half-up to `minorUnits` decimals, plus the fixed part.
+ * percentage part rounded half-up to `minorUnits` decimals, plus the fixed part. Its texts are made only for
+ * the breakdown ({@link partBreakdown}).
  */
-function part(amount: Fixed, component: FeeComponent, minorUnits: number, scale: number): { value: bigint; breakdown: () => FeePartBreakdown } {
-  const percentage = rate(component.percentage);
-  const percentagePart = percentRoundHalfUp(amount.units, amount.scale, percentage.value, minorUnits) * pow10(scale - minorUnits);
+interface Part {
+  readonly component: FeeComponent;
+  readonly percentagePart: bigint;
+  readonly fixedPart: bigint;
+  readonly value: bigint;
+}
+
+function part(amount: Fixed, component: FeeComponent, minorUnits: number, scale: number): Part {
+  const percentagePart = percentRoundHalfUp(amount.units, amount.scale, fixedOf(component.percentage), minorUnits) * pow10(scale - minorUnits);
   const fixedPart = unitsAt(fixedOf(component.fixed), scale);
-  const value = percentagePart + fixedPart;
-  return {
-    value,
-    breakdown: () => ({ percentage: percentage.text, percentagePart: fixedText(percentagePart, scale), fixedPart: fixedText(fixedPart, scale), total: fixedText(value, scale) }),
-  };
+  return { component, percentagePart, fixedPart, value: percentagePart + fixedPart };
+}
+
+function partBreakdown(p: Part, scale: number): FeePartBreakdown {
+  const rate = fixedOf(p.component.percentage);
+  return { percentage: fixedText(rate.units, rate.scale), percentagePart: fixedText(p.percentagePart, scale), fixedPart: fixedText(p.fixedPart, scale), total: fixedText(p.value, scale) };
+}
+
+/** What a breakdown is made of (kept by a {@link Calculation} until its breakdown is read). */
+interface CalculationParts {
+  fee: Part;
+  additionalFee: Part;
+  scale: number;
+  cap: FeeCap | null;
+  settings: FeeSettings;
+  minorUnits: number;
+  extra: unknown;
+}
+
+/**
+ * A fee result. A class with the breakdown as a getter of its prototype, built when first read: a fee's
+ * breakdown is selected far less often than the fee (a live event prices every channel of every page and
+ * reads none of it, issue 31), and an object literal with its own getter cost V8 a slow property definition
+ * on every call (most of a calculation's time, measured). Its own enumerable fields are the result's numbers;
+ * `breakdown` is read, not enumerated (`{ ...result }` has no breakdown).
+ */
+class Calculation implements FeeResult {
+  #breakdown: FeeResult['breakdown'] | undefined;
+  readonly #parts: CalculationParts;
+
+  constructor(
+    readonly amount: DecimalString,
+    readonly fee: DecimalString,
+    readonly additionalFee: DecimalString,
+    readonly totalAmount: DecimalString,
+    readonly getBalance: DecimalString,
+    readonly currency: string,
+    readonly feeTax: DecimalString,
+    readonly customerFee: DecimalString,
+    readonly merchantFee: DecimalString,
+    readonly feeChargedToCustomer: boolean,
+    readonly customerShare: DecimalString,
+    parts: CalculationParts,
+  ) {
+    this.#parts = parts;
+  }
+
+  get breakdown(): FeeResult['breakdown'] {
+    if (this.#breakdown === undefined) {
+      const { fee, additionalFee, scale, cap, settings, minorUnits, extra } = this.#parts;
+      const breakdown: FeeResult['breakdown'] & { pricing?: unknown } = {
+        fee: partBreakdown(fee, scale),
+        additionalFee: partBreakdown(additionalFee, scale),
+        cap,
+        taxPercentage: settings.taxPercentage ?? '0',
+        minorUnits,
+        rounding: 'HALF_UP',
+      };
+      if (extra !== undefined) breakdown.pricing = extra;
+      this.#breakdown = breakdown;
+    }
+    return this.#breakdown;
+  }
 }
 
 /**
@@ -164,32 +223,18 @@ export function calculateFee(schedule: FeeSchedule, amount: Big, chargeFeeToCust
   const customerFee = shareIsAll ? charges : share.units === 0n ? 0n : percentRoundHalfUp(charges, scale, share, mu) * pow10(scale - mu);
   const merchantFee = charges - customerFee;
   const amountUnits = unitsAt(amountFixed, scale);
-  return {
-    amount: fixedText(amountFixed.units, amountFixed.scale),
-    fee: fixedText(feeValue, scale),
-    additionalFee: fixedText(additional.value, scale),
-    totalAmount: fixedText(amountUnits + customerFee, scale),
-    getBalance: fixedText(amountUnits - merchantFee, scale),
-    currency: schedule.currency,
-    feeTax: fixedText(tax, scale),
-    customerFee: fixedText(customerFee, scale),
-    merchantFee: fixedText(merchantFee, scale),
-    feeChargedToCustomer: shareIsAll,
-    customerShare: fixedText(share.units, share.scale),
-    // Built when read (a fee's breakdown is selected far less often than the fee: a live event prices every
-    // channel of every page and reads none of it), then kept.
-    get breakdown() {
-      const breakdown: FeeResult['breakdown'] & { pricing?: unknown } = {
-        fee: fee.breakdown(),
-        additionalFee: additional.breakdown(),
-        cap,
-        taxPercentage: settings.taxPercentage ?? '0',
-        minorUnits: mu,
-        rounding: 'HALF_UP',
-      };
-      if (extra !== undefined) breakdown.pricing = extra;
-      Object.defineProperty(this, 'breakdown', { value: breakdown, enumerable: true });
-      return breakdown;
-    },
-  };
+  return new Calculation(
+    fixedText(amountFixed.units, amountFixed.scale),
+    fixedText(feeValue, scale),
+    fixedText(additional.value, scale),
+    fixedText(amountUnits + customerFee, scale),
+    fixedText(amountUnits - merchantFee, scale),
+    schedule.currency,
+    fixedText(tax, scale),
+    fixedText(customerFee, scale),
+    fixedText(merchantFee, scale),
+    shareIsAll,
+    fixedText(share.units, share.scale),
+    { fee, additionalFee: additional, scale, cap, settings, minorUnits: mu, extra },
+  );
 }

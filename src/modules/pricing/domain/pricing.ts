@@ -276,7 +276,16 @@ export function priceWithRule(rule: FeeRule, channel: ChannelPricing, amount: Bi
   const pricing: AppliedPricing = { ruleId: rule.id, source: rule.scope, effectiveFrom: rule.effectiveFrom, bandIndex: index, band };
   // The applied pricing goes into the calculator's own breakdown (built when read) rather than into a copy
   // of the result (a live event prices every channel of every page, issue 31).
-  return calculateFee({ ...channel, fee: band, settings: rule.settings ?? NO_FEE_SETTINGS }, amount, chargeFeeToCustomer, pricing) as PricedFee;
+  // Built field by field, not spread: an object spread is a generic copy in V8 and was most of this call.
+  const schedule: FeeSchedule = {
+    currency: channel.currency,
+    minorUnits: channel.minorUnits,
+    fee: band,
+    additionalFee: channel.additionalFee,
+    feeChargedToCustomer: channel.feeChargedToCustomer,
+    settings: rule.settings ?? NO_FEE_SETTINGS,
+  };
+  return calculateFee(schedule, amount, chargeFeeToCustomer, pricing) as PricedFee;
 }
 
 /**

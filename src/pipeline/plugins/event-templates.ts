@@ -1,0 +1,371 @@
+/**
+ * Event templates (contract §8b, issue 31): pages that differ only in their amount share one execution of a
+ * change, and each page computes only the fields its amount decides.
+ *
+ * At a sale's peak every checkout page asks the channel list with its own amount, so no two pages ask the same
+ * question and sharing whole answers (shared-executions.ts) does not help: each page cost a full execution of
+ * the component's document (about 260 µs of server CPU, against 16 µs to write its event). But only two fields
+ * of a channel read the amount (src/graphql/live-fields.ts): `availability` and `fee`. So the streams of one
+ * merchant's key and session scope that run the same document with the same other variables form one
+ * **class**; per change, the class's first stream executes the document (its *representative* answer) and
+ * every other stream takes that answer with its own values in those fields (the *holes*).
+ *
+ * Why a page's answer is the representative's with the holes refilled, exactly: the fields outside the holes
+ * resolve the same values for every stream of the class (live-fields.ts: they read the channel record, the
+ * key and the session's currency, methods and locale, all in the class key, and arguments whose variables are
+ * in the class key too); the list is the same channels in the same order (checked per page by id); and a page
+ * is refilled only when its holes fail exactly where, and exactly as, the representative's did (the same
+ * contract error: code, message, details), so the errors and the places of their nulls are the same. A page
+ * for which any of that does not hold is executed on its own, as before: a template is a shortcut, never a
+ * second way to answer.
+ *
+ * What a template takes (anything else runs as before): a subscription whose only selection is the live list
+ * without arguments (a filter may change the list with the amount), no directives and no fragments at its top
+ * level, every field of the item classified, and holes whose own selections are leaves (scalars, enums, lists
+ * of them) with default resolvers, so a hole's value is its resolver's result serialised field by field.
+ *
+ * Bounds: a template per (document, operation name), cached in a WeakMap on Yoga's cached documents; a stream
+ * keeps its holes' argument values (its amount); a class keeps its representative's answer only for the turn
+ * of the change (shared-executions.ts `release`).
+ */
+import {
+  defaultFieldResolver,
+  getArgumentValues,
+  getNamedType,
+  getNullableType,
+  getOperationAST,
+  getVariableValues,
+  isLeafType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  OperationTypeNode,
+  visit,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLObjectType,
+  type GraphQLOutputType,
+  type GraphQLResolveInfo,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { LIVE_LIST, PAYMENT_FIELDS, SCOPE_FIELDS } from '../../graphql/live-fields.js';
+import { AppError } from '../../shared/errors.js';
+
+/** A leaf field of a hole's selection. */
+interface Leaf {
+  readonly key: string;
+  readonly field: string;
+  readonly type: GraphQLOutputType;
+}
+
+/** A field of the list's item that is computed per stream. */
+interface Hole {
+  readonly key: string;
+  readonly node: FieldNode;
+  readonly field: GraphQLField<unknown, unknown>;
+  readonly resolve: GraphQLFieldResolver<unknown, unknown>;
+  readonly info: GraphQLResolveInfo;
+  readonly objectType: GraphQLObjectType;
+  readonly nonNull: boolean;
+  readonly leaves: readonly Leaf[];
+}
+
+/** What a document's events share and what each stream computes (see the module comment). */
+export interface EventTemplate {
+  readonly operation: OperationDefinitionNode;
+  /** The response key of the live list. */
+  readonly rootKey: string;
+  readonly rootResolve: GraphQLFieldResolver<unknown, unknown>;
+  readonly rootInfo: GraphQLResolveInfo;
+  readonly holes: readonly Hole[];
+  /** Variables read only by the holes' arguments: a stream's own, left out of its class key. */
+  readonly holeVariables: ReadonlySet<string>;
+}
+
+/** A stream's own part of a template: its holes' argument values (its amount). */
+export type HoleArguments = readonly Record<string, unknown>[];
+
+/**
+ * An executed answer of a class for one change, ready to be refilled ({@link shapeOf}): the answer of every
+ * page of the class whose holes fail exactly where and as this one's did (its `signature`).
+ */
+export interface Shape {
+  readonly result: ExecutionResult;
+  readonly items: readonly Record<string, unknown>[];
+  /** The failed holes: index (item × holes + hole) and contract error of each, in order ({@link failureText}). */
+  readonly signature: string;
+}
+
+/** A page's own holes for one change: completed values (undefined where it failed) and its failures' signature. */
+export interface Outcomes {
+  readonly values: readonly unknown[];
+  readonly signature: string;
+}
+
+const templates = new WeakMap<DocumentNode, Map<string, EventTemplate | null>>();
+
+/** The template of a document's operation, or null when its events run as before (module comment). */
+export function templateOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): EventTemplate | null {
+  let byName = templates.get(document);
+  if (!byName) templates.set(document, (byName = new Map<string, EventTemplate | null>()));
+  const name = operationName ?? '';
+  let template = byName.get(name);
+  if (template === undefined) {
+    template = analyse(schema, document, operationName ?? undefined);
+    // Bounded by the document's own operations.
+    byName.set(name, template);
+  }
+  return template;
+}
+
+/** A resolver's `info`, fixed per template: the resolvers of the live list and its holes read none of it. */
+function infoFor(schema: GraphQLSchema, operation: OperationDefinitionNode, node: FieldNode, parentType: GraphQLObjectType, returnType: GraphQLOutputType): GraphQLResolveInfo {
+  return {
+    fieldName: node.name.value,
+    fieldNodes: [node],
+    returnType,
+    parentType,
+    path: { prev: undefined, key: node.alias?.value ?? node.name.value, typename: parentType.name },
+    schema,
+    fragments: {},
+    rootValue: undefined,
+    operation,
+    variableValues: {},
+  };
+}
+
+function analyse(schema: GraphQLSchema, document: DocumentNode, operationName: string | undefined): EventTemplate | null {
+  const operation = getOperationAST(document, operationName);
+  const subscription = schema.getSubscriptionType();
+  if (!operation || operation.operation !== OperationTypeNode.SUBSCRIPTION || !subscription || operation.directives?.length) return null;
+  const [root, ...others] = operation.selectionSet.selections;
+  if (!root || others.length > 0 || root.kind !== Kind.FIELD || root.name.value !== LIVE_LIST.field) return null;
+  if (root.directives?.length || root.arguments?.length || !root.selectionSet) return null;
+  const rootField = subscription.getFields()[LIVE_LIST.field];
+  const itemType = schema.getType(LIVE_LIST.itemType);
+  if (!rootField?.resolve || !isObjectType(itemType)) return null;
+  const itemFields = itemType.getFields();
+  const keys = new Set<string>();
+  const holes: Hole[] = [];
+  for (const selection of root.selectionSet.selections) {
+    if (selection.kind !== Kind.FIELD || selection.directives?.length) return null;
+    const key = selection.alias?.value ?? selection.name.value;
+    // A key asked twice merges its selections (graphql's field collection): left to the execution.
+    if (keys.has(key)) return null;
+    keys.add(key);
+    const name = selection.name.value;
+    if (SCOPE_FIELDS.has(name)) continue;
+    if (!PAYMENT_FIELDS.has(name)) return null;
+    const field = itemFields[name];
+    if (!field?.resolve || !selection.selectionSet) return null;
+    const objectType = getNullableType(field.type);
+    if (!isObjectType(objectType)) return null;
+    const leaves: Leaf[] = [];
+    const leafKeys = new Set<string>();
+    const fields = objectType.getFields();
+    for (const sub of selection.selectionSet.selections) {
+      if (sub.kind !== Kind.FIELD || sub.directives?.length || sub.arguments?.length || sub.selectionSet) return null;
+      const subKey = sub.alias?.value ?? sub.name.value;
+      if (leafKeys.has(subKey)) return null;
+      leafKeys.add(subKey);
+      if (sub.name.value === '__typename') {
+        leaves.push({ key: subKey, field: '__typename', type: objectType });
+        continue;
+      }
+      const leaf = fields[sub.name.value];
+      if (!leaf || !isLeafType(getNamedType(leaf.type)) || (leaf.resolve !== undefined && leaf.resolve !== defaultFieldResolver)) return null;
+      leaves.push({ key: subKey, field: leaf.name, type: leaf.type });
+    }
+    holes.push({
+      key,
+      node: selection,
+      field,
+      resolve: field.resolve,
+      info: infoFor(schema, operation, selection, itemType, field.type),
+      objectType,
+      nonNull: isNonNullType(field.type),
+      leaves,
+    });
+  }
+  // Variables every reference of which is in a hole's arguments: the stream's own (its amount).
+  const inHoles = new Set<string>();
+  for (const hole of holes) visit(hole.node, { Variable: (v) => void inHoles.add(v.name.value) });
+  const elsewhere = new Set<string>();
+  for (const definition of document.definitions) {
+    if (definition === operation) {
+      for (const selection of root.selectionSet.selections) {
+        if (holes.some((h) => h.node === selection)) continue;
+        visit(selection, { Variable: (v) => void elsewhere.add(v.name.value) });
+      }
+    } else {
+      visit(definition, { Variable: (v) => void elsewhere.add(v.name.value) });
+    }
+  }
+  const holeVariables = new Set([...inHoles].filter((v) => !elsewhere.has(v)));
+  return {
+    operation,
+    rootKey: root.alias?.value ?? root.name.value,
+    rootResolve: rootField.resolve,
+    rootInfo: infoFor(schema, operation, root, subscription, rootField.type),
+    holes,
+    holeVariables,
+  };
+}
+
+/**
+ * A stream's holes' arguments, from its variables (coerced as the execution coerces them), or undefined when
+ * they do not coerce (the stream then runs as before and gets the execution's own error).
+ */
+export function holeArgumentsOf(schema: GraphQLSchema, template: EventTemplate, variables: ExecutionArgs['variableValues']): HoleArguments | undefined {
+  const coerced = getVariableValues(schema, template.operation.variableDefinitions ?? [], variables ?? {});
+  if (coerced.errors) return undefined;
+  try {
+    return template.holes.map((h) => getArgumentValues(h.field, h.node, coerced.coerced));
+  } catch {
+    // An argument that does not coerce: the execution reports it (the stream is not templated).
+    return undefined;
+  }
+}
+
+/** The variables of a class key: the stream's own (its holes' only) left out. */
+export function classVariables(template: EventTemplate, variables: ExecutionArgs['variableValues']): Record<string, unknown> | null {
+  if (!variables) return null;
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(variables)) if (!template.holeVariables.has(name)) out[name] = value;
+  return out;
+}
+
+/** Thrown while computing a page's holes: the page is executed on its own instead (made once: no stack per throw). */
+const NOT_LIKE = new Error('this page is not like its class');
+
+/** The page's list (also sets the page's context principal, as the event's execution does). */
+function listOf(template: EventTemplate, payload: unknown, context: unknown): readonly { id?: unknown }[] | undefined {
+  const list = template.rootResolve(payload, {}, context, template.rootInfo);
+  return Array.isArray(list) ? list : undefined;
+}
+
+/** One failed hole in a signature: where, and the contract error (its code, message and details are the answer's). */
+function failureText(index: number, error: AppError): string {
+  return `${index}\u0000${error.code}\u0000${error.message}\u0000${JSON.stringify(error.details)}\u0001`;
+}
+
+/**
+ * The channel ids of a class's list for one change (the same for every page: the list is not filtered by
+ * amount), from any page of it; undefined when the list is not a list.
+ */
+export function listIdsOf(template: EventTemplate, payload: unknown, context: unknown): readonly unknown[] | undefined {
+  try {
+    return listOf(template, payload, context)?.map((c) => c.id);
+  } catch {
+    // The execution of this change reports the failure; the class is then not refilled.
+    return undefined;
+  }
+}
+
+/**
+ * An executed answer as a shape, or null when it cannot be refilled: no list, or an error inside a hole's
+ * selection, or a failed hole that is not a contract error. Errors outside the holes are kept as they are:
+ * they are the same for every page of the class.
+ */
+export function shapeOf(template: EventTemplate, result: ExecutionResult): Shape | null {
+  const items: unknown = result.data?.[template.rootKey];
+  if (!Array.isArray(items) || items.some((item) => item === null || typeof item !== 'object')) return null;
+  const holeIndex = new Map(template.holes.map((h, i) => [h.key, i]));
+  const failed: [number, AppError][] = [];
+  for (const error of result.errors ?? []) {
+    const path = error.path;
+    const hole = path !== undefined && path.length >= 3 ? holeIndex.get(String(path[2])) : undefined;
+    if (hole === undefined) continue;
+    if (path!.length > 3 || typeof path![1] !== 'number' || !(error.originalError instanceof AppError)) return null;
+    failed.push([path![1] * template.holes.length + hole, error.originalError]);
+  }
+  failed.sort((x, y) => x[0] - y[0]);
+  return { result, items: items as Record<string, unknown>[], signature: failed.map(([i, e]) => failureText(i, e)).join('') };
+}
+
+/** A leaf's value as the execution serialises it. */
+function completeLeaf(type: GraphQLOutputType, value: unknown): unknown {
+  if (isNonNullType(type)) {
+    if (value == null) throw NOT_LIKE;
+    return completeLeaf(type.ofType, value);
+  }
+  if (value == null) return null;
+  if (isListType(type)) {
+    if (!Array.isArray(value)) throw NOT_LIKE;
+    return value.map((v) => completeLeaf(type.ofType, v));
+  }
+  if (!isLeafType(type)) throw NOT_LIKE;
+  const serialized = type.serialize(value);
+  if (serialized == null) throw NOT_LIKE;
+  return serialized;
+}
+
+function completeHole(hole: Hole, value: unknown): unknown {
+  if (value == null) {
+    if (hole.nonNull) throw NOT_LIKE;
+    return null;
+  }
+  if (typeof value !== 'object' || typeof (value as { then?: unknown }).then === 'function') throw NOT_LIKE;
+  const out: Record<string, unknown> = {};
+  for (const leaf of hole.leaves) {
+    out[leaf.key] = leaf.field === '__typename' ? hole.objectType.name : completeLeaf(leaf.type, (value as Record<string, unknown>)[leaf.field]);
+  }
+  return out;
+}
+
+/**
+ * A page's own holes, or undefined when the page must be executed on its own: its list is not its class's
+ * (`ids`), a hole failed with something other than a contract error, or a value does not complete (a null
+ * where none may be). Its answer is then that execution's, errors and all.
+ */
+export function outcomesOf(template: EventTemplate, ids: readonly unknown[], holeArguments: HoleArguments, payload: unknown, context: unknown): Outcomes | undefined {
+  const { holes } = template;
+  try {
+    const list = listOf(template, payload, context);
+    if (!list || list.length !== ids.length) return undefined;
+    const values = new Array<unknown>(list.length * holes.length);
+    let signature = '';
+    for (let i = 0; i < list.length; i++) {
+      const source = list[i]!;
+      if (source.id !== ids[i]) return undefined;
+      for (let h = 0; h < holes.length; h++) {
+        const hole = holes[h]!;
+        let value: unknown;
+        try {
+          value = hole.resolve(source, holeArguments[h], context, hole.info);
+        } catch (err) {
+          if (!(err instanceof AppError)) return undefined;
+          signature += failureText(i * holes.length + h, err);
+          continue;
+        }
+        values[i * holes.length + h] = completeHole(hole, value);
+      }
+    }
+    return { values, signature };
+  } catch (err) {
+    // NOT_LIKE, or the list itself failed: the page's own execution answers it (and reports a bug, if any).
+    if (err === NOT_LIKE || err instanceof Error) return undefined;
+    throw err;
+  }
+}
+
+/** A page's answer: the shape of its failures with its own values in the holes that did not fail. */
+export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes): ExecutionResult {
+  const { holes } = template;
+  const items = shape.items.map((item, i) => {
+    const own = { ...item };
+    for (let h = 0; h < holes.length; h++) {
+      const value = outcomes.values[i * holes.length + h];
+      // Failed (undefined): the shape has the same error and the same null there.
+      if (value !== undefined) own[holes[h]!.key] = value;
+    }
+    return own;
+  });
+  return { ...shape.result, data: { ...shape.result.data, [template.rootKey]: items } };
+}
