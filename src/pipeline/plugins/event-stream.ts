@@ -108,13 +108,20 @@ interface Serialized {
 const serializedResults = new WeakMap<ExecutionResult, Serialized>();
 
 /**
- * One result as JSON: contract code and request id on every error, without the `http` extension (a transport
- * detail Yoga also strips before sending). Kept per result object, so a result shared by many streams is
- * serialised (and its masked failures logged) once.
+ * A result whose text is already made: exactly what {@link answerText} makes of the answer it stands for
+ * (a templated page's answer, event-templates.ts, spliced from its class's text). Each is one stream's.
  */
-function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => void): Serialized {
-  const kept = serializedResults.get(result);
-  if (kept !== undefined) return kept;
+export const SERIALIZED = Symbol('serialized');
+export interface SerializedAnswer extends ExecutionResult {
+  readonly [SERIALIZED]: string;
+}
+
+/**
+ * One result as the JSON of an event: contract code and request id on every error (the request id marked,
+ * {@link REQUEST_ID_MARK}), without the `http` extension (a transport detail Yoga also strips before sending).
+ * Masked failures are reported to `onUnexpected` (logged once per serialised result).
+ */
+export function answerText(result: ExecutionResult, onUnexpected: (error: unknown) => void): string {
   const normalized = normalizeResultErrors(result as ExecutionResult & { errors?: readonly GraphQLError[] }, REQUEST_ID_MARK);
   const errors = normalized.errors?.map((e) => {
     const original = originalOfMasked(e);
@@ -123,9 +130,22 @@ function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => vo
     return { ...e.toJSON(), extensions };
   });
   const { http: _http, ...extensions } = (normalized.extensions ?? {}) as Record<string, unknown>;
-  const text = JSON.stringify({ errors, data: normalized.data, extensions: Object.keys(extensions).length > 0 ? extensions : undefined });
+  return JSON.stringify({ errors, data: normalized.data, extensions: Object.keys(extensions).length > 0 ? extensions : undefined });
+}
+
+/**
+ * One result serialised, kept per result object, so a result shared by many streams is serialised (and its
+ * masked failures logged) once.
+ */
+function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => void): Serialized {
+  const made = (result as Partial<SerializedAnswer>)[SERIALIZED];
+  // One stream's own answer: nothing to keep for another.
+  if (made !== undefined) return { digest: hash('sha256', made, 'base64'), frame: nextFrame(made), bytes: undefined };
+  const kept = serializedResults.get(result);
+  if (kept !== undefined) return kept;
+  const text = answerText(result, onUnexpected);
   const frame = nextFrame(text);
-  const serialized: Serialized = { digest: hash('sha256', text, 'base64'), frame, bytes: errors === undefined ? encoder.encode(frame) : undefined };
+  const serialized: Serialized = { digest: hash('sha256', text, 'base64'), frame, bytes: result.errors?.length ? undefined : encoder.encode(frame) };
   serializedResults.set(result, serialized);
   return serialized;
 }

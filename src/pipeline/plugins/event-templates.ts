@@ -54,14 +54,18 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
+import { randomUUID } from 'node:crypto';
 import { LIVE_LIST, PAYMENT_FIELDS, SCOPE_FIELDS } from '../../graphql/live-fields.js';
+import { answerText, SERIALIZED, type SerializedAnswer } from './event-stream.js';
 import { AppError } from '../../shared/errors.js';
 
 /** A leaf field of a hole's selection. */
 interface Leaf {
-  readonly key: string;
   readonly field: string;
-  readonly type: GraphQLOutputType;
+  /** Its value as JSON (throws NOT_LIKE where the execution would fail), or null for `__typename`. */
+  readonly json: LeafJson | null;
+  /** What comes before its value in the hole's JSON: `{"key":` for the first leaf, `,"key":` for the others. */
+  readonly prefix: string;
 }
 
 /** A field of the list's item that is computed per stream. */
@@ -74,6 +78,8 @@ interface Hole {
   readonly objectType: GraphQLObjectType;
   readonly nonNull: boolean;
   readonly leaves: readonly Leaf[];
+  /** The JSON of `__typename` in it. */
+  readonly typename: string;
 }
 
 /** What a document's events share and what each stream computes (see the module comment). */
@@ -100,11 +106,15 @@ export interface Shape {
   readonly items: readonly Record<string, unknown>[];
   /** The failed holes: index (item × holes + hole) and contract error of each, in order ({@link failureText}). */
   readonly signature: string;
+  /** Indexes (item × holes + hole) of the failed holes. */
+  readonly failed: ReadonlySet<number>;
+  /** Its answer's text in pieces around the holes that did not fail, made for the first page refilled from it. */
+  text?: { readonly parts: readonly string[]; readonly slots: readonly number[] };
 }
 
-/** A page's own holes for one change: completed values (undefined where it failed) and its failures' signature. */
+/** A page's own holes for one change: each hole's JSON (undefined where it failed) and its failures' signature. */
 export interface Outcomes {
-  readonly values: readonly unknown[];
+  readonly values: readonly (string | undefined)[];
   readonly signature: string;
 }
 
@@ -165,7 +175,8 @@ function analyse(schema: GraphQLSchema, document: DocumentNode, operationName: s
     const field = itemFields[name];
     if (!field?.resolve || !selection.selectionSet) return null;
     const objectType = getNullableType(field.type);
-    if (!isObjectType(objectType)) return null;
+    // An object with at least one field (graphql's validation requires a selection; `{}` is never an answer).
+    if (!isObjectType(objectType) || selection.selectionSet.selections.length === 0) return null;
     const leaves: Leaf[] = [];
     const leafKeys = new Set<string>();
     const fields = objectType.getFields();
@@ -174,13 +185,14 @@ function analyse(schema: GraphQLSchema, document: DocumentNode, operationName: s
       const subKey = sub.alias?.value ?? sub.name.value;
       if (leafKeys.has(subKey)) return null;
       leafKeys.add(subKey);
+      const prefix = `${leaves.length === 0 ? '{' : ','}${JSON.stringify(subKey)}:`;
       if (sub.name.value === '__typename') {
-        leaves.push({ key: subKey, field: '__typename', type: objectType });
+        leaves.push({ field: '__typename', json: null, prefix });
         continue;
       }
       const leaf = fields[sub.name.value];
       if (!leaf || !isLeafType(getNamedType(leaf.type)) || (leaf.resolve !== undefined && leaf.resolve !== defaultFieldResolver)) return null;
-      leaves.push({ key: subKey, field: leaf.name, type: leaf.type });
+      leaves.push({ field: leaf.name, json: leafJsonOf(leaf.type), prefix });
     }
     holes.push({
       key,
@@ -191,6 +203,7 @@ function analyse(schema: GraphQLSchema, document: DocumentNode, operationName: s
       objectType,
       nonNull: isNonNullType(field.type),
       leaves,
+      typename: JSON.stringify(objectType.name),
     });
   }
   // Variables every reference of which is in a hole's arguments: the stream's own (its amount).
@@ -286,37 +299,54 @@ export function shapeOf(template: EventTemplate, result: ExecutionResult): Shape
     failed.push([path![1] * template.holes.length + hole, error.originalError]);
   }
   failed.sort((x, y) => x[0] - y[0]);
-  return { result, items: items as Record<string, unknown>[], signature: failed.map(([i, e]) => failureText(i, e)).join('') };
+  return { result, items: items as Record<string, unknown>[], signature: failed.map(([i, e]) => failureText(i, e)).join(''), failed: new Set(failed.map(([i]) => i)) };
 }
 
-/** A leaf's value as the execution serialises it. */
-function completeLeaf(type: GraphQLOutputType, value: unknown): unknown {
+/** A leaf's value as JSON, serialised as the execution serialises it. */
+type LeafJson = (value: unknown) => string;
+
+/**
+ * The JSON writer of a leaf type, resolved once per template: graphql's type predicates are not free (outside
+ * production mode each failed `instanceof` also compares class names), and a page writes about 80 leaves.
+ */
+function leafJsonOf(type: GraphQLOutputType): LeafJson {
   if (isNonNullType(type)) {
-    if (value == null) throw NOT_LIKE;
-    return completeLeaf(type.ofType, value);
+    const inner = leafJsonOf(type.ofType);
+    return (value) => {
+      if (value == null) throw NOT_LIKE;
+      return inner(value);
+    };
   }
-  if (value == null) return null;
   if (isListType(type)) {
-    if (!Array.isArray(value)) throw NOT_LIKE;
-    return value.map((v) => completeLeaf(type.ofType, v));
+    const item = leafJsonOf(type.ofType);
+    return (value) => {
+      if (value == null) return 'null';
+      if (!Array.isArray(value)) throw NOT_LIKE;
+      let text = '[';
+      for (let i = 0; i < value.length; i++) text += (i === 0 ? '' : ',') + item(value[i]);
+      return `${text}]`;
+    };
   }
   if (!isLeafType(type)) throw NOT_LIKE;
-  const serialized = type.serialize(value);
-  if (serialized == null) throw NOT_LIKE;
-  return serialized;
+  return (value) => {
+    if (value == null) return 'null';
+    const serialized: unknown = type.serialize(value);
+    const text = serialized == null ? undefined : JSON.stringify(serialized);
+    if (text === undefined) throw NOT_LIKE;
+    return text;
+  };
 }
 
-function completeHole(hole: Hole, value: unknown): unknown {
+/** A hole's value as JSON: what the answer's JSON has at its place (its leaves in the selection's order). */
+function holeJson(hole: Hole, value: unknown): string {
   if (value == null) {
     if (hole.nonNull) throw NOT_LIKE;
-    return null;
+    return 'null';
   }
   if (typeof value !== 'object' || typeof (value as { then?: unknown }).then === 'function') throw NOT_LIKE;
-  const out: Record<string, unknown> = {};
-  for (const leaf of hole.leaves) {
-    out[leaf.key] = leaf.field === '__typename' ? hole.objectType.name : completeLeaf(leaf.type, (value as Record<string, unknown>)[leaf.field]);
-  }
-  return out;
+  let text = '';
+  for (const leaf of hole.leaves) text += leaf.prefix + (leaf.json === null ? hole.typename : leaf.json((value as Record<string, unknown>)[leaf.field]));
+  return `${text}}`;
 }
 
 /**
@@ -329,7 +359,7 @@ export function outcomesOf(template: EventTemplate, ids: readonly unknown[], hol
   try {
     const list = listOf(template, payload, context);
     if (!list || list.length !== ids.length) return undefined;
-    const values = new Array<unknown>(list.length * holes.length);
+    const values = new Array<string | undefined>(list.length * holes.length);
     let signature = '';
     for (let i = 0; i < list.length; i++) {
       const source = list[i]!;
@@ -344,7 +374,7 @@ export function outcomesOf(template: EventTemplate, ids: readonly unknown[], hol
           signature += failureText(i * holes.length + h, err);
           continue;
         }
-        values[i * holes.length + h] = completeHole(hole, value);
+        values[i * holes.length + h] = holeJson(hole, value);
       }
     }
     return { values, signature };
@@ -355,17 +385,29 @@ export function outcomesOf(template: EventTemplate, ids: readonly unknown[], hol
   }
 }
 
-/** A page's answer: the shape of its failures with its own values in the holes that did not fail. */
-export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes): ExecutionResult {
+/**
+ * A shape's text in pieces: its answer's text (as the event stream makes it, answerText) with a marker in
+ * every hole that did not fail, split at the markers. The markers carry a random nonce, so no text of the
+ * answer can be taken for one.
+ */
+function textOf(template: EventTemplate, shape: Shape): NonNullable<Shape['text']> {
   const { holes } = template;
+  const nonce = randomUUID();
   const items = shape.items.map((item, i) => {
-    const own = { ...item };
-    for (let h = 0; h < holes.length; h++) {
-      const value = outcomes.values[i * holes.length + h];
-      // Failed (undefined): the shape has the same error and the same null there.
-      if (value !== undefined) own[holes[h]!.key] = value;
-    }
-    return own;
+    const marked = { ...item };
+    for (let h = 0; h < holes.length; h++) if (!shape.failed.has(i * holes.length + h)) marked[holes[h]!.key] = `${nonce}:${i * holes.length + h}`;
+    return marked;
   });
-  return { ...shape.result, data: { ...shape.result.data, [template.rootKey]: items } };
+  // Its masked failures were reported when its own event was serialised (the stream that executed it).
+  const text = answerText({ ...shape.result, data: { ...shape.result.data, [template.rootKey]: items } }, () => undefined);
+  const pieces = text.split(new RegExp(`"${nonce}:(\\d+)"`));
+  return { parts: pieces.filter((_, j) => j % 2 === 0), slots: pieces.filter((_, j) => j % 2 === 1).map(Number) };
+}
+
+/** A page's answer, as text: the shape of its failures with its own values in the holes that did not fail. */
+export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes): SerializedAnswer {
+  const { parts, slots } = (shape.text ??= textOf(template, shape));
+  let text = parts[0]!;
+  for (let j = 0; j < slots.length; j++) text += outcomes.values[slots[j]!]! + parts[j + 1]!;
+  return { [SERIALIZED]: text };
 }
