@@ -8,9 +8,9 @@ import { AppError, invalidRequest } from '../../shared/errors.js';
 import { priceWithRule, type PricedFee } from './domain/pricing.js';
 import { Big, parseDecimalText } from '../../shared/money.js';
 import type { Principal } from '../auth/principal.js';
-import { channelPricingOf, type ChannelService } from '../channels/service.js';
+import { channelPricingOf, type ChannelService, type ListedChannel } from '../channels/service.js';
 import type { MerchantChannel } from '../catalogue/records.js';
-import { unavailabilityReasons } from '../channels/eligibility.js';
+import { unavailabilityReasons, type UnavailabilityReason } from '../channels/eligibility.js';
 
 /** A fee request, as both surfaces deliver it after type coercion. */
 export interface FeeQuoteInput {
@@ -51,8 +51,8 @@ export function assertMerchantScope(principal: Principal, merchantId: string | n
 /** A checkout session prices its own amount and currency only (contract §9): anything else is SESSION_SCOPE. */
 function assertSessionAmount(principal: Principal, amountText: string, currency: string): void {
   const session = principal.session!;
-  const amount = parseDecimalText(amountText, 'amount');
-  if (!amount.eq(parseDecimalText(session.amount, 'amount'))) {
+  // Both are canonical decimal texts: equal texts are equal amounts (the usual case, no decimal arithmetic).
+  if (amountText !== session.amount && !parseDecimalText(amountText, 'amount').eq(parseDecimalText(session.amount, 'amount'))) {
     throw new AppError('SESSION_SCOPE', `This checkout session prices ${session.amount} ${session.currency} only.`, { field: 'amount' });
   }
   if (currency.toUpperCase() !== session.currency) {
@@ -89,16 +89,23 @@ export class FeeService {
    * (GraphQL `PaymentChannel.fee`): the same checks and calculator as
    * {@link quote}, minus the lookup.
    */
-  quoteForChannel(principal: Principal, channel: MerchantChannel, amountText: string, chargeFeeToCustomer?: boolean | null): FeeCalculationModel {
+  quoteForChannel(principal: Principal, channel: ListedChannel, amountText: string, chargeFeeToCustomer?: boolean | null): FeeCalculationModel {
     if (principal.session) assertSessionAmount(principal, amountText, channel.currency);
     const amount = parseDecimalText(amountText, 'amount');
     if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
-    return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer);
+    // A checkout session's list judged each channel for exactly this payment (the session's amount, asserted
+    // above, in the session's currency, which is the channel's) with this principal: its reasons are the ones
+    // to check, already computed (a live event prices every channel of every open checkout page, issue 31).
+    const judged = principal.session !== undefined ? channel.availability?.reasons : undefined;
+    return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer, judged);
   }
 
-  /** Eligibility (first reason → contract error, see eligibility.ts), then the pure calculator. */
-  private price(principal: Principal, channel: MerchantChannel, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null): FeeCalculationModel {
-    const [reason] = unavailabilityReasons(channel, principal.merchantKyc, { amount, currency });
+  /**
+   * Eligibility (first reason → contract error, see eligibility.ts), then the pure calculator. `judged`: the
+   * channel's reasons for exactly this payment and principal, when already known.
+   */
+  private price(principal: Principal, channel: MerchantChannel, amount: Big, currency: string, chargeFeeToCustomer?: boolean | null, judged?: readonly UnavailabilityReason[]): FeeCalculationModel {
+    const [reason] = judged ?? unavailabilityReasons(channel, principal.merchantKyc, { amount, currency });
     switch (reason) {
       case 'KYC_REQUIRED':
         throw new AppError('KYC_REQUIRED', `Channel "${channel.code}" requires approved KYC; this merchant's KYC is ${principal.merchantKyc}.`, {

@@ -65,8 +65,8 @@ export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
 };
 
 const encoder = new TextEncoder();
-/** The SSE frames of one result. */
-function nextFrame(data: string): string {
+/** The SSE frame of one answer's JSON. */
+export function nextFrame(data: string): string {
   return `event: next\ndata: ${data}\n\n`;
 }
 const COMPLETE_FRAME = encoder.encode('event: complete\ndata:\n\n');
@@ -83,7 +83,8 @@ const FAILED_FRAME = encoder.encode(nextFrame(JSON.stringify({ errors: [{ messag
  */
 export const DEFERRED_ANSWER = Symbol('deferredAnswer');
 export interface DeferredAnswer {
-  [DEFERRED_ANSWER](): ExecutionResult | Promise<ExecutionResult>;
+  /** The answer, for the stream with this request id (which a {@link SerializedAnswer} carries in its frame). */
+  [DEFERRED_ANSWER](requestId: string): ExecutionResult | Promise<ExecutionResult>;
 }
 /** What a stream's source yields: a result, or one to compute at delivery. */
 export type LiveEvent = ExecutionResult | DeferredAnswer;
@@ -94,7 +95,8 @@ function isDeferred(event: LiveEvent): event is DeferredAnswer {
 
 /** Stands for the request id in a result serialised once for many streams (no request id can contain it: see request-state). */
 const REQUEST_ID_MARK = '\u0000request-id\u0000';
-const REQUEST_ID_MARK_JSON = JSON.stringify(REQUEST_ID_MARK).slice(1, -1);
+/** The request id's mark as it reads in {@link answerText}'s JSON. */
+export const REQUEST_ID_MARK_JSON = JSON.stringify(REQUEST_ID_MARK).slice(1, -1);
 
 /** A result serialised once: its frame with the request id marked, and, without errors, the frame's bytes. */
 interface Serialized {
@@ -108,12 +110,15 @@ interface Serialized {
 const serializedResults = new WeakMap<ExecutionResult, Serialized>();
 
 /**
- * A result whose text is already made: exactly what {@link answerText} makes of the answer it stands for
- * (a templated page's answer, event-templates.ts, spliced from its class's text). Each is one stream's.
+ * One stream's answer already made (a templated page's, event-templates.ts): its whole `event: next` frame,
+ * this stream's request id in it, and the digest that tells the stream's answers apart. The digest is the
+ * template's own, over the answer without the request id (as {@link answerText}'s is): two answers of one
+ * stream have equal digests exactly when they are the same answer, whichever way each was made, as long as
+ * both were made the same way (a templated stream's answers are all made by its template: shared-executions.ts).
  */
 export const SERIALIZED = Symbol('serialized');
 export interface SerializedAnswer extends ExecutionResult {
-  readonly [SERIALIZED]: string;
+  readonly [SERIALIZED]: { readonly frame: string; readonly digest: string };
 }
 
 /**
@@ -138,9 +143,6 @@ export function answerText(result: ExecutionResult, onUnexpected: (error: unknow
  * masked failures logged) once.
  */
 function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => void): Serialized {
-  const made = (result as Partial<SerializedAnswer>)[SERIALIZED];
-  // One stream's own answer: nothing to keep for another.
-  if (made !== undefined) return { digest: hash('sha256', made, 'base64'), frame: nextFrame(made), bytes: undefined };
   const kept = serializedResults.get(result);
   if (kept !== undefined) return kept;
   const text = answerText(result, onUnexpected);
@@ -323,7 +325,7 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
     }
     let answer: ExecutionResult | Promise<ExecutionResult>;
     try {
-      answer = event[DEFERRED_ANSWER]();
+      answer = event[DEFERRED_ANSWER](this.#options.requestId);
     } catch (err) {
       // As if the source had failed to produce it.
       this.#onFailure(err);
@@ -359,6 +361,14 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
 
   /** Send one result unless it is the answer already sent; false when the stream ended. */
   #deliver(result: ExecutionResult): boolean {
+    const made = (result as Partial<SerializedAnswer>)[SERIALIZED];
+    if (made !== undefined) {
+      // This stream's own answer, its request id already in.
+      if (made.digest === this.#previous) return true;
+      this.#previous = made.digest;
+      this.#events += 1;
+      return this.#write(made.frame);
+    }
     const serialized = serialize(result, this.#options.onUnexpected);
     // An event means "what you selected changed": the same answer again is not sent.
     if (serialized.digest === this.#previous) return true;

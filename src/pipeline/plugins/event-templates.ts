@@ -54,9 +54,9 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import { randomUUID } from 'node:crypto';
+import { hash, randomUUID } from 'node:crypto';
 import { LIVE_LIST, PAYMENT_FIELDS, SCOPE_FIELDS } from '../../graphql/live-fields.js';
-import { answerText, SERIALIZED, type SerializedAnswer } from './event-stream.js';
+import { answerText, nextFrame, REQUEST_ID_MARK_JSON, SERIALIZED, type SerializedAnswer } from './event-stream.js';
 import { AppError } from '../../shared/errors.js';
 
 /** A leaf field of a hole's selection. */
@@ -108,8 +108,19 @@ export interface Shape {
   readonly signature: string;
   /** Indexes (item × holes + hole) of the failed holes. */
   readonly failed: ReadonlySet<number>;
-  /** Its answer's text in pieces around the holes that did not fail, made for the first page refilled from it. */
-  text?: { readonly parts: readonly string[]; readonly slots: readonly number[] };
+  /** Its answer's text in pieces, made for the first page refilled from it ({@link textOf}). */
+  text?: ShapeText;
+}
+
+/**
+ * A shape's answer as text pieces around its slots: a hole that did not fail (its index), or the stream's
+ * request id (-1, in its errors). `key` is a digest of the pieces and slots: with a page's hole values, what
+ * tells its answers apart ({@link refill}).
+ */
+interface ShapeText {
+  readonly parts: readonly string[];
+  readonly slots: readonly number[];
+  readonly key: string;
 }
 
 /** A page's own holes for one change: each hole's JSON (undefined where it failed) and its failures' signature. */
@@ -331,6 +342,9 @@ function leafJsonOf(type: GraphQLOutputType): LeafJson {
   return (value) => {
     if (value == null) return 'null';
     const serialized: unknown = type.serialize(value);
+    // JSON.stringify's own text for each, without its general machinery (a page writes about 80 of them).
+    if (typeof serialized === 'number') return Number.isFinite(serialized) ? String(serialized) : 'null';
+    if (typeof serialized === 'boolean') return serialized ? 'true' : 'false';
     const text = serialized == null ? undefined : JSON.stringify(serialized);
     if (text === undefined) throw NOT_LIKE;
     return text;
@@ -387,10 +401,10 @@ export function outcomesOf(template: EventTemplate, ids: readonly unknown[], hol
 
 /**
  * A shape's text in pieces: its answer's text (as the event stream makes it, answerText) with a marker in
- * every hole that did not fail, split at the markers. The markers carry a random nonce, so no text of the
- * answer can be taken for one.
+ * every hole that did not fail, split at the markers and at the request id's. The markers carry a random
+ * nonce, so no text of the answer can be taken for one.
  */
-function textOf(template: EventTemplate, shape: Shape): NonNullable<Shape['text']> {
+function textOf(template: EventTemplate, shape: Shape): ShapeText {
   const { holes } = template;
   const nonce = randomUUID();
   const items = shape.items.map((item, i) => {
@@ -401,13 +415,40 @@ function textOf(template: EventTemplate, shape: Shape): NonNullable<Shape['text'
   // Its masked failures were reported when its own event was serialised (the stream that executed it).
   const text = answerText({ ...shape.result, data: { ...shape.result.data, [template.rootKey]: items } }, () => undefined);
   const pieces = text.split(new RegExp(`"${nonce}:(\\d+)"`));
-  return { parts: pieces.filter((_, j) => j % 2 === 0), slots: pieces.filter((_, j) => j % 2 === 1).map(Number) };
+  const parts: string[] = [];
+  const slots: number[] = [];
+  for (let j = 0; j < pieces.length; j += 2) {
+    const [first, ...rest] = pieces[j]!.split(REQUEST_ID_MARK_JSON);
+    parts.push(first!);
+    for (const after of rest) {
+      slots.push(-1);
+      parts.push(after);
+    }
+    if (j + 1 < pieces.length) slots.push(Number(pieces[j + 1]));
+  }
+  // Pieces and slots, unambiguously joined (JSON text holds no raw U+0000).
+  return { parts, slots, key: hash('sha256', `${parts.join('\u0000')}\u0000${slots.join(',')}`, 'base64') };
 }
 
-/** A page's answer, as text: the shape of its failures with its own values in the holes that did not fail. */
-export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes): SerializedAnswer {
-  const { parts, slots } = (shape.text ??= textOf(template, shape));
+/**
+ * A page's answer, made for its stream: the shape of its failures with its own values in the holes that did
+ * not fail and its request id in its errors. Its digest covers the shape's key and the page's values (not the
+ * whole text: a third of the bytes), so two answers of a stream have the same digest exactly when they are the
+ * same answer.
+ */
+export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes, requestId: string): SerializedAnswer {
+  const { parts, slots, key } = (shape.text ??= textOf(template, shape));
   let text = parts[0]!;
-  for (let j = 0; j < slots.length; j++) text += outcomes.values[slots[j]!]! + parts[j + 1]!;
-  return { [SERIALIZED]: text };
+  let own = key;
+  for (let j = 0; j < slots.length; j++) {
+    const slot = slots[j]!;
+    if (slot < 0) {
+      text += requestId + parts[j + 1]!;
+    } else {
+      const value = outcomes.values[slot]!;
+      text += value + parts[j + 1]!;
+      own += `\u0000${value}`;
+    }
+  }
+  return { [SERIALIZED]: { frame: nextFrame(text), digest: hash('sha256', own, 'base64') } };
 }

@@ -52,10 +52,8 @@ interface Group {
   representative: Representative | undefined;
 }
 
-/** A class's representative for one change (event-templates.ts). */
+/** A class's representative for one change (event-templates.ts): the stream whose execution the others refill. */
 interface Representative {
-  /** Its {@link StreamTemplate.own}. */
-  readonly own: string;
   readonly payload: ChangeEvent;
   readonly context: unknown;
   /**
@@ -70,8 +68,6 @@ interface Representative {
 interface StreamTemplate {
   readonly template: EventTemplate;
   readonly holeArguments: HoleArguments;
-  /** What makes its answer differ from another of its class (session amount, hole arguments): equal → the same answer. */
-  readonly own: string;
 }
 
 function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
@@ -180,10 +176,7 @@ export class SharedExecutions {
     if (template === null) return undefined;
     const holeArguments = holeArgumentsOf(args.schema, template, args.variableValues);
     if (holeArguments === undefined) return undefined;
-    // Without holes every stream of the class has the same answer (its amount is read by no field it asks).
-    const session = (args.contextValue as GraphQLContext | undefined)?.principal?.session;
-    const own = template.holes.length === 0 ? '' : JSON.stringify([session?.amount ?? null, holeArguments]);
-    return { template, holeArguments, own };
+    return { template, holeArguments };
   }
 
   /**
@@ -226,11 +219,11 @@ export class SharedExecutions {
   }
 
   /**
-   * @internal A stream's answer from its class's representative (event-templates.ts), or its own execution
-   * when it is not like the representative.
+   * @internal A templated stream's answer to one change (event-templates.ts): its class's answer refilled
+   * with its own values, or its own execution when it is not like its class. Every answer of a templated
+   * stream is made here, the representative's own included, so its digests are all of one kind (refill).
    */
-  answerFrom(representative: Representative, result: ExecutionResult, stream: StreamTemplate, args: ExecutionArgs, compiled: CompiledQuery | null, payload: ChangeEvent): ExecutionResult | Promise<ExecutionResult> {
-    if (stream.own === representative.own) return result;
+  answerFrom(representative: Representative, result: ExecutionResult, stream: StreamTemplate, args: ExecutionArgs, compiled: CompiledQuery | null, payload: ChangeEvent, requestId: string): ExecutionResult | Promise<ExecutionResult> {
     const { template } = stream;
     let prepared = representative.prepared;
     if (prepared === undefined) {
@@ -240,19 +233,18 @@ export class SharedExecutions {
     }
     const outcomes = prepared.ids === undefined ? undefined : outcomesOf(template, prepared.ids, stream.holeArguments, payload, args.contextValue);
     if (outcomes === undefined) return this.run(args, compiled, payload);
-    const shape = prepared.shapes.get(outcomes.signature);
-    if (shape !== undefined) {
-      this.refills += 1;
-      return refill(template, shape, outcomes);
-    }
-    // The first page of the class whose channels fail differently (another amount band, limits, a session's
-    // own error): executed, and its answer is the shape of the pages that fail like it for this change.
-    const own = this.run(args, compiled, payload);
-    if (!(own instanceof Promise)) {
+    let shape = prepared.shapes.get(outcomes.signature);
+    if (shape === undefined) {
+      // The first page of the class whose channels fail differently (another amount band, limits, a session's
+      // own error): executed, and its answer is the shape of the pages that fail like it for this change.
+      const own = this.run(args, compiled, payload);
+      if (own instanceof Promise) return own;
       const ownShape = shapeOf(template, own);
-      if (ownShape !== null && ownShape.signature === outcomes.signature) prepared.shapes.set(ownShape.signature, ownShape);
+      if (ownShape === null || ownShape.signature !== outcomes.signature) return own;
+      prepared.shapes.set(ownShape.signature, (shape = ownShape));
     }
-    return own;
+    this.refills += 1;
+    return refill(template, shape, outcomes, requestId);
   }
 
   /**
@@ -315,14 +307,14 @@ class GroupStream implements AsyncIterableIterator<LiveEvent> {
     if (group.version !== payload.version || group.result === undefined) {
       group.version = payload.version;
       group.result = this.owner.run(this.args, this.compiled, payload);
-      group.representative = this.template ? { own: this.template.own, payload, context: this.args.contextValue } : undefined;
+      group.representative = this.template ? { payload, context: this.args.contextValue } : undefined;
       this.owner.release(group);
-      return { done: false, value: await group.result };
     }
     // Taken before waiting: the group lets go of both at the end of this turn.
     const representative = group.representative;
     const result = await group.result;
-    if (this.template === undefined || representative === undefined) return { done: false, value: result };
+    // Without holes every stream of the class has the same answer (its amount is read by no field it asks).
+    if (this.template === undefined || representative === undefined || this.template.template.holes.length === 0) return { done: false, value: result };
     // Refilled when delivered, not now (event-stream.ts DEFERRED_ANSWER).
     return { done: false, value: new PageAnswer(this.owner, representative, result, this.template, this.args, this.compiled, payload) };
   }
@@ -356,7 +348,7 @@ class PageAnswer implements DeferredAnswer {
     private readonly payload: ChangeEvent,
   ) {}
 
-  [DEFERRED_ANSWER](): ExecutionResult | Promise<ExecutionResult> {
-    return this.owner.answerFrom(this.representative, this.result, this.stream, this.args, this.compiled, this.payload);
+  [DEFERRED_ANSWER](requestId: string): ExecutionResult | Promise<ExecutionResult> {
+    return this.owner.answerFrom(this.representative, this.result, this.stream, this.args, this.compiled, this.payload, requestId);
   }
 }
