@@ -30,6 +30,23 @@ const CURRENCY = /^[A-Za-z]{3}$/;
 /** A channel status in a sentence ("is under maintenance", not "is maintenance"). */
 const STATUS_WORDS: Record<MerchantChannel['status'], string> = { active: 'active', offline: 'offline', maintenance: 'under maintenance' };
 
+/**
+ * The CHANNEL_UNAVAILABLE error of an offline or maintenance channel: one per channel code and status (a
+ * bounded map: the catalogue's channels, two statuses each), the same for every price asked of that channel.
+ * A live event asks one of every unavailable channel of every open checkout page (issue 31). Frozen: an
+ * error is a value, shared by the answers that carry it (they wrap it, never change it).
+ */
+const unavailableErrors = new Map<string, AppError>();
+function unavailableError(channel: MerchantChannel): AppError {
+  const key = `${channel.code}\u0000${channel.status}`;
+  let error = unavailableErrors.get(key);
+  if (error === undefined) {
+    error = Object.freeze(new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${STATUS_WORDS[channel.status]}.`, { channelStatus: channel.status }));
+    unavailableErrors.set(key, error);
+  }
+  return error;
+}
+
 /** Most codes a CHANNEL_NOT_FOUND message lists (a merchant may have many channels). */
 const MAX_LISTED_CODES = 20;
 
@@ -113,7 +130,7 @@ export class FeeService {
         });
       case 'OFFLINE':
       case 'MAINTENANCE':
-        throw new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${STATUS_WORDS[channel.status]}.`, { channelStatus: channel.status });
+        throw unavailableError(channel);
       case 'CURRENCY_MISMATCH':
         throw new AppError('UNSUPPORTED_CURRENCY', `Channel "${channel.code}" settles in ${channel.currency}, not ${currency}.`, {
           field: 'currency',

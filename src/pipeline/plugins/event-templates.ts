@@ -274,9 +274,17 @@ function listOf(template: EventTemplate, payload: unknown, context: unknown): re
   return Array.isArray(list) ? list : undefined;
 }
 
+/** What a contract error puts in an answer (code, message, details), kept for the frozen ones: they are shared. */
+const failureTexts = new WeakMap<AppError, string>();
+
 /** One failed hole in a signature: where, and the contract error (its code, message and details are the answer's). */
 function failureText(index: number, error: AppError): string {
-  return `${index}\u0000${error.code}\u0000${error.message}\u0000${JSON.stringify(error.details)}\u0001`;
+  let text = failureTexts.get(error);
+  if (text === undefined) {
+    text = `${error.code}\u0000${error.message}\u0000${JSON.stringify(error.details)}`;
+    if (Object.isFrozen(error)) failureTexts.set(error, text);
+  }
+  return `${index}\u0000${text}\u0001`;
 }
 
 /**
