@@ -36,13 +36,14 @@ const STATUS_WORDS: Record<MerchantChannel['status'], string> = { active: 'activ
  * A live event asks one of every unavailable channel of every open checkout page (issue 31). Frozen: an
  * error is a value, shared by the answers that carry it (they wrap it, never change it).
  */
-const unavailableErrors = new Map<string, AppError>();
+const unavailableErrors = new Map<string, Map<MerchantChannel['status'], AppError>>();
 function unavailableError(channel: MerchantChannel): AppError {
-  const key = `${channel.code}\u0000${channel.status}`;
-  let error = unavailableErrors.get(key);
+  let byStatus = unavailableErrors.get(channel.code);
+  if (byStatus === undefined) unavailableErrors.set(channel.code, (byStatus = new Map<MerchantChannel['status'], AppError>()));
+  let error = byStatus.get(channel.status);
   if (error === undefined) {
     error = Object.freeze(new AppError('CHANNEL_UNAVAILABLE', `Channel "${channel.code}" is ${STATUS_WORDS[channel.status]}.`, { channelStatus: channel.status }));
-    unavailableErrors.set(key, error);
+    byStatus.set(channel.status, error);
   }
   return error;
 }
@@ -72,7 +73,7 @@ function assertSessionAmount(principal: Principal, amountText: string, currency:
   if (amountText !== session.amount && !parseDecimalText(amountText, 'amount').eq(parseDecimalText(session.amount, 'amount'))) {
     throw new AppError('SESSION_SCOPE', `This checkout session prices ${session.amount} ${session.currency} only.`, { field: 'amount' });
   }
-  if (currency.toUpperCase() !== session.currency) {
+  if (currency !== session.currency && currency.toUpperCase() !== session.currency) {
     throw new AppError('SESSION_SCOPE', `This checkout session prices ${session.currency} only.`, { field: 'currency' });
   }
 }

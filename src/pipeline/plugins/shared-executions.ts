@@ -27,6 +27,11 @@
  * the compiled function walks the selection directly and builds its errors without a stack capture. Queries
  * and events then also run the same engine, so an event is what the matching query answers.
  *
+ * Streams that differ only in their amount (checkout pages, each with its own session amount and `fee`
+ * variable) are one group too, a *class*, when their document has a template (event-templates.ts): the
+ * class's first stream executes each change, and every stream's answer (that one's too) is refilled from it
+ * with its own amount's `availability` and `fee`, when its stream delivers it.
+ *
  * Bound: one entry per group with at least one open stream (≤ open streams,
  * ≤ MAX_OPEN_STREAMS); an entry keeps the result of its newest version only
  * for the turn of the event loop in which that change wakes its streams, and
@@ -312,7 +317,7 @@ class GroupStream implements AsyncIterableIterator<LiveEvent> {
     }
     // Taken before waiting: the group lets go of both at the end of this turn.
     const representative = group.representative;
-    const result = await group.result;
+    const result = group.result instanceof Promise ? await group.result : group.result;
     // Without holes every stream of the class has the same answer (its amount is read by no field it asks).
     if (this.template === undefined || representative === undefined || this.template.template.holes.length === 0) return { done: false, value: result };
     // Refilled when delivered, not now (event-stream.ts DEFERRED_ANSWER).
