@@ -274,17 +274,25 @@ function listOf(template: EventTemplate, payload: unknown, context: unknown): re
   return Array.isArray(list) ? list : undefined;
 }
 
-/** What a contract error puts in an answer (code, message, details), kept for the frozen ones: they are shared. */
-const failureTexts = new WeakMap<AppError, string>();
+/**
+ * Short names of shared contract errors (frozen: one object stands for one answer, e.g. a channel in
+ * maintenance, pricing/service.ts), so a page's signature does not spell their texts out each time.
+ */
+const sharedFailures = new WeakMap<AppError, number>();
+let nextSharedFailure = 0;
 
-/** One failed hole in a signature: where, and the contract error (its code, message and details are the answer's). */
+/**
+ * One failed hole in a signature: where, and the contract error: its code, message and details (what the
+ * answer says of it), or the name of a shared one. Two failures with the same text are the same failure; a
+ * shared error and an equal unshared one are told apart, which at worst executes a page that was like its class.
+ */
 function failureText(index: number, error: AppError): string {
-  let text = failureTexts.get(error);
-  if (text === undefined) {
-    text = `${error.code}\u0000${error.message}\u0000${JSON.stringify(error.details)}`;
-    if (Object.isFrozen(error)) failureTexts.set(error, text);
+  if (Object.isFrozen(error)) {
+    let id = sharedFailures.get(error);
+    if (id === undefined) sharedFailures.set(error, (id = nextSharedFailure++));
+    return `${index}\u0000#${id}\u0001`;
   }
-  return `${index}\u0000${text}\u0001`;
+  return `${index}\u0000${error.code}\u0000${error.message}\u0000${JSON.stringify(error.details)}\u0001`;
 }
 
 /**
