@@ -317,7 +317,7 @@ class GroupStream implements AsyncIterableIterator<LiveEvent> {
     }
     // Taken before waiting: the group lets go of both at the end of this turn.
     const representative = group.representative;
-    const result = group.result instanceof Promise ? await group.result : group.result;
+    const result = await group.result;
     // Without holes every stream of the class has the same answer (its amount is read by no field it asks).
     if (this.template === undefined || representative === undefined || this.template.template.holes.length === 0) return { done: false, value: result };
     // Refilled when delivered, not now (event-stream.ts DEFERRED_ANSWER).
