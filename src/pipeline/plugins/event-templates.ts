@@ -8,16 +8,19 @@
  * of a channel read the amount (src/graphql/live-fields.ts): `availability` and `fee`. So the streams of one
  * merchant's key and session scope that run the same document with the same other variables form one
  * **class**; per change, the class's first stream executes the document (its *representative* answer) and
- * every other stream takes that answer with its own values in those fields (the *holes*).
+ * every stream takes that answer with its own values in those fields (the *holes*), computed for its amount
+ * when its event is delivered and spliced into the answer's text (its *shape*, serialised once).
  *
- * Why a page's answer is the representative's with the holes refilled, exactly: the fields outside the holes
+ * Why a page's answer is an executed answer with the holes refilled, exactly: the fields outside the holes
  * resolve the same values for every stream of the class (live-fields.ts: they read the channel record, the
  * key and the session's currency, methods and locale, all in the class key, and arguments whose variables are
  * in the class key too); the list is the same channels in the same order (checked per page by id); and a page
- * is refilled only when its holes fail exactly where, and exactly as, the representative's did (the same
- * contract error: code, message, details), so the errors and the places of their nulls are the same. A page
- * for which any of that does not hold is executed on its own, as before: a template is a shortcut, never a
- * second way to answer.
+ * is refilled only from an answer whose holes failed exactly where, and exactly as, its own do (the same
+ * contract error: code, message, details; its *signature*), so the errors and the places of their nulls are
+ * the same. The first page of a class with a signature no executed page has (an amount above some channels'
+ * limits) is executed, and its answer is the shape of the pages like it. A page whose holes cannot be
+ * computed this way (a failure that is not a contract error, a value that does not complete) is executed on
+ * its own, as before: a template is a shortcut, never a second way to answer.
  *
  * What a template takes (anything else runs as before): a subscription whose only selection is the live list
  * without arguments (a filter may change the list with the amount), no directives and no fragments at its top
@@ -25,8 +28,9 @@
  * of them) with default resolvers, so a hole's value is its resolver's result serialised field by field.
  *
  * Bounds: a template per (document, operation name), cached in a WeakMap on Yoga's cached documents; a stream
- * keeps its holes' argument values (its amount); a class keeps its representative's answer only for the turn
- * of the change (shared-executions.ts `release`).
+ * keeps its holes' argument values (its amount); a class keeps its executed answers and their shapes (one per
+ * signature, so at most one per stream of the class) only for the turn of the change (shared-executions.ts
+ * `release`).
  */
 import {
   defaultFieldResolver,

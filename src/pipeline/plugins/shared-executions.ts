@@ -47,7 +47,7 @@ import { classVariables, holeArgumentsOf, listIdsOf, outcomesOf, refill, shapeOf
 
 /**
  * The streams asking one question, or with a template one class of questions (event-templates.ts). Between
- * changes only `streams`, `version` and `template` are kept: the rest lives for the turn of one change.
+ * changes only `streams` and `version` are kept: the rest lives for the turn of one change.
  */
 interface Group {
   streams: number;
