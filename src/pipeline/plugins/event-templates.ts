@@ -98,6 +98,8 @@ export interface EventTemplate {
   readonly holeVariables: ReadonlySet<string>;
 }
 
+const NO_ARGUMENTS: Readonly<Record<string, unknown>> = Object.freeze({});
+
 /** A stream's own part of a template: its holes' argument values (its amount). */
 export type HoleArguments = readonly Record<string, unknown>[];
 
@@ -254,7 +256,8 @@ export function holeArgumentsOf(schema: GraphQLSchema, template: EventTemplate, 
   const coerced = getVariableValues(schema, template.operation.variableDefinitions ?? [], variables ?? {});
   if (coerced.errors) return undefined;
   try {
-    return template.holes.map((h) => getArgumentValues(h.field, h.node, coerced.coerced));
+    // A field that takes no arguments shares one empty object (a stream keeps these for its life).
+    return template.holes.map((h) => (h.field.args.length > 0 ? getArgumentValues(h.field, h.node, coerced.coerced) : NO_ARGUMENTS));
   } catch {
     // An argument that does not coerce: the execution reports it (the stream is not templated).
     return undefined;

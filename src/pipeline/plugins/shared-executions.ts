@@ -50,6 +50,8 @@ import { classVariables, holeArgumentsOf, listIdsOf, outcomesOf, refill, shapeOf
  * changes only `streams` and `version` are kept: the rest lives for the turn of one change.
  */
 interface Group {
+  /** Its key in the map of groups (kept once here, not by each of its streams). */
+  readonly key: string;
   streams: number;
   version: string | undefined;
   result: ExecutionResult | Promise<ExecutionResult> | undefined;
@@ -73,6 +75,21 @@ interface Representative {
 interface StreamTemplate {
   readonly template: EventTemplate;
   readonly holeArguments: HoleArguments;
+}
+
+/** A live event's answer is never kept by the answer cache: nothing to tell it. */
+const NEVER_CACHED = (): void => undefined;
+
+/**
+ * The context a stream's events run with: GraphQLContext's own fields, which are all their resolvers read.
+ * Not Yoga's whole per-request context: a stream outlives its request, and that context holds the request
+ * with its headers, the params and the pipeline's state (memory per open stream, contract §8b).
+ */
+function streamContextOf(context: unknown): unknown {
+  const c = context as Partial<GraphQLContext> | undefined;
+  if (c?.principal === undefined || c.services === undefined || c.requestId === undefined) return context;
+  const lean: GraphQLContext = { principal: c.principal, services: c.services, requestId: c.requestId, answerDependsOnClock: NEVER_CACHED };
+  return lean;
 }
 
 function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
@@ -188,27 +205,28 @@ export class SharedExecutions {
    * graphql-js's `subscribe`, with each change event's execution shared by the streams of its group; the
    * events come wrapped ({@link LIVE_EVENTS}), a result that starts no stream as it is.
    */
-  async subscribe(args: ExecutionArgs): Promise<LiveEvents | ExecutionResult> {
-    const source = await createSourceEventStream(args);
+  async subscribe(opening: ExecutionArgs): Promise<LiveEvents | ExecutionResult> {
+    const source = await createSourceEventStream(opening);
     if (!isAsyncIterable<ChangeEvent>(source)) return source as ExecutionResult;
+    const args = { ...opening, contextValue: streamContextOf(opening.contextValue) };
     const template = this.#templateOf(args);
     const key = this.#keyOf(args, template);
     let group: Group | undefined;
     if (key !== undefined) {
       group = this.#groups.get(key);
       if (group === undefined) {
-        group = { streams: 0, version: undefined, result: undefined, representative: undefined };
+        group = { key, streams: 0, version: undefined, result: undefined, representative: undefined };
         this.#groups.set(key, group);
       }
       group.streams += 1;
     }
-    return { [LIVE_EVENTS]: new GroupStream(this, source[Symbol.asyncIterator](), args, this.#compile(args), key, group, key === undefined ? undefined : template) };
+    return { [LIVE_EVENTS]: new GroupStream(this, source[Symbol.asyncIterator](), args, this.#compile(args), group, group === undefined ? undefined : template) };
   }
 
   /** @internal A stream left its group (once). */
-  leave(key: string, group: Group): void {
+  leave(group: Group): void {
     group.streams -= 1;
-    if (group.streams === 0) this.#groups.delete(key);
+    if (group.streams === 0) this.#groups.delete(group.key);
   }
 
   /** @internal Execute one event of a stream (its own, or its group's first for this version). */
@@ -283,15 +301,14 @@ class GroupStream implements AsyncIterableIterator<LiveEvent> {
     private readonly iterator: AsyncIterator<ChangeEvent>,
     private readonly args: ExecutionArgs,
     private readonly compiled: CompiledQuery | null,
-    private readonly key: string | undefined,
     private readonly group: Group | undefined,
     private readonly template: StreamTemplate | undefined,
   ) {}
 
   #leave(): void {
-    if (this.#left || this.group === undefined || this.key === undefined) return;
+    if (this.#left || this.group === undefined) return;
     this.#left = true;
-    this.owner.leave(this.key, this.group);
+    this.owner.leave(this.group);
   }
 
   async next(): Promise<IteratorResult<LiveEvent>> {
