@@ -112,9 +112,11 @@ const serializedResults = new WeakMap<ExecutionResult, Serialized>();
 /**
  * One stream's answer already made (a templated page's, event-templates.ts): its whole `event: next` frame,
  * this stream's request id in it, and the digest that tells the stream's answers apart. The digest is the
- * template's own, over the answer without the request id (as {@link answerText}'s is): two answers of one
- * stream have equal digests exactly when they are the same answer, whichever way each was made, as long as
- * both were made the same way (a templated stream's answers are all made by its template: shared-executions.ts).
+ * template's own, over the answer without the request id (as {@link answerText}'s is): two templated answers
+ * of one stream have equal digests exactly when they are the same answer. A templated stream's answers are all
+ * made this way (shared-executions.ts `answerFrom`) except when its page cannot be (a failure that is not a
+ * contract error, a change whose answer has no list): that answer's digest is answerText's, so an equal
+ * answer on either side of it is sent again once.
  */
 export const SERIALIZED = Symbol('serialized');
 export interface SerializedAnswer extends ExecutionResult {
