@@ -87,11 +87,12 @@ interface Traffic {
 function observe(page: Page): { errors: string[]; traffic: Traffic[] } {
   const errors: string[] = [];
   const traffic: Traffic[] = [];
-  const reads: Promise<void>[] = [];
+  const reads = new Set<Promise<void>>();
   // Close only once every response body is read (a body read after the page closed fails, unseen by the checks).
+  // Reads started while the close waits (a request that finished meanwhile) are waited for too, until none is left.
   const close = page.close.bind(page);
   page.close = async (options) => {
-    await Promise.all(reads);
+    while (reads.size > 0) await Promise.all(reads);
     return close(options);
   };
   page.on('console', (m) => {
@@ -99,7 +100,7 @@ function observe(page: Page): { errors: string[]; traffic: Traffic[] } {
   });
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('requestfinished', (request) => {
-    reads.push((async () => {
+    const read = (async () => {
       const response = await request.response();
       const type = response?.headers()['content-type'] ?? '';
       // A finished event stream's bytes are the same channel data as the queries'; its body is not kept by the browser.
@@ -111,7 +112,15 @@ function observe(page: Page): { errors: string[]; traffic: Traffic[] } {
         responseHeaders: JSON.stringify(response ? await response.allHeaders() : {}),
         responseBody,
       });
-    })());
+    })()
+      // Never an unhandled rejection. A request that finished as the page closed has no body left to read: it is
+      // kept as traffic with what is known (its URL and what it sent). Any other failure is a finding (`errors`).
+      .catch((e: unknown) => {
+        if (page.isClosed()) traffic.push({ url: request.url(), requestHeaders: JSON.stringify(request.headers()), requestBody: request.postData() ?? '', responseHeaders: '{}', responseBody: '' });
+        else errors.push(`reading ${request.url()}: ${e instanceof Error ? e.message : String(e)}`);
+      })
+      .finally(() => reads.delete(read));
+    reads.add(read);
   });
   return { errors, traffic };
 }
