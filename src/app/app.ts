@@ -136,9 +136,20 @@ export interface LiveUpdateOptions {
   maxPendingBytes?: number;
   /** Lease of a Redis-shared stream slot in ms, renewed by each heartbeat (default 3 heartbeats: 45 s). */
   streamLeaseMs?: number;
-  /** How often an idle SQLite catalogue is caught up while streams are open, ms (default 200). */
+  /** How often an idle SQLite catalogue is caught up while streams are open, ms (default {@link DEFAULT_CATCH_UP_MS}). */
   catchUpIntervalMs?: number;
+  /** Groups of streams keeping their newest answer for streams that open later (default 256; tests drive the bound). */
+  warmGroups?: number;
 }
+
+/**
+ * How often an idle SQLite server catches its catalogue up while streams are open (ms): the longest a commit by
+ * another process (the admin CLI, another replica) waits before the streams hear of it, out of the 1 s from
+ * commit to every page (contract §8b). 50, not 200: at 15,000 pages the pages' answers take most of that second
+ * (docs/PERFORMANCE.md); a catch-up of an unchanged database is one stat and one `data_version` read (tens of
+ * µs, 20 times a second).
+ */
+export const DEFAULT_CATCH_UP_MS = 50;
 
 /** 50 req/s sustained, bursts of 100 per API key; 20 failed authentications per minute per address. */
 export const DEFAULT_RATE_LIMIT: RateLimitOptions = { keyRatePerSecond: 50, keyBurst: 100, authFailuresPerMinute: 20 };
@@ -195,7 +206,7 @@ export function createAppParts(options: AppOptions): AppParts {
   const channelRepo: ChannelRepository = catalog;
   const channelService = new ChannelService(channelRepo);
   // Well under the contract's 1 s from commit to event, and one cheap `PRAGMA data_version` per tick on SQLite.
-  const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? 200, logger, now: options.now });
+  const changes = new ChangeFeed({ store, catchUpIntervalMs: options.liveUpdates?.catchUpIntervalMs ?? DEFAULT_CATCH_UP_MS, logger, now: options.now });
   // Checkout sessions (contract §9): client secrets MAC'd under a key derived once from the master key.
   const sessions = new SessionService(options.secretBox.deriveKey(SESSION_KEY_LABEL), catalog, channelService, options.now);
   // Fee quotes (contract §11): signed with the catalogue's signing key (the same rows on every replica).
@@ -264,6 +275,7 @@ export function createAppParts(options: AppOptions): AppParts {
     leaseMs: options.liveUpdates?.streamLeaseMs,
     maxOpenStreams: options.liveUpdates?.maxOpenStreams,
     maxPendingBytes: options.liveUpdates?.maxPendingBytes,
+    warmGroups: options.liveUpdates?.warmGroups,
     // Stream slots share the rate budgets' Redis connection and its health (one connection per process).
     sharedStore: rateLimit.store,
     logger,

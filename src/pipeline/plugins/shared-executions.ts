@@ -33,9 +33,11 @@
  * with its own amount's `availability` and `fee`, when its stream delivers it.
  *
  * Bound: one entry per group with at least one open stream (≤ open streams,
- * ≤ MAX_OPEN_STREAMS); an entry keeps the result of its newest version only
- * for the turn of the event loop in which that change wakes its streams, and
- * is deleted when its last stream ends.
+ * ≤ MAX_OPEN_STREAMS), deleted when its last stream ends. An entry keeps the
+ * result of its newest version for the turn of the event loop in which that
+ * change wakes its streams; past that turn only the `warmGroups` ({@link DEFAULT_WARM_GROUPS}) groups
+ * used last keep theirs (a page opening later for the same version takes it),
+ * the others let it go.
  */
 import { createSourceEventStream, execute, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
@@ -76,6 +78,23 @@ interface StreamTemplate {
   readonly template: EventTemplate;
   readonly holeArguments: HoleArguments;
 }
+
+/**
+ * How many groups keep their newest result past the turn of its change, so that a stream opening later for
+ * the same version is answered from it (a templated page refilled, a question's answer and its serialised
+ * bytes shared) rather than executed again: opening at a sale's peak, ≥ 1,500 pages per second (issue 31).
+ * The groups used last keep theirs. Bound: this many results (each one list of the merchant's channels and its
+ * serialisations), whatever the number of open streams; a stream's own memory holds none of them.
+ */
+export const DEFAULT_WARM_GROUPS = 256;
+
+/**
+ * Shapes a class keeps per change (one per pattern of failing channels, event-templates.ts). A pattern is
+ * usually one of a few amount bands, but a failure whose text names the page's own amount makes one per page;
+ * past this many a page with a new pattern is answered by its own execution, not kept. With warm groups a
+ * class keeps them for as long as its version lasts, so the bound matters.
+ */
+export const MAX_SHAPES = 64;
 
 /** A live event's answer is never kept by the answer cache: nothing to tell it. */
 const NEVER_CACHED = (): void => undefined;
@@ -118,12 +137,16 @@ export function liveEventsOf(result: unknown): AsyncIterable<LiveEvent> | undefi
 export interface SharedExecutionsOptions {
   /** Applied to every executed event once, before the streams share it (Yoga's error masking for events). */
   mapResult?: (result: ExecutionResult) => ExecutionResult;
+  /** Groups that keep their newest result past its turn (default {@link DEFAULT_WARM_GROUPS}; 0: none). */
+  warmGroups?: number;
 }
 
 export class SharedExecutions {
   readonly #groups = new Map<string, Group>();
   /** Groups whose result is kept until the end of this turn ({@link release}). */
   readonly #kept: Group[] = [];
+  /** Groups that keep their result past its turn, least recently used first (at most `warmGroups` ({@link DEFAULT_WARM_GROUPS})). */
+  readonly #warm = new Set<Group>();
   /** Documents get a small id (Yoga's parse cache hands out one DocumentNode per distinct text). */
   readonly #documentIds = new WeakMap<DocumentNode, number>();
   #nextDocumentId = 0;
@@ -137,14 +160,22 @@ export class SharedExecutions {
   /** Answers refilled from a representative's (event-templates.ts), for tests and the benchmark. */
   refills = 0;
   readonly #mapResult: (result: ExecutionResult) => ExecutionResult;
+  readonly #warmGroups: number;
 
   constructor(options: SharedExecutionsOptions = {}) {
     this.#mapResult = options.mapResult ?? ((result) => result);
+    this.#warmGroups = options.warmGroups ?? DEFAULT_WARM_GROUPS;
+    if (!Number.isInteger(this.#warmGroups) || this.#warmGroups < 0) throw new Error('SharedExecutions: warmGroups must be a non-negative integer');
   }
 
   /** Open groups (streams with distinct questions), for tests and metrics. */
   get groups(): number {
     return this.#groups.size;
+  }
+
+  /** Groups keeping their result past its turn (≤ `warmGroups`), for tests and metrics. */
+  get warmGroups(): number {
+    return this.#warm.size;
   }
 
   #documentId(document: DocumentNode): number {
@@ -226,7 +257,18 @@ export class SharedExecutions {
   /** @internal A stream left its group (once). */
   leave(group: Group): void {
     group.streams -= 1;
-    if (group.streams === 0) this.#groups.delete(group.key);
+    if (group.streams === 0) {
+      this.#groups.delete(group.key);
+      this.#warm.delete(group);
+    }
+  }
+
+  /**
+   * @internal A stream of this group was answered from its kept result: the group becomes the most recently
+   * used of the warm ones.
+   */
+  used(group: Group): void {
+    if (this.#warm.delete(group)) this.#warm.add(group);
   }
 
   /** @internal Execute one event of a stream (its own, or its group's first for this version). */
@@ -263,7 +305,7 @@ export class SharedExecutions {
       const own = this.run(args, compiled, payload);
       if (own instanceof Promise) return own;
       const ownShape = shapeOf(template, own);
-      if (ownShape === null || ownShape.signature !== outcomes.signature) return own;
+      if (ownShape === null || ownShape.signature !== outcomes.signature || prepared.shapes.size >= MAX_SHAPES) return own;
       prepared.shapes.set(ownShape.signature, (shape = ownShape));
     }
     this.refills += 1;
@@ -271,22 +313,36 @@ export class SharedExecutions {
   }
 
   /**
-   * @internal Keep a group's result only until the streams woken by this change have taken it (they run in
-   * the same turn): an open stream then holds no result objects between changes (memory per stream, contract
-   * §8b). A stream that comes later for the same version executes again: the same answer, just not shared.
-   * One immediate for all the groups of a change, not one per group.
+   * @internal Keep a group's result until the streams woken by this change have taken it (they run in the
+   * same turn), then only while the group is among the `warmGroups` ({@link DEFAULT_WARM_GROUPS}) used last: an open stream holds no
+   * result objects between changes (memory per stream, contract §8b), and a stream opening later for the same
+   * version is still answered from it. A result not settled by then (an execution that waited on something)
+   * is let go: a later stream executes again, the same answer, just not shared. One immediate for all the
+   * groups of a change, not one per group.
    */
   release(group: Group): void {
     this.#kept.push(group);
     if (this.#kept.length === 1) {
       setImmediate(() => {
         for (const g of this.#kept.splice(0)) {
-          g.result = undefined;
-          g.representative = undefined;
+          this.#warm.delete(g);
+          if (g.streams > 0 && g.result !== undefined && !(g.result instanceof Promise)) this.#warm.add(g);
+          else forget(g);
+        }
+        for (const g of this.#warm) {
+          if (this.#warm.size <= this.#warmGroups) break;
+          this.#warm.delete(g);
+          forget(g);
         }
       });
     }
   }
+}
+
+/** A group lets go of its result (its streams ask the next change's). */
+function forget(group: Group): void {
+  group.result = undefined;
+  group.representative = undefined;
 }
 
 /**
@@ -331,6 +387,8 @@ class GroupStream implements AsyncIterableIterator<LiveEvent> {
       group.result = this.owner.run(this.args, this.compiled, payload);
       group.representative = this.template ? { payload, context: this.args.contextValue } : undefined;
       this.owner.release(group);
+    } else {
+      this.owner.used(group);
     }
     // Taken before waiting: the group lets go of both at the end of this turn.
     const representative = group.representative;

@@ -66,6 +66,8 @@ export interface LiveStreamOptions {
   maxOpenStreams?: number;
   /** Bytes that may wait for a client before its stream is cut off (default {@link DEFAULT_MAX_PENDING_BYTES}). */
   maxPendingBytes?: number;
+  /** Groups of streams that keep their newest answer for streams opening later (shared-executions.ts, default 256). */
+  warmGroups?: number;
   logger: Logger;
   /** Error masking applied to every event's errors (default: the app's, createMaskError, which Yoga is given too). */
   maskError?: (error: unknown, message: string) => Error;
@@ -191,7 +193,7 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
   // Events bypass envelop's result hooks (shared-executions.ts LIVE_EVENTS): Yoga's masking of unexpected
   // errors is applied here, once per shared execution, with the same function the app gives Yoga.
   const maskError = options.maskError ?? createMaskError();
-  const executions = new SharedExecutions({ mapResult: (result) => maskResultErrors(result, maskError) });
+  const executions = new SharedExecutions({ mapResult: (result) => maskResultErrors(result, maskError), warmGroups: options.warmGroups });
   /** Streams admitted in this process (slot held, from onSubscribe to the stream's end): what MAX_OPEN_STREAMS bounds. */
   let admitted = 0;
   const gauge = new Gauge({ name: 'graphql_subscription_streams_open', help: 'Open GraphQL subscription event streams (this process).', registers: [options.registry] });
@@ -208,6 +210,14 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
     registers: [options.registry],
     collect() {
       this.set(executions.groups);
+    },
+  });
+  new Gauge({
+    name: 'graphql_subscription_groups_warm',
+    help: 'Groups keeping their newest answer for streams that open later (answered without executing; bounded).',
+    registers: [options.registry],
+    collect() {
+      this.set(executions.warmGroups);
     },
   });
 
