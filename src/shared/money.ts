@@ -65,6 +65,39 @@ export function toDecimalString(value: Big): DecimalString {
 }
 
 /** Number of digits after the decimal point (0 for integers). */
+/**
+ * `x.cmp(y)` (-1, 0, 1) without its allocation: big.js's comparisons construct a new Big of their argument
+ * every time (a copy of its digits, or a parse of a number), and a live event compares every page's amount
+ * with every channel's limits (issue 31). Read from big.js's documented value fields: digits `c` (most
+ * significant first, no leading zeros; `[0]` for zero), exponent `e`, sign `s`. test/unit/money.test.ts
+ * checks it against big.js's own `cmp`.
+ */
+export function compareBig(x: Big, y: Big): -1 | 0 | 1 {
+  const xc = x.c;
+  const yc = y.c;
+  const xZero = xc[0] === 0;
+  const yZero = yc[0] === 0;
+  if (xZero || yZero) {
+    if (xZero && yZero) return 0;
+    return xZero ? (y.s < 0 ? 1 : -1) : x.s < 0 ? -1 : 1;
+  }
+  if (x.s !== y.s) return x.s < 0 ? -1 : 1;
+  const flip = x.s < 0 ? -1 : 1;
+  if (x.e !== y.e) return x.e > y.e ? flip : (-flip as -1 | 1);
+  const n = Math.max(xc.length, yc.length);
+  for (let i = 0; i < n; i++) {
+    const a = xc[i] ?? 0;
+    const b = yc[i] ?? 0;
+    if (a !== b) return a > b ? flip : (-flip as -1 | 1);
+  }
+  return 0;
+}
+
+/** `value.gt(0)` without an allocation (see {@link compareBig}). */
+export function isPositive(value: Big): boolean {
+  return value.s > 0 && value.c[0] !== 0;
+}
+
 export function scaleOf(value: Big): number {
   return Math.max(0, value.c.length - value.e - 1);
 }

@@ -6,7 +6,7 @@
  * KYC → status → currency → precision → limits.
  */
 import type { KycStatus } from '../../shared/vocabulary.js';
-import { parseDecimalText, scaleOf, type Big } from '../../shared/money.js';
+import { compareBig, parseDecimalText, scaleOf, type Big } from '../../shared/money.js';
 import type { MerchantChannel } from '../catalogue/records.js';
 
 /** Why a channel cannot be selected (GraphQL enum `UnavailabilityReason`). */
@@ -36,7 +36,7 @@ export function unavailabilityReasons(channel: MerchantChannel, kyc: KycStatus, 
     if (scaleOf(payment.amount) > channel.minorUnits) reasons.push('AMOUNT_PRECISION');
     const min = parseDecimalText(channel.feeInfo.minTransactions, 'min_transactions');
     const max = parseDecimalText(channel.feeInfo.maxTransactions, 'max_transactions');
-    if (payment.amount.lt(min) || payment.amount.gt(max)) reasons.push('AMOUNT_OUT_OF_RANGE');
+    if (compareBig(payment.amount, min) < 0 || compareBig(payment.amount, max) > 0) reasons.push('AMOUNT_OUT_OF_RANGE');
   }
   return reasons;
 }

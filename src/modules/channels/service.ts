@@ -8,7 +8,7 @@ import type { ChannelPricing } from '../pricing/domain/pricing.js';
 import type { Principal } from '../auth/principal.js';
 import type { ChannelRepository, MerchantChannel } from '../catalogue/records.js';
 import { AppError, invalidRequest } from '../../shared/errors.js';
-import { parseDecimalText } from '../../shared/money.js';
+import { isPositive, parseDecimalText } from '../../shared/money.js';
 import { availabilityOf, type Availability, type PaymentContext } from './eligibility.js';
 
 /** A merchant's channel in a list judged against a payment ({@link ChannelService.search}): with its availability. */
@@ -104,7 +104,7 @@ export class ChannelService {
     const payment: PaymentContext = {};
     if (f.amount != null) {
       const amount = parseDecimalText(f.amount, 'filter.amount');
-      if (amount.lte(0)) throw invalidRequest('filter.amount', 'filter.amount must be greater than 0.');
+      if (!isPositive(amount)) throw invalidRequest('filter.amount', 'filter.amount must be greater than 0.');
       payment.amount = amount;
     }
     if (f.currency != null) {

@@ -6,7 +6,7 @@
  */
 import { AppError, invalidRequest } from '../../shared/errors.js';
 import { priceWithRule, type PricedFee } from './domain/pricing.js';
-import { Big, parseDecimalText } from '../../shared/money.js';
+import { Big, isPositive, parseDecimalText } from '../../shared/money.js';
 import type { Principal } from '../auth/principal.js';
 import { channelPricingOf, type ChannelService, type ListedChannel } from '../channels/service.js';
 import type { MerchantChannel } from '../catalogue/records.js';
@@ -95,7 +95,7 @@ export class FeeService {
     const method = input.method.trim();
     if (method === '' || method.length > MAX_METHOD_LENGTH) throw invalidRequest('method', `method must be a channel code of 1 to ${MAX_METHOD_LENGTH} characters.`);
     const amount = parseDecimalText(input.amount, 'amount');
-    if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
+    if (!isPositive(amount)) throw invalidRequest('amount', 'amount must be greater than 0.');
 
     const channel = this.channels.findForMerchant(principal, method);
     if (!channel) throw new AppError('CHANNEL_NOT_FOUND', `No channel "${method}" is enabled for this merchant. ${enabledList(this.channels.enabledCodes(principal))}`, { field: 'method' });
@@ -110,7 +110,7 @@ export class FeeService {
   quoteForChannel(principal: Principal, channel: ListedChannel, amountText: string, chargeFeeToCustomer?: boolean | null): FeeCalculationModel {
     if (principal.session) assertSessionAmount(principal, amountText, channel.currency);
     const amount = parseDecimalText(amountText, 'amount');
-    if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
+    if (!isPositive(amount)) throw invalidRequest('amount', 'amount must be greater than 0.');
     // A checkout session's list judged each channel for exactly this payment (the session's amount, asserted
     // above, in the session's currency, which is the channel's) with this principal: its reasons are the ones
     // to check, already computed (a live event prices every channel of every open checkout page, issue 31).

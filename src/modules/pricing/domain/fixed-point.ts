@@ -16,8 +16,8 @@ import { Big } from '../../../shared/money.js';
 
 /** A decimal value: `units` × 10^-`scale`. */
 export interface Fixed {
-  units: bigint;
-  scale: number;
+  readonly units: bigint;
+  readonly scale: number;
 }
 
 const POW10: bigint[] = [];
@@ -54,8 +54,24 @@ export function fixedOf(text: string): Fixed {
   return value;
 }
 
+/**
+ * The last value converted and its Fixed: a live event prices every channel of a checkout page with the page's
+ * one amount (the same Big, from the parse cache), so eleven of twelve conversions are this. Big values are
+ * never modified (money.ts), and a Fixed handed out is never modified either.
+ */
+let lastBig: Big | undefined;
+let lastFixed: Fixed | undefined;
+
 /** A big.js value as a Fixed, from its digits (no text round trip). */
 export function fixedOfBig(value: Big): Fixed {
+  if (value === lastBig) return lastFixed!;
+  const fixed = convertBig(value);
+  lastBig = value;
+  lastFixed = fixed;
+  return fixed;
+}
+
+function convertBig(value: Big): Fixed {
   // big.js: value = ±0.d1d2…dn × 10^(e+1), digits `c` (most significant first), exponent `e`, sign `s`.
   const digits = value.c;
   let magnitude = 0n;

@@ -28,7 +28,7 @@
 import { z } from 'zod';
 import { calculateFee, NO_FEE_SETTINGS, type FeeResult, type FeeSchedule, type FeeSettings } from './fee.js';
 import { decimalText, percentageText } from '../../channels/domain/channel-rules.js';
-import { Big, parseDecimalText, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
+import { Big, compareBig, parseDecimalText, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
 
 /** Who a rule is set for (GraphQL/contract "source"). */
 export type { RuleScope } from '../../../shared/vocabulary.js';
@@ -258,7 +258,7 @@ export function nextTransition(rules: readonly FeeRule[], atMs: number): number 
 export function bandFor(rule: FeeRule, amount: Big): { index: number; band: FeeBand } {
   const { bands } = rule;
   if (bands.length === 0) throw new Error(`fee rule ${rule.id} has no bands`);
-  const index = bands.findIndex((b) => b.upTo !== null && amount.lte(parseDecimalText(b.upTo, 'upTo')));
+  const index = bands.findIndex((b) => b.upTo !== null && compareBig(amount, parseDecimalText(b.upTo, 'upTo')) <= 0);
   const chosen = index === -1 ? bands.length - 1 : index;
   return { index: chosen, band: bands[chosen]! };
 }
