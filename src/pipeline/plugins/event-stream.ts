@@ -65,9 +65,12 @@ export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
 };
 
 const encoder = new TextEncoder();
+/** What comes before and after an answer's JSON in its SSE frame. */
+export const FRAME_HEAD = 'event: next\ndata: ';
+export const FRAME_TAIL = '\n\n';
 /** The SSE frame of one answer's JSON. */
 export function nextFrame(data: string): string {
-  return `event: next\ndata: ${data}\n\n`;
+  return FRAME_HEAD + data + FRAME_TAIL;
 }
 const COMPLETE_FRAME = encoder.encode('event: complete\ndata:\n\n');
 const HEARTBEAT_FRAME = encoder.encode(': heartbeat\n\n');
@@ -112,8 +115,8 @@ const serializedResults = new WeakMap<ExecutionResult, Serialized>();
 /**
  * One stream's answer already made (a templated page's, event-templates.ts): its whole `event: next` frame,
  * this stream's request id in it, and the digest that tells the stream's answers apart. The digest is the
- * template's own, over the answer without the request id (as {@link answerText}'s is): two templated answers
- * of one stream have equal digests exactly when they are the same answer. A templated stream's answers are all
+ * frame's own: a stream's request id is the same in all its frames, so two templated answers of one stream
+ * have equal digests exactly when they are the same answer. A templated stream's answers are all
  * made this way (shared-executions.ts `answerFrom`) except when its page cannot be (a failure that is not a
  * contract error, a change whose answer has no list): that answer's digest is answerText's, so an equal
  * answer on either side of it is sent again once.

@@ -60,7 +60,7 @@ import {
 } from 'graphql';
 import { hash, randomUUID } from 'node:crypto';
 import { LIVE_LIST, PAYMENT_FIELDS, SCOPE_FIELDS } from '../../graphql/live-fields.js';
-import { answerText, nextFrame, REQUEST_ID_MARK_JSON, SERIALIZED, type SerializedAnswer } from './event-stream.js';
+import { answerText, FRAME_HEAD, FRAME_TAIL, REQUEST_ID_MARK_JSON, SERIALIZED, type SerializedAnswer } from './event-stream.js';
 import { AppError } from '../../shared/errors.js';
 
 /** A leaf field of a hole's selection. */
@@ -120,13 +120,11 @@ export interface Shape {
 
 /**
  * A shape's answer as text pieces around its slots: a hole that did not fail (its index), or the stream's
- * request id (-1, in its errors). `key` is a digest of the pieces and slots: with a page's hole values, what
- * tells its answers apart ({@link refill}).
+ * request id (-1, in its errors).
  */
 interface ShapeText {
   readonly parts: readonly string[];
   readonly slots: readonly number[];
-  readonly key: string;
 }
 
 /** A page's own holes for one change: each hole's JSON (undefined where it failed) and its failures' signature. */
@@ -449,29 +447,27 @@ function textOf(template: EventTemplate, shape: Shape): ShapeText {
     }
     if (j + 1 < pieces.length) slots.push(Number(pieces[j + 1]));
   }
-  // Pieces and slots, unambiguously joined (JSON text holds no raw U+0000).
-  return { parts, slots, key: hash('sha256', `${parts.join('\u0000')}\u0000${slots.join(',')}`, 'base64') };
+  return { parts, slots };
 }
 
 /**
- * A page's answer, made for its stream: the shape of its failures with its own values in the holes that did
- * not fail and its request id in its errors. Its digest covers the shape's key and the page's values (not the
- * whole text: a third of the bytes), so two answers of a stream have the same digest exactly when they are the
- * same answer.
+ * A page's answer, made for its stream: its whole `event: next` frame, the shape of its failures with its own
+ * values in the holes that did not fail and its request id in its errors. The frame is joined in one go (one
+ * flat string: concatenated, its pieces were copied again when it was hashed and when its length was taken for
+ * the socket's write), and its digest is the frame's: a stream's request id is the same in all its frames, so
+ * two answers of a stream have the same digest exactly when they are the same answer.
  */
 export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes, requestId: string): SerializedAnswer {
-  const { parts, slots, key } = (shape.text ??= textOf(template, shape));
-  let text = parts[0]!;
-  let own = key;
+  const { parts, slots } = (shape.text ??= textOf(template, shape));
+  const pieces = new Array<string>(2 * slots.length + 3);
+  pieces[0] = FRAME_HEAD;
+  pieces[1] = parts[0]!;
   for (let j = 0; j < slots.length; j++) {
     const slot = slots[j]!;
-    if (slot < 0) {
-      text += requestId + parts[j + 1]!;
-    } else {
-      const value = outcomes.values[slot]!;
-      text += value + parts[j + 1]!;
-      own += `\u0000${value}`;
-    }
+    pieces[2 * j + 2] = slot < 0 ? requestId : outcomes.values[slot]!;
+    pieces[2 * j + 3] = parts[j + 1]!;
   }
-  return { [SERIALIZED]: { frame: nextFrame(text), digest: hash('sha256', own, 'base64') } };
+  pieces[2 * slots.length + 2] = FRAME_TAIL;
+  const frame = pieces.join('');
+  return { [SERIALIZED]: { frame, digest: hash('sha256', frame, 'base64') } };
 }
