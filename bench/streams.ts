@@ -7,7 +7,9 @@
  * processes (bench/streams/load.ts, at most PAGES_PER_CHILD each: a process may hold 20,000 descriptors here).
  *
  * For each case it reports:
- * - opening: pages opened per second (checkout session verified, first event delivered);
+ * - opening: pages opened per second (checkout session verified, first event delivered), and the CPU per page
+ *   opened of the server and of the load-generating children (on 2 shared cores they compete: the server's
+ *   CPU per open is what bounds the rate of a replica with a core to itself);
  * - from the commit (a direct write to the database by this process, as the admin CLI or another replica
  *   would, seen by the server only through its change feed) to each page's event: p50, p99, slowest;
  * - server memory per open stream (resident set after opening minus before, over the pages);
@@ -63,6 +65,10 @@ interface Row {
   case: string;
   pages: number;
   openPerSecond: number;
+  /** Server CPU per page opened (all its processes), µs: what bounds the opening rate of a replica with a core to itself. */
+  openCpuUs: number;
+  /** The load-generating children's CPU per page opened, µs (they share the machine's 2 cores with the server). */
+  clientCpuUs: number;
   p50: number;
   p99: number;
   slowest: number;
@@ -101,10 +107,10 @@ class Pages {
     });
   }
   /** Open every request (spread over the children); the time each page's first event arrived. */
-  async open(port: number, requests: { headers: Record<string, string>; body: string }[]): Promise<{ first: number[]; failures: number }> {
+  async open(port: number, requests: { headers: Record<string, string>; body: string }[]): Promise<{ first: number[]; failures: number; clientCpuMs: number }> {
     const shares = this.children.map((_, i) => requests.filter((__, j) => j % this.children.length === i));
-    const answers = await Promise.all(this.children.map((c, i) => this.#ask<{ first: number[]; failures: number }>(c, { type: 'open', port, path: '/graphql', requests: shares[i], concurrency: OPEN_CONCURRENCY }, 'opened')));
-    return { first: answers.flatMap((a) => a.first), failures: answers.reduce((s, a) => s + a.failures, 0) };
+    const answers = await Promise.all(this.children.map((c, i) => this.#ask<{ first: number[]; failures: number; cpuMs: number }>(c, { type: 'open', port, path: '/graphql', requests: shares[i], concurrency: OPEN_CONCURRENCY }, 'opened')));
+    return { first: answers.flatMap((a) => a.first), failures: answers.reduce((s, a) => s + a.failures, 0), clientCpuMs: answers.reduce((s, a) => s + a.cpuMs, 0) };
   }
   arm(): Promise<{ times: number[]; bytes: number; missing: number }[]> {
     return Promise.all(this.children.map((c) => this.#ask<{ times: number[]; bytes: number; missing: number }>(c, { type: 'arm', timeoutMs: CHANGE_TIMEOUT_MS }, 'arrived')));
@@ -152,10 +158,12 @@ async function runProject(label: string, server: ServerProcess, creds: Creds, co
   try {
     await sleep(500);
     const rssBefore = rssOf(server);
+    const openCpu0 = cpuOf(server);
     const openStart = performance.timeOrigin + performance.now();
     const opened = await pages.open(server.port, requests);
     const lastFirst = Math.max(...opened.first);
     const openPerSecond = opened.first.length / ((lastFirst - openStart) / 1000);
+    const openCpu = { server: cpuOf(server) - openCpu0, clients: opened.clientCpuMs };
     await sleep(2000);
     const rssAfter = rssOf(server);
     const cpu0 = cpuOf(server);
@@ -165,19 +173,22 @@ async function runProject(label: string, server: ServerProcess, creds: Creds, co
     await commit(change);
     const arrived = await armed;
     const cpu1 = cpuOf(server);
-    return summarise(label, kase, opened, openPerSecond, arrived, t0, (rssAfter - rssBefore) * 1024, cpu1 - cpu0);
+    return summarise(label, kase, opened, openPerSecond, openCpu, arrived, t0, (rssAfter - rssBefore) * 1024, cpu1 - cpu0);
   } finally {
     await pages.close();
   }
 }
 
-function summarise(label: string, kase: string, opened: { first: number[]; failures: number }, openPerSecond: number, arrived: { times: number[]; bytes: number; missing: number }[], t0: number, rssDeltaKb: number, cpu: number): Row {
+function summarise(label: string, kase: string, opened: { first: number[]; failures: number }, openPerSecond: number, openCpu: { server: number; clients: number }, arrived: { times: number[]; bytes: number; missing: number }[], t0: number, rssDeltaKb: number, cpu: number): Row {
   const lat = arrived.flatMap((a) => a.times.map((t) => t - t0)).sort((a, b) => a - b);
+  const perPage = (ms: number) => Math.round((ms * 1000) / Math.max(1, opened.first.length));
   return {
     server: label,
     case: kase,
     pages: opened.first.length,
     openPerSecond: Math.round(openPerSecond),
+    openCpuUs: perPage(openCpu.server),
+    clientCpuUs: perPage(openCpu.clients),
     p50: Math.round(pct(lat, 50)),
     p99: Math.round(pct(lat, 99)),
     slowest: Math.round(lat.at(-1) ?? NaN),
@@ -195,9 +206,11 @@ async function runFloor(tmp: string, kase: string, eventBytes: number): Promise<
   try {
     await sleep(500);
     const rssBefore = rssOf(server);
+    const openCpu0 = cpuOf(server);
     const openStart = performance.timeOrigin + performance.now();
     const opened = await pages.open(server.port, Array.from({ length: PAGES }, () => ({ headers: { 'content-type': 'application/json' }, body: '{}' })));
     const openPerSecond = opened.first.length / ((Math.max(...opened.first) - openStart) / 1000);
+    const openCpu = { server: cpuOf(server) - openCpu0, clients: opened.clientCpuMs };
     await sleep(2000);
     const rssAfter = rssOf(server);
     const cpu0 = cpuOf(server);
@@ -207,7 +220,7 @@ async function runFloor(tmp: string, kase: string, eventBytes: number): Promise<
     await fetch(`http://127.0.0.1:${server.port}/change`, { method: 'POST' });
     const arrived = await armed;
     const cpu1 = cpuOf(server);
-    return summarise('floor (node:http, one pre-serialised event)', kase, opened, openPerSecond, arrived, t0, (rssAfter - rssBefore) * 1024, cpu1 - cpu0);
+    return summarise('floor (node:http, one pre-serialised event)', kase, opened, openPerSecond, openCpu, arrived, t0, (rssAfter - rssBefore) * 1024, cpu1 - cpu0);
   } finally {
     await pages.close();
     await stopProcess(server.child);
@@ -289,9 +302,9 @@ async function main(): Promise<void> {
   const lines = [
     `bench:streams — ${new Date().toISOString()}, ${PAGES} pages, ${os.cpus().length} CPUs, load average before ${loadBefore}, after ${loadAfter}`,
     '',
-    '| server | case | pages | opened per s | p50 ms | p99 ms | slowest ms | missed | KB per stream | server CPU for the change, ms | event bytes |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.server} | ${r.case === 'component' ? 'component, own amount' : '{ code status }, one amount'} | ${r.pages}${r.failures ? ` (${r.failures} failed)` : ''} | ${r.openPerSecond} | ${r.p50} | ${r.p99} | ${r.slowest} | ${r.missing} | ${r.kbPerStream} | ${r.cpuMs} | ${r.eventBytes} |`),
+    '| server | case | pages | opened per s | server CPU per open, µs | clients\' CPU per open, µs | p50 ms | p99 ms | slowest ms | missed | KB per stream | server CPU for the change, ms | event bytes |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.server} | ${r.case === 'component' ? 'component, own amount' : '{ code status }, one amount'} | ${r.pages}${r.failures ? ` (${r.failures} failed)` : ''} | ${r.openPerSecond} | ${r.openCpuUs} | ${r.clientCpuUs} | ${r.p50} | ${r.p99} | ${r.slowest} | ${r.missing} | ${r.kbPerStream} | ${r.cpuMs} | ${r.eventBytes} |`),
   ];
   const text = lines.join('\n') + '\n';
   process.stdout.write(text);
