@@ -13,6 +13,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, openEventStream, type EventStreamReader } from '../helpers/sse.js';
+import { comparable, nexts, queryOf } from '../helpers/live-answers.js';
 
 const COMPONENT = `subscription Channels($amount: Decimal!, $locale: String) {
   paymentChannelsChanged { code name(locale: $locale) group imageUrl status feeInfo { minTransactions maxTransactions } availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }
@@ -22,18 +23,6 @@ const ALIASED = `subscription B($a: Decimal!, $c: Boolean) {
 }`;
 const OTHER_AMOUNT = 'subscription { paymentChannelsChanged { code fee(amount: 150000) { fee totalAmount } } }';
 
-/** The query asking what a subscription asks. */
-const queryOf = (subscription: string) => subscription.replace(/^subscription/, 'query').replace('paymentChannelsChanged', 'paymentChannels');
-
-/** An answer with its root read as `root` and the request id dropped from its errors (each request has its own). */
-function comparable(result: any): unknown {
-  const data = result.data ? { root: Object.values(result.data)[0] } : result.data;
-  const errors = result.errors?.map((e: any) => {
-    const { requestId: _r, ...extensions } = e.extensions ?? {};
-    return { ...e, path: e.path ? ['root', ...e.path.slice(1)] : e.path, extensions, locations: e.locations === undefined ? undefined : 'present' };
-  });
-  return { data, ...(errors ? { errors } : {}) };
-}
 
 /** A small deterministic generator (mulberry32): the same pages every run. */
 function random(seed: number): () => number {
@@ -61,7 +50,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-const nexts = (s: EventStreamReader) => s.events.filter((e) => e.event === 'next').length;
 const counter = async (by: string) => Number(new RegExp(`graphql_subscription_answers_total\\{by="${by}"\\} (\\d+)`).exec(await (await t.fetch('/metrics')).text())?.[1] ?? NaN);
 
 interface Page {

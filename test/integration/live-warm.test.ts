@@ -8,6 +8,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, openEventStream, type EventStreamReader } from '../helpers/sse.js';
+import { comparable, nexts, queryOf } from '../helpers/live-answers.js';
 import { MAX_SHAPES } from '../../src/pipeline/plugins/shared-executions.js';
 
 const COMPONENT = `subscription Channels($amount: Decimal!) {
@@ -31,24 +32,12 @@ afterAll(async () => {
   await t?.close();
 });
 
-const nexts = (s: EventStreamReader) => s.events.filter((e) => e.event === 'next').length;
 const metrics = async () => (await t.fetch('/metrics')).text();
 const counter = async (by: string) => Number(new RegExp(`graphql_subscription_answers_total\\{by="${by}"\\} (\\d+)`).exec(await metrics())?.[1] ?? NaN);
 const warm = async () => Number(/graphql_subscription_groups_warm (\d+)/.exec(await metrics())?.[1] ?? NaN);
 
-/** An answer with its root read as `root` and the request id dropped from its errors (each request has its own). */
-function comparable(result: any): unknown {
-  const data = result.data ? { root: Object.values(result.data)[0] } : result.data;
-  const errors = result.errors?.map((e: any) => {
-    const { requestId: _r, ...extensions } = e.extensions ?? {};
-    return { ...e, path: e.path ? ['root', ...e.path.slice(1)] : e.path, extensions, locations: e.locations === undefined ? undefined : 'present' };
-  });
-  return { data, ...(errors ? { errors } : {}) };
-}
-
 async function answerOf(subscription: string, variables: Record<string, unknown>, headers?: Record<string, string>): Promise<unknown> {
-  const query = subscription.replace(/^subscription/, 'query').replace('paymentChannelsChanged', 'paymentChannels');
-  const init = { method: 'POST', body: JSON.stringify({ query, variables }), headers: { 'content-type': 'application/json', ...headers } };
+  const init = { method: 'POST', body: JSON.stringify({ query: queryOf(subscription), variables }), headers: { 'content-type': 'application/json', ...headers } };
   const res = headers ? await t.fetch('/graphql', init) : await t.signedFetch('/graphql', init);
   return comparable(await res.json());
 }
