@@ -18,7 +18,7 @@
  * Cases: "component" (each page runs the checkout component's own subscription with its own amount) and
  * "code status" (`{ code status }`, one amount for every page).
  *
- * Usage: npm run bench:streams -- [--pages 15000] [--only sqlite,postgres,workers2] [--cases component,codeStatus] [--open-concurrency 64] [--cpu-prof DIR]
+ * Usage: npm run bench:streams -- [--pages 15000] [--only sqlite,postgres,workers2] [--cases component,codeStatus] [--open-concurrency 64] [--cpu-prof DIR] [--node-flags "FLAGS"]
  */
 import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,10 +42,18 @@ const CASES = (arg('cases') ?? 'component,codeStatus').split(',');
 const PAGES_PER_CHILD = 5_000;
 /** Opens in flight per load-generating child (`--open-concurrency N`). */
 const OPEN_CONCURRENCY = Number(arg('open-concurrency') ?? 64);
+/** `--node-flags "FLAGS"`: extra flags of the project server's `node` (diagnosis, e.g. V8 heap sizes). */
+const NODE_FLAGS = (arg('node-flags') ?? '').split(' ').filter(Boolean);
 /** `--cpu-prof DIR`: the project server writes a V8 CPU profile there (diagnosis). */
 const PROF_DIR = arg('cpu-prof') ? path.resolve(arg('cpu-prof')!) : null;
 /** How long the pages wait for the change's event (a loaded shared machine is slow; a page missing it is reported). */
 const CHANGE_TIMEOUT_MS = 60_000;
+/**
+ * Changes timed per case (`--changes N`, default 3). One change's CPU and latency move by up to 50 % from one
+ * to the next on this shared machine (the floor's too), so each row gives the median of N changes, the
+ * slowest page of all of them, and every change's CPU.
+ */
+const CHANGES = Number(arg('changes') ?? 3);
 
 /** The checkout component's own subscription (src/client/checkout/payment-checkout.ts). */
 const COMPONENT = `subscription Channels($amount: Decimal!) {
@@ -69,12 +77,17 @@ interface Row {
   openCpuUs: number;
   /** The load-generating children's CPU per page opened, µs (they share the machine's 2 cores with the server). */
   clientCpuUs: number;
+  /** Medians over the changes. */
   p50: number;
   p99: number;
   slowest: number;
+  /** The slowest page of all the changes. */
+  slowestOfAll: number;
   missing: number;
   kbPerStream: number;
+  /** Median over the changes, and each change's. */
   cpuMs: number;
+  cpuEach: number[];
   eventBytes: number;
   failures: number;
 }
@@ -146,8 +159,32 @@ async function createSessions(port: number, creds: Creds, amounts: number[]): Pr
   return secrets;
 }
 
-/** One measured run of the project: open the pages, commit one change, time every page's event. */
-async function runProject(label: string, server: ServerProcess, creds: Creds, commit: (n: number) => Promise<void>, kase: string, change: number): Promise<Row> {
+/** One change as the pages saw it: each page's event time (epoch ms), the event's size, pages that missed it. */
+type Arrived = { times: number[]; bytes: number; missing: number }[];
+interface Change {
+  arrived: Arrived;
+  t0: number;
+  cpuMs: number;
+}
+
+/** Time `CHANGES` changes, one after the other: each committed, then every page's event and the server's CPU. */
+async function timeChanges(pages: Pages, cpu: () => number, commit: () => Promise<void>): Promise<Change[]> {
+  const out: Change[] = [];
+  for (let n = 0; n < CHANGES; n++) {
+    if (n > 0) await sleep(1500);
+    const cpu0 = cpu();
+    const armed = pages.arm();
+    await sleep(100);
+    const t0 = performance.timeOrigin + performance.now();
+    await commit();
+    const arrived = await armed;
+    out.push({ arrived, t0, cpuMs: cpu() - cpu0 });
+  }
+  return out;
+}
+
+/** One measured run of the project: open the pages, commit the changes, time every page's events. */
+async function runProject(label: string, server: ServerProcess, creds: Creds, commit: () => Promise<void>, kase: string): Promise<Row> {
   const amounts = Array.from({ length: PAGES }, (_, i) => (kase === 'component' ? 10_000 + i * 7 : 150_000));
   const secrets = await createSessions(server.port, creds, amounts);
   const requests = secrets.map((secret, i) => ({
@@ -166,22 +203,21 @@ async function runProject(label: string, server: ServerProcess, creds: Creds, co
     const openCpu = { server: cpuOf(server) - openCpu0, clients: opened.clientCpuMs };
     await sleep(2000);
     const rssAfter = rssOf(server);
-    const cpu0 = cpuOf(server);
-    const armed = pages.arm();
-    await sleep(100);
-    const t0 = performance.timeOrigin + performance.now();
-    await commit(change);
-    const arrived = await armed;
-    const cpu1 = cpuOf(server);
-    return summarise(label, kase, opened, openPerSecond, openCpu, arrived, t0, (rssAfter - rssBefore) * 1024, cpu1 - cpu0);
+    const changes = await timeChanges(pages, () => cpuOf(server), commit);
+    return summarise(label, kase, opened, openPerSecond, openCpu, changes, (rssAfter - rssBefore) * 1024);
   } finally {
     await pages.close();
   }
 }
 
-function summarise(label: string, kase: string, opened: { first: number[]; failures: number }, openPerSecond: number, openCpu: { server: number; clients: number }, arrived: { times: number[]; bytes: number; missing: number }[], t0: number, rssDeltaKb: number, cpu: number): Row {
-  const lat = arrived.flatMap((a) => a.times.map((t) => t - t0)).sort((a, b) => a - b);
+const median = (values: number[]): number => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)] ?? NaN;
+
+function summarise(label: string, kase: string, opened: { first: number[]; failures: number }, openPerSecond: number, openCpu: { server: number; clients: number }, changes: Change[], rssDeltaKb: number): Row {
   const perPage = (ms: number) => Math.round((ms * 1000) / Math.max(1, opened.first.length));
+  const each = changes.map((c) => {
+    const lat = c.arrived.flatMap((a) => a.times.map((t) => t - c.t0)).sort((a, b) => a - b);
+    return { p50: pct(lat, 50), p99: pct(lat, 99), slowest: lat.at(-1) ?? NaN, missing: c.arrived.reduce((s, a) => s + a.missing, 0) };
+  });
   return {
     server: label,
     case: kase,
@@ -189,13 +225,15 @@ function summarise(label: string, kase: string, opened: { first: number[]; failu
     openPerSecond: Math.round(openPerSecond),
     openCpuUs: perPage(openCpu.server),
     clientCpuUs: perPage(openCpu.clients),
-    p50: Math.round(pct(lat, 50)),
-    p99: Math.round(pct(lat, 99)),
-    slowest: Math.round(lat.at(-1) ?? NaN),
-    missing: arrived.reduce((s, a) => s + a.missing, 0),
+    p50: Math.round(median(each.map((e) => e.p50))),
+    p99: Math.round(median(each.map((e) => e.p99))),
+    slowest: Math.round(median(each.map((e) => e.slowest))),
+    slowestOfAll: Math.round(Math.max(...each.map((e) => e.slowest))),
+    missing: Math.max(...each.map((e) => e.missing)),
     kbPerStream: Math.round((rssDeltaKb / Math.max(1, opened.first.length)) * 10) / 10,
-    cpuMs: cpu,
-    eventBytes: arrived.find((a) => a.bytes > 0)?.bytes ?? 0,
+    cpuMs: median(changes.map((c) => c.cpuMs)),
+    cpuEach: changes.map((c) => c.cpuMs),
+    eventBytes: changes.flatMap((c) => c.arrived).find((a) => a.bytes > 0)?.bytes ?? 0,
     failures: opened.failures,
   };
 }
@@ -213,14 +251,8 @@ async function runFloor(tmp: string, kase: string, eventBytes: number): Promise<
     const openCpu = { server: cpuOf(server) - openCpu0, clients: opened.clientCpuMs };
     await sleep(2000);
     const rssAfter = rssOf(server);
-    const cpu0 = cpuOf(server);
-    const armed = pages.arm();
-    await sleep(100);
-    const t0 = performance.timeOrigin + performance.now();
-    await fetch(`http://127.0.0.1:${server.port}/change`, { method: 'POST' });
-    const arrived = await armed;
-    const cpu1 = cpuOf(server);
-    return summarise('floor (node:http, one pre-serialised event)', kase, opened, openPerSecond, openCpu, arrived, t0, (rssAfter - rssBefore) * 1024, cpu1 - cpu0);
+    const changes = await timeChanges(pages, () => cpuOf(server), async () => void (await fetch(`http://127.0.0.1:${server.port}/change`, { method: 'POST' })));
+    return summarise('floor (node:http, one pre-serialised event)', kase, opened, openPerSecond, openCpu, changes, (rssAfter - rssBefore) * 1024);
   } finally {
     await pages.close();
     await stopProcess(server.child);
@@ -243,11 +275,11 @@ async function main(): Promise<void> {
     }
     if (ONLY.includes('workers2')) configs.push({ name: 'project, SQLite, WORKERS=2', env: { WORKERS: '2' } });
     const eventBytes: Record<string, number> = {};
-    let changes = 0;
     for (const config of configs) {
       const postgres = config.postgres ? await startPostgres() : undefined;
-      // A fresh database per configuration: its first change is a real one.
-      changes = 0;
+      // A fresh database per configuration: its first change is a real one. Toggled per change: a
+      // configuration's cases share its database, and a change that changes nothing sends nothing.
+      let toggles = 0;
       try {
         for (const kase of CASES) {
           // One data directory per server configuration: its master key must match its database (Postgres outlives a case).
@@ -262,7 +294,7 @@ async function main(): Promise<void> {
             ...config.env,
             ...(postgres ? { DATABASE_URL: postgres.url } : {}),
           };
-          const server = await startProcess({ args: [...(PROF_DIR ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${PROF_DIR}`] : []), 'dist/main.mjs'], cwd: ROOT, env, logFile: path.join(tmp, `${config.name.replace(/\W+/g, '-')}-${kase}.log`), label: config.name });
+          const server = await startProcess({ args: [...NODE_FLAGS, ...(PROF_DIR ? ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${PROF_DIR}`] : []), 'dist/main.mjs'], cwd: ROOT, env, logFile: path.join(tmp, `${config.name.replace(/\W+/g, '-')}-${kase}.log`), label: config.name });
           let sql: { exec(s: string): Promise<void>; close(): Promise<void> } | undefined;
           try {
             const creds = (JSON.parse(fs.readFileSync(path.join(dataDir, 'demo-credentials.json'), 'utf8')) as { merchants: Creds[] }).merchants.find((m) => m.kyc === 'approved')!;
@@ -274,10 +306,8 @@ async function main(): Promise<void> {
               db.pragma('busy_timeout = 5000');
               sql = { exec: (s) => Promise.resolve(void db.exec(s)), close: () => Promise.resolve(void db.close()) };
             }
-            // Toggled per change: a configuration's cases share its database, and a change that changes nothing sends nothing.
-            const commit = (n: number) => sql!.exec(`update channels set status = '${n % 2 ? 'maintenance' : 'active'}' where code = 'qris'`);
-            changes += 1;
-            const row = await runProject(config.name, server, creds, commit, kase, changes);
+            const commit = () => sql!.exec(`update channels set status = '${++toggles % 2 ? 'maintenance' : 'active'}' where code = 'qris'`);
+            const row = await runProject(config.name, server, creds, commit, kase);
             rows.push(row);
             eventBytes[kase] = row.eventBytes;
             process.stderr.write(`${JSON.stringify(row)}\n`);
@@ -300,11 +330,11 @@ async function main(): Promise<void> {
   }
   const loadAfter = load();
   const lines = [
-    `bench:streams — ${new Date().toISOString()}, ${PAGES} pages, ${os.cpus().length} CPUs, load average before ${loadBefore}, after ${loadAfter}`,
+    `bench:streams — ${new Date().toISOString()}, ${PAGES} pages, ${CHANGES} changes per case (medians; slowest of all), ${os.cpus().length} CPUs, load average before ${loadBefore}, after ${loadAfter}`,
     '',
-    '| server | case | pages | opened per s | server CPU per open, µs | clients\' CPU per open, µs | p50 ms | p99 ms | slowest ms | missed | KB per stream | server CPU for the change, ms | event bytes |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.server} | ${r.case === 'component' ? 'component, own amount' : '{ code status }, one amount'} | ${r.pages}${r.failures ? ` (${r.failures} failed)` : ''} | ${r.openPerSecond} | ${r.openCpuUs} | ${r.clientCpuUs} | ${r.p50} | ${r.p99} | ${r.slowest} | ${r.missing} | ${r.kbPerStream} | ${r.cpuMs} | ${r.eventBytes} |`),
+    '| server | case | pages | opened per s | server CPU per open, µs | clients\' CPU per open, µs | p50 ms | p99 ms | slowest ms | slowest of all, ms | missed | KB per stream | server CPU for a change, ms (each) | event bytes |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...rows.map((r) => `| ${r.server} | ${r.case === 'component' ? 'component, own amount' : '{ code status }, one amount'} | ${r.pages}${r.failures ? ` (${r.failures} failed)` : ''} | ${r.openPerSecond} | ${r.openCpuUs} | ${r.clientCpuUs} | ${r.p50} | ${r.p99} | ${r.slowest} | ${r.slowestOfAll} | ${r.missing} | ${r.kbPerStream} | ${r.cpuMs} (${r.cpuEach.join(', ')}) | ${r.eventBytes} |`),
   ];
   const text = lines.join('\n') + '\n';
   process.stdout.write(text);

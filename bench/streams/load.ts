@@ -1,14 +1,24 @@
 /**
  * A load-generating child of `npm run bench:streams` (bench/streams.ts): holds its share of the open checkout
- * pages, each a plain node:http SSE request, and reports times on the machine's wall clock (epoch ms with
- * sub-ms precision, so the parent can compare them with its commit time and other children's).
+ * pages, each an SSE request on its own TCP connection, and reports times on the machine's wall clock (epoch ms
+ * with sub-ms precision, so the parent can compare them with its commit time and other children's).
  *
  * Separate processes because a process may hold at most 20,000 descriptors here, and so that the pages' CPU is
  * not the server's. Protocol (IPC): parent → `open` {port, requests}; child → `opened` {first, failures, cpuMs};
- * parent → `arm` (the next event of every page is the change); child → `arrived` {times, bytes, missing};
+ * parent → `arm` (the next event of every page is the change; once per change); child → `arrived` {times,
+ * bytes, missing};
  * parent → `close`.
+ *
+ * Why raw sockets and not node:http's client: on this 2-core machine the load generators share the cores with
+ * the server they measure, and node:http's client (a parser, an IncomingMessage, string decoding per chunk)
+ * spent about 350 µs of CPU per page opened, half of what the server spent answering it (issue 31, run F). A
+ * page here is one pre-built request written once and a scan of the raw bytes for `event: next`, which is what
+ * the benchmark needs to know: when each page's first event and its change's event arrived. The status line is
+ * checked (anything but 200 is a failure); headers and chunked framing are otherwise not parsed (the marker is
+ * one write of the server, never split by a chunk header; a marker split between two TCP reads is found by
+ * keeping the end of the previous read).
  */
-import http from 'node:http';
+import net from 'node:net';
 
 interface OpenMessage {
   type: 'open';
@@ -20,13 +30,14 @@ interface OpenMessage {
 type Message = OpenMessage | { type: 'arm'; timeoutMs: number } | { type: 'close' };
 
 const now = (): number => performance.timeOrigin + performance.now();
-const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity });
+const MARKER = Buffer.from('event: next\n');
+const STATUS_OK = Buffer.from('HTTP/1.1 200 ');
+const FRAME_END = Buffer.from('\n\n');
 
 interface Page {
-  req: http.ClientRequest;
-  res?: http.IncomingMessage;
+  socket: net.Socket;
+  ok: boolean;
   events: number;
-  armedAt: number;
   arrived?: number;
   bytes: number;
 }
@@ -34,43 +45,58 @@ const pages: Page[] = [];
 let armed = false;
 let onArrival: (() => void) | undefined;
 
+function requestBytes(port: number, path: string, r: { headers: Record<string, string>; body: string }): Buffer {
+  const body = Buffer.from(r.body);
+  let head = `POST ${path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n`;
+  for (const [name, value] of Object.entries(r.headers)) head += `${name}: ${value}\r\n`;
+  head += `content-length: ${body.length}\r\n\r\n`;
+  return Buffer.concat([Buffer.from(head), body]);
+}
+
 function open(port: number, path: string, r: { headers: Record<string, string>; body: string }): Promise<number> {
   return new Promise((resolve, reject) => {
-    const page: Page = { req: undefined as never, events: 0, armedAt: 0, bytes: 0 };
-    const req = http.request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { ...r.headers, 'content-length': Buffer.byteLength(r.body) } }, (res) => {
-      page.res = res;
-      if (res.statusCode !== 200) {
-        reject(new Error(`status ${res.statusCode}`));
-        res.resume();
-        return;
-      }
-      let tail = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        // Count whole `event: next` frames; a frame may span chunks.
-        const text = tail + chunk;
-        let from = 0;
-        for (let cut = text.indexOf('\n\n', from); cut >= 0; cut = text.indexOf('\n\n', from)) {
-          const frame = text.slice(from, cut);
-          from = cut + 2;
-          if (!frame.startsWith('event: next')) continue;
-          page.events += 1;
-          const at = now();
-          if (page.events === 1) resolve(at);
-          else if (armed && page.arrived === undefined) {
-            page.arrived = at;
-            page.bytes = frame.length;
-            onArrival?.();
-          }
-        }
-        tail = text.slice(from);
-      });
-      res.on('error', () => undefined);
-    });
-    page.req = req;
-    req.on('error', reject);
-    req.end(r.body);
+    const socket = net.connect({ host: '127.0.0.1', port, noDelay: true });
+    const page: Page = { socket, ok: false, events: 0, bytes: 0 };
     pages.push(page);
+    let head: Buffer | undefined;
+    // The end of the previous read, where a marker split across two reads begins.
+    let tail: Buffer | undefined;
+    socket.on('data', (chunk: Buffer) => {
+      let text = chunk;
+      if (!page.ok) {
+        head = head ? Buffer.concat([head, chunk]) : chunk;
+        if (head.length < STATUS_OK.length) return;
+        if (head.compare(STATUS_OK, 0, STATUS_OK.length, 0, STATUS_OK.length) !== 0) {
+          reject(new Error(`status ${head.subarray(0, 40).toString('latin1').split('\r\n')[0]}`));
+          socket.destroy();
+          return;
+        }
+        page.ok = true;
+        text = head;
+        head = undefined;
+      } else if (tail) {
+        text = Buffer.concat([tail, chunk]);
+      }
+      let from = 0;
+      for (let at = text.indexOf(MARKER, from); at >= 0; at = text.indexOf(MARKER, from)) {
+        from = at + MARKER.length;
+        page.events += 1;
+        const t = now();
+        if (page.events === 1) resolve(t);
+        else if (armed && page.arrived === undefined) {
+          page.arrived = t;
+          const end = text.indexOf(FRAME_END, from);
+          // The frame's size when it came in one read (one page with it is enough for the report).
+          page.bytes = end >= 0 ? end - at : 0;
+          onArrival?.();
+        }
+      }
+      const keep = Math.max(from, text.length - (MARKER.length - 1));
+      tail = keep < text.length ? Buffer.from(text.subarray(keep)) : undefined;
+    });
+    socket.on('error', reject);
+    socket.on('close', () => reject(new Error('closed before the first event')));
+    socket.write(requestBytes(port, path, r));
   });
 }
 
@@ -98,7 +124,12 @@ process.on('message', (m: Message) => {
     })();
   } else if (m.type === 'arm') {
     armed = true;
-    const live = pages.filter((p) => p.res?.statusCode === 200);
+    const live = pages.filter((p) => p.ok && p.events > 0);
+    // Each arm times the next change: what the previous one left is forgotten.
+    for (const p of live) {
+      p.arrived = undefined;
+      p.bytes = 0;
+    }
     const done = (): void => {
       const times = live.filter((p) => p.arrived !== undefined).map((p) => p.arrived!);
       const bytes = live.find((p) => p.bytes > 0)?.bytes ?? 0;
@@ -119,7 +150,7 @@ process.on('message', (m: Message) => {
       done();
     }
   } else {
-    for (const p of pages) p.req.destroy();
+    for (const p of pages) p.socket.destroy();
     process.exit(0);
   }
 });
