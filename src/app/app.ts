@@ -16,6 +16,8 @@ import type { DataVersion } from '../shared/versioned-cache.js';
 import { createMaskError } from '../pipeline/error-normalizer.js';
 import { createNodeListener, type NodeHandler } from '../pipeline/transport/node-transport.js';
 import { FairLanes } from '../pipeline/transport/fair-lanes.js';
+import { nodeRequestOf } from '../pipeline/transport/node-request.js';
+import type { SessionClaims } from '../modules/auth/client-secret.js';
 import type { IncomingMessage } from 'node:http';
 import { useAnswerCache, type AnswerCacheStats } from '../pipeline/plugins/use-answer-cache.js';
 import { requestStateOf } from '../pipeline/request-state.js';
@@ -222,6 +224,10 @@ export function createAppParts(options: AppOptions): AppParts {
 
   const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now });
 
+  // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
+  // authentication then takes for the same request (an HMAC per open was two, issue 31: opening at a sale's
+  // peak). Bound: one entry per request in flight, gone with its IncomingMessage.
+  const laneClaims = new WeakMap<IncomingMessage, LaneClaims>();
   const signatureOptions: SignatureAuthOptions = {
     findActiveKey: (keyId) => catalog.findActiveKey(keyId),
     secretBox: options.secretBox,
@@ -231,7 +237,12 @@ export function createAppParts(options: AppOptions): AppParts {
     now: options.now,
     dataVersion,
     sessions: {
-      authenticClaims: (secret) => sessions.authenticClaims(secret),
+      authenticClaims: (secret, request) => {
+        const req = nodeRequestOf(request);
+        const known = req === undefined ? undefined : laneClaims.get(req);
+        // The same request's header, so the same secret; compared anyway (the map is keyed by request only).
+        return known !== undefined && known.secret === secret ? known.claims : sessions.authenticClaims(secret);
+      },
       principalOf: (claims) => sessions.principalOf(claims),
       originAllowed: (merchantId, origin) => catalog.originAllowed(merchantId, origin),
       isSessionPath: (p) => sessionPaths.has(p),
@@ -324,7 +335,7 @@ export function createAppParts(options: AppOptions): AppParts {
     rateLimit,
     lifecycle,
     pipeline: named.map(([name, plugin]) => ({ name, plugin })),
-    fairness: sessionFairness(sessions, metricsRegistry, logger, options.maxQueuedSessionRequests),
+    fairness: sessionFairness(sessions, metricsRegistry, logger, options.maxQueuedSessionRequests, laneClaims),
   };
 }
 
@@ -335,7 +346,13 @@ export function createAppParts(options: AppOptions): AppParts {
  * pipeline still judges expiry, revocation and scope), '' for a secret that does not; requests that are
  * not a session's start at once.
  */
-function sessionFairness(sessions: SessionService, registry: Registry, logger: Logger, maxQueued: number | undefined): AppParts['fairness'] {
+/** A client secret verified by a request's fair lane, with its claims (undefined: not authentic). */
+interface LaneClaims {
+  readonly secret: string;
+  readonly claims: SessionClaims | undefined;
+}
+
+function sessionFairness(sessions: SessionService, registry: Registry, logger: Logger, maxQueued: number | undefined, laneClaims: WeakMap<IncomingMessage, LaneClaims>): AppParts['fairness'] {
   const shedTotal = new Counter({ name: 'gateway_session_requests_shed_total', help: 'Checkout-session requests answered 503 because the fair lanes were full (this process).', registers: [registry] });
   let lastLog = 0;
   const lanes = new FairLanes({
@@ -362,7 +379,9 @@ function sessionFairness(sessions: SessionService, registry: Registry, logger: L
     if (req.headers.authorization === undefined || req.url?.startsWith(METRICS_PATH)) return null;
     const secret = sessionSecretOf({ headers: headers(req) });
     if (secret === null) return null;
-    return sessions.authenticClaims(secret)?.merchantId ?? '';
+    const claims = sessions.authenticClaims(secret);
+    laneClaims.set(req, { secret, claims });
+    return claims?.merchantId ?? '';
   };
   return { lanes, laneOf };
 }

@@ -11,7 +11,7 @@ import net from 'node:net';
 import pino from 'pino';
 import { FairLanes } from '../../src/pipeline/transport/fair-lanes.js';
 import { createNodeListener } from '../../src/pipeline/transport/node-transport.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp | undefined;
@@ -99,6 +99,22 @@ describe('checkout-session requests take turns in bounded lanes', () => {
     // Once the queue drained, the same session is served again.
     const again = await pipelined(app.port!, request, 1);
     expect(again[0]!.status).toBe(200);
+  });
+
+  it('a session request\'s client secret is verified once: authentication takes the claims its fair lane verified', async () => {
+    t = await createTestApp({ transport: 'node' });
+    const app = t;
+    const created = await app.signedFetch('/v1/checkout/sessions', { method: 'POST', body: JSON.stringify({ merchantId: app.approved.merchantId, amount: 150000, currency: 'IDR' }) });
+    const secret = ((await created.json()) as { clientSecret: string }).clientSecret;
+    const sessions = app.app.services.sessions;
+    const verify = vi.spyOn(sessions, 'authenticClaims');
+    const res = await fetch(`http://127.0.0.1:${app.port!}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: '{"query":"{ paymentChannels { code } }"}' });
+    expect(res.status).toBe(200);
+    expect(verify).toHaveBeenCalledTimes(1);
+    // A forged secret is judged once too, and refused.
+    const forged = await fetch(`http://127.0.0.1:${app.port!}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${secret.slice(0, -2)}xx`, 'content-type': 'application/json' }, body: '{"query":"{ paymentChannels { code } }"}' });
+    expect(forged.status).toBe(401);
+    expect(verify).toHaveBeenCalledTimes(2);
   });
 
   it('a failure in choosing a lane is logged and the request still goes through the pipeline (the process stays up)', async () => {

@@ -6,31 +6,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ChangeFeed, WAKE_BATCH, type ChangeEvent } from '../../src/modules/live/change-feed.js';
+import { FAKE_FEED_PRINCIPAL, fakeFeedStore } from '../helpers/fake-feed-store.js';
 
-/** A store with one merchant, one key and a version this test moves, and the listener it calls on a change. */
-function fakeStore() {
-  let version = 'v1';
-  const listeners = new Set<() => void>();
-  return {
-    store: {
-      catalog: {
-        findActiveKey: (keyId: string) => (keyId === 'k1' ? { keyId, mode: 'test', merchantId: 'm1', merchantKyc: 'approved' } : undefined),
-        merchantVersion: () => version,
-      },
-      onChange: (listener: () => void) => {
-        listeners.add(listener);
-        return () => listeners.delete(listener);
-      },
-      version: () => version,
-    },
-    change(next: string) {
-      version = next;
-      for (const l of listeners) l();
-    },
-  };
-}
-
-const principal = { apiKeyId: 'k1', mode: 'test' as const, merchantId: 'm1', merchantKyc: 'approved' as const };
+const principal = FAKE_FEED_PRINCIPAL;
 /** Lets every pending promise reaction run (a woken watcher's next() resolves in a few hops). */
 const settle = async () => {
   for (let i = 0; i < 20; i++) await Promise.resolve();
@@ -42,7 +20,7 @@ afterEach(() => feed?.shutdown());
 
 describe('change feed: watchers woken in turns', () => {
   it(`wakes ${WAKE_BATCH} watchers in the change's own turn and the rest in the turns after it; each reports the change once`, async () => {
-    const { store, change } = fakeStore();
+    const { store, change } = fakeFeedStore();
     feed = new ChangeFeed({ store: store as never, catchUpIntervalMs: 60_000 });
     const watchers = Array.from({ length: WAKE_BATCH * 2 + 10 }, () => feed!.watch(principal));
     // The first event of each is the current state.
@@ -68,7 +46,7 @@ describe('change feed: watchers woken in turns', () => {
   });
 
   it('a newer change during the turns reaches every watcher with the newer version', async () => {
-    const { store, change } = fakeStore();
+    const { store, change } = fakeFeedStore();
     feed = new ChangeFeed({ store: store as never, catchUpIntervalMs: 60_000 });
     const watchers = Array.from({ length: WAKE_BATCH * 3 }, () => feed!.watch(principal));
     for (const w of watchers) await w.next();

@@ -23,6 +23,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../../storage/index.js';
 import type { Catalog } from '../catalogue/catalog.js';
 import type { Principal } from '../auth/principal.js';
+import type { PullReceiver, PullSource } from '../../shared/pull.js';
 
 /** What a watcher reports. */
 export type ChangeEvent =
@@ -43,19 +44,14 @@ export interface ChangeFeedOptions {
   now?: () => number;
 }
 
-/** The catalogue's current principal for a key, or undefined when it is revoked/unknown. */
-function principalOf(store: ChangeFeedOptions['store'], keyId: string): Principal | undefined {
-  const key = store.catalog.findActiveKey(keyId);
-  return key && { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc };
-}
-
 /**
- * One stream's view of the feed: an async iterator of {@link ChangeEvent}s.
+ * One stream's view of the feed: an async iterator of {@link ChangeEvent}s, which can also be pulled
+ * (shared/pull.ts: a waiting stream then holds its receiver only, no promise chain).
  * Written by hand rather than as an async generator: `return()` (client gone,
  * server draining) must end a `next()` that is waiting for a change at once,
  * which a suspended generator cannot do.
  */
-class Watcher implements AsyncIterableIterator<ChangeEvent> {
+class Watcher implements AsyncIterableIterator<ChangeEvent>, PullSource<ChangeEvent> {
   #lastVersion: string | undefined;
   #dirty = true; // the first event is the current state
   #done = false;
@@ -63,6 +59,12 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
   #expired = false;
   #expiryTimer: NodeJS.Timeout | undefined;
   #wake: (() => void) | undefined;
+  /** A pull waiting for a change (at most one). */
+  #receiver: PullReceiver<ChangeEvent> | undefined;
+  /** A waiting pull's step is being looked for in a microtask already. */
+  #resuming = false;
+  /** The principal of the last event ({@link #principal}). */
+  #last: Principal | undefined;
   private readonly keyId: string;
   private readonly merchantId: string;
   /** The checkout session of the stream, kept on every reported principal (its scope never changes). */
@@ -81,27 +83,58 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
       // A session's stream ends at its expiry (contract §9), whether or not anything changes.
       this.#expiryTimer = setTimeout(() => {
         this.#expired = true;
-        this.#wake?.();
+        this.#signal();
       }, Math.max(0, this.session.expiresAt - now));
       this.#expiryTimer.unref();
     }
   }
 
+  /**
+   * The principal this stream's events carry, the same object for as long as nothing of it changes: each
+   * stream keeps the one of its last event (its context), and a fresh copy per stream per change lived until
+   * the next change, so the garbage collector copied and promoted 15,000 of them per change at a sale's peak
+   * (issue 31).
+   */
   #principal(): Principal | undefined {
-    const p = principalOf(this.store, this.keyId);
-    return p && this.session ? { ...p, session: this.session } : p;
+    const key = this.store.catalog.findActiveKey(this.keyId);
+    if (!key) return undefined;
+    const last = this.#last;
+    if (last !== undefined && last.mode === key.mode && last.merchantId === key.merchantId && last.merchantKyc === key.merchantKyc) return last;
+    const p: Principal = { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc };
+    return (this.#last = this.session ? { ...p, session: this.session } : p);
   }
 
   /** Called by the feed after every catalogue change. */
   notify(): void {
     if (this.#done) return;
-    if (!principalOf(this.store, this.keyId)) this.#revoked = true;
+    if (!this.store.catalog.findActiveKey(this.keyId)) this.#revoked = true;
     else if (this.store.catalog.merchantVersion(this.merchantId) !== this.#lastVersion) this.#dirty = true;
     else return;
-    this.#wake?.();
+    this.#signal();
   }
 
-  async next(): Promise<IteratorResult<ChangeEvent>> {
+  /** Something to report (or the end): release a waiting `next()`, or answer a waiting pull in a microtask. */
+  #signal(): void {
+    this.#wake?.();
+    if (this.#receiver !== undefined && !this.#resuming) {
+      this.#resuming = true;
+      queueMicrotask(() => this.#resume());
+    }
+  }
+
+  /** A waiting pull gets its step, if there is one now. */
+  #resume(): void {
+    this.#resuming = false;
+    const receiver = this.#receiver;
+    if (receiver === undefined) return;
+    const step = this.#ready();
+    if (step === undefined) return;
+    this.#receiver = undefined;
+    receiver.pulled(step);
+  }
+
+  /** The step to report now, or undefined when there is nothing yet (wait for a change). */
+  #ready(): IteratorResult<ChangeEvent> | undefined {
     while (!this.#done) {
       if (this.#expired) {
         this.#finish();
@@ -111,22 +144,36 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
         this.#finish();
         return { done: false, value: { kind: 'revoked' } };
       }
-      if (this.#dirty) {
-        this.#dirty = false;
-        // Read the version before building anything: a change landing after this line marks us dirty again.
-        this.#lastVersion = this.store.catalog.merchantVersion(this.merchantId);
-        const principal = this.#principal();
-        if (!principal) {
-          this.#revoked = true;
-          continue;
-        }
-        // The version lets every stream of the merchant share one execution per change (live streams' fan-out).
-        return { done: false, value: { kind: 'changed', principal, version: this.#lastVersion } };
+      if (!this.#dirty) return undefined;
+      this.#dirty = false;
+      // Read the version before building anything: a change landing after this line marks us dirty again.
+      this.#lastVersion = this.store.catalog.merchantVersion(this.merchantId);
+      const principal = this.#principal();
+      if (!principal) {
+        this.#revoked = true;
+        continue;
       }
+      // The version lets every stream of the merchant share one execution per change (live streams' fan-out).
+      return { done: false, value: { kind: 'changed', principal, version: this.#lastVersion } };
+    }
+    return { done: true, value: undefined };
+  }
+
+  async next(): Promise<IteratorResult<ChangeEvent>> {
+    for (;;) {
+      const step = this.#ready();
+      if (step !== undefined) return step;
       await new Promise<void>((resolve) => (this.#wake = resolve));
       this.#wake = undefined;
     }
-    return { done: true, value: undefined };
+  }
+
+  /** shared/pull.ts: the same steps as `next()`, to a receiver (never synchronously). */
+  pull(receiver: PullReceiver<ChangeEvent>): void {
+    if (this.#receiver !== undefined) throw new Error('Watcher: a pull is already waiting');
+    this.#receiver = receiver;
+    this.#resuming = true;
+    queueMicrotask(() => this.#resume());
   }
 
   return(): Promise<IteratorResult<ChangeEvent>> {
@@ -144,7 +191,7 @@ class Watcher implements AsyncIterableIterator<ChangeEvent> {
     this.#done = true;
     clearTimeout(this.#expiryTimer);
     this.feed.detach(this);
-    this.#wake?.();
+    this.#signal();
   }
 
   /** The feed is shutting down. */

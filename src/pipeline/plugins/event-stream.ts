@@ -34,6 +34,7 @@ import type { ExecutionResult, GraphQLError } from 'graphql';
 import type { FetchAPI } from 'graphql-yoga';
 import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js';
 import { EVENT_STREAM, type EventSink, type ResponseWithEventStream, type SinkClosed } from '../responses.js';
+import { isPullSource, type PullReceiver } from '../../shared/pull.js';
 
 /** Why a stream ended (for the log line). `slow`: cut off, the client stopped reading. */
 export type StreamEnd = 'complete' | 'cancelled' | 'aborted' | 'failed' | 'slow';
@@ -160,6 +161,8 @@ function serialize(result: ExecutionResult, onUnexpected: (error: unknown) => vo
 /** One open stream as the registry sees it ({@link EventStream}). */
 interface OpenStream {
   heartbeat(): void;
+  /** Its first bytes, if it has written none yet ({@link LiveStreamRegistry.awaitFirstBytes}). */
+  flushHeaders(): void;
   /** End it now (server shutting down is the source's job; this is for the registry's own close). */
   cutOff(): void;
 }
@@ -170,7 +173,19 @@ export interface LiveStreamRegistryOptions {
   heartbeatMs: number;
   /** Bytes that may wait for a client before it is cut off (> 0). */
   maxPendingBytes: number;
+  /** How long a new stream's headers may wait for its first event (ms, default {@link FIRST_BYTES_MS}). */
+  firstBytesMs?: number;
 }
+
+/**
+ * How long a new stream's headers wait for its first event before a heartbeat comment sends them. Why they
+ * wait at all: the first event (the current list) comes a turn of the change feed after the response is
+ * made, and written apart the headers and that event were two socket writes per page opened; on loopback
+ * each write also runs the receiving side's TCP work, and opening at a sale's peak (≥ 1,500 pages per
+ * second, issue 31) is bounded by the server's CPU per open. Bounded: a client sees its headers within this
+ * delay whatever its first event does.
+ */
+export const FIRST_BYTES_MS = 50;
 
 /**
  * The event streams open in this process: one heartbeat timer for all of them (not one per stream), started
@@ -182,6 +197,11 @@ export class LiveStreamRegistry {
   readonly maxPendingBytes: number;
   readonly #streams = new Set<OpenStream>();
   #timer: NodeJS.Timeout | undefined;
+  readonly firstBytesMs: number;
+  /** Streams that have written nothing yet (each leaves at its first write, or when it ends). */
+  readonly #unflushed = new Set<OpenStream>();
+  /** One timer for all of them (armed while the set is not empty). */
+  #flushTimer: NodeJS.Timeout | undefined;
   /** Streams cut off because their client stopped reading (a counter for /metrics). */
   slowCutOffs = 0;
 
@@ -190,6 +210,29 @@ export class LiveStreamRegistry {
     if (!Number.isInteger(options.maxPendingBytes) || options.maxPendingBytes <= 0) throw new Error('LiveStreamRegistry: maxPendingBytes must be a positive integer');
     this.heartbeatMs = options.heartbeatMs;
     this.maxPendingBytes = options.maxPendingBytes;
+    this.firstBytesMs = options.firstBytesMs ?? FIRST_BYTES_MS;
+    if (!Number.isInteger(this.firstBytesMs) || this.firstBytesMs < 0) throw new Error('LiveStreamRegistry: firstBytesMs must be a non-negative integer');
+  }
+
+  /**
+   * A new stream that has not written yet: its headers go with its first write, or with a heartbeat comment
+   * from the one first-bytes timer (within {@link firstBytesMs}) if that comes first.
+   */
+  awaitFirstBytes(stream: OpenStream): void {
+    this.#unflushed.add(stream);
+    if (this.#flushTimer !== undefined) return;
+    this.#flushTimer = setTimeout(() => {
+      this.#flushTimer = undefined;
+      const waiting = [...this.#unflushed];
+      this.#unflushed.clear();
+      for (const s of waiting) s.flushHeaders();
+    }, this.firstBytesMs);
+    this.#flushTimer.unref();
+  }
+
+  /** The stream wrote (or ended): it no longer waits for its first bytes. */
+  flushed(stream: OpenStream): void {
+    this.#unflushed.delete(stream);
   }
 
   get size(): number {
@@ -213,6 +256,7 @@ export class LiveStreamRegistry {
   }
 
   delete(stream: OpenStream): void {
+    this.#unflushed.delete(stream);
     if (this.#streams.delete(stream) && this.#streams.size === 0) {
       clearInterval(this.#timer);
       this.#timer = undefined;
@@ -228,13 +272,15 @@ export class LiveStreamRegistry {
  * Invariants: attached at most once; `onClose` is called exactly once, after the stream left the registry
  * and its source was returned (unless it completed); nothing is written after the end.
  */
-export class EventStream implements NonNullable<ResponseWithEventStream[typeof EVENT_STREAM]> {
+export class EventStream implements NonNullable<ResponseWithEventStream[typeof EVENT_STREAM]>, PullReceiver<LiveEvent> {
   readonly #iterator: AsyncIterator<LiveEvent>;
   readonly #options: EventStreamOptions;
   #sink: EventSink | undefined;
   #previous: string | undefined;
   #events = 0;
   #ended = false;
+  /** Nothing written yet (the headers wait for the first write: {@link LiveStreamRegistry.awaitFirstBytes}). */
+  #unflushed = true;
 
   constructor(results: AsyncIterable<LiveEvent>, options: EventStreamOptions) {
     this.#iterator = results[Symbol.asyncIterator]();
@@ -248,9 +294,10 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
   attach(sink: EventSink): SinkClosed {
     if (this.#sink !== undefined) throw new Error('EventStream: already attached');
     this.#sink = sink;
-    // A first comment flushes the headers at once (some clients wait for the first body bytes).
-    sink.write(HEARTBEAT_FRAME);
     this.#options.registry.add(this);
+    // The headers go with the first event when it comes soon (one socket write per open, not two), else with
+    // a heartbeat comment (some clients wait for the first body bytes).
+    this.#options.registry.awaitFirstBytes(this);
     this.#pump();
     return (how = 'aborted') => this.#end(how);
   }
@@ -261,6 +308,11 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
     this.#options.onHeartbeat?.();
     // Only to an idle connection: behind a backlog a heartbeat would only add to it.
     if (this.#sink!.pending() === 0) this.#write(HEARTBEAT_FRAME);
+  }
+
+  /** The first-bytes timer: nothing was written yet, so a comment sends the headers. */
+  flushHeaders(): void {
+    if (this.#unflushed) this.#write(HEARTBEAT_FRAME);
   }
 
   /** End now (the registry's own close). */
@@ -287,6 +339,10 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
   #write(bytes: Uint8Array | string): boolean {
     if (this.#ended) return false;
     const sink = this.#sink!;
+    if (this.#unflushed) {
+      this.#unflushed = false;
+      this.#options.registry.flushed(this);
+    }
     if (sink.pending() > this.#options.registry.maxPendingBytes) {
       this.#options.registry.slowCutOffs += 1;
       this.#end('slow');
@@ -305,6 +361,16 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
    */
   #pump(): void {
     if (this.#ended) return;
+    const source = this.#iterator;
+    if (isPullSource<LiveEvent>(source)) {
+      // Waiting holds this stream as the receiver, no promise chain (shared/pull.ts).
+      try {
+        source.pull(this);
+      } catch (err) {
+        this.#onFailure(err);
+      }
+      return;
+    }
     let next: Promise<IteratorResult<LiveEvent>>;
     try {
       next = this.#iterator.next();
@@ -342,6 +408,24 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
     }
     answer.then(this.#onAnswer, this.#onFailure).catch(this.#onBug);
   };
+
+  /** PullReceiver: the source's next step (as `next()` would have resolved). */
+  pulled(step: IteratorResult<LiveEvent>): void {
+    try {
+      this.#onStep(step);
+    } catch (err) {
+      this.#onBug(err);
+    }
+  }
+
+  /** PullReceiver: the source failed (as `next()` would have rejected). */
+  pullFailed(error: unknown): void {
+    try {
+      this.#onFailure(error);
+    } catch (err) {
+      this.#onBug(err);
+    }
+  }
 
   /** A deferred answer that came later (an execution that waited on something). */
   readonly #onAnswer = (answer: ExecutionResult): void => {

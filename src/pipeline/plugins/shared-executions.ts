@@ -44,6 +44,7 @@ import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { GraphQLContext } from '../../graphql/context.js';
 import type { ChangeEvent } from '../../modules/live/change-feed.js';
 import { withoutStackTraces } from '../../shared/errors.js';
+import { isPullSource, type PullReceiver, type PullSource } from '../../shared/pull.js';
 import { DEFERRED_ANSWER, type DeferredAnswer, type LiveEvent } from './event-stream.js';
 import { classVariables, holeArgumentsOf, listIdsOf, outcomesOf, refill, shapeOf, templateOf, type EventTemplate, type HoleArguments, type Shape } from './event-templates.js';
 
@@ -347,10 +348,13 @@ function forget(group: Group): void {
 
 /**
  * One stream's events: its watcher's changes, each executed once per group and version. A class, not an
- * object literal of closures: an open stream's memory is these fields (contract §8b).
+ * object literal of closures: an open stream's memory is these fields (contract §8b). It can be pulled
+ * (shared/pull.ts) when its watcher can: then a waiting stream holds no promise.
  */
-class GroupStream implements AsyncIterableIterator<LiveEvent> {
+class GroupStream implements AsyncIterableIterator<LiveEvent>, PullSource<LiveEvent>, PullReceiver<ChangeEvent> {
   #left = false;
+  /** The pull waiting for this stream's next event (at most one). */
+  #receiver: PullReceiver<LiveEvent> | undefined;
 
   constructor(
     private readonly owner: SharedExecutions,
@@ -375,13 +379,64 @@ class GroupStream implements AsyncIterableIterator<LiveEvent> {
       this.#leave();
       throw err;
     }
+    return this.#eventOf(step);
+  }
+
+  /** shared/pull.ts: the same events as `next()`; pulls the watcher when it can be pulled. */
+  pull(receiver: PullReceiver<LiveEvent>): void {
+    if (!isPullSource<ChangeEvent>(this.iterator)) {
+      this.next().then(
+        (step) => receiver.pulled(step),
+        (err: unknown) => receiver.pullFailed(err),
+      );
+      return;
+    }
+    if (this.#receiver !== undefined) throw new Error('GroupStream: a pull is already waiting');
+    this.#receiver = receiver;
+    this.iterator.pull(this);
+  }
+
+  /** PullReceiver: the watcher's step. */
+  pulled(step: IteratorResult<ChangeEvent>): void {
+    const receiver = this.#receiver!;
+    this.#receiver = undefined;
+    let event: IteratorResult<LiveEvent> | Promise<IteratorResult<LiveEvent>>;
+    try {
+      event = this.#eventOf(step);
+    } catch (err) {
+      receiver.pullFailed(err);
+      return;
+    }
+    if (event instanceof Promise) {
+      event.then(
+        (e) => receiver.pulled(e),
+        (err: unknown) => receiver.pullFailed(err),
+      );
+    } else {
+      receiver.pulled(event);
+    }
+  }
+
+  /** PullReceiver: the watcher failed. */
+  pullFailed(error: unknown): void {
+    const receiver = this.#receiver!;
+    this.#receiver = undefined;
+    this.#leave();
+    receiver.pullFailed(error);
+  }
+
+  /** The event of one watcher step: executed once per group and version, or refilled (event-templates.ts). */
+  #eventOf(step: IteratorResult<ChangeEvent>): IteratorResult<LiveEvent> | Promise<IteratorResult<LiveEvent>> {
     if (step.done) {
       this.#leave();
       return { done: true, value: undefined };
     }
     const payload = step.value;
     const group = this.group;
-    if (payload.kind !== 'changed' || group === undefined) return { done: false, value: await this.owner.run(this.args, this.compiled, payload) };
+    if (payload.kind !== 'changed' || group === undefined) {
+      const own = this.owner.run(this.args, this.compiled, payload);
+      return own instanceof Promise ? own.then((value) => ({ done: false, value })) : { done: false, value: own };
+    }
     if (group.version !== payload.version || group.result === undefined) {
       group.version = payload.version;
       group.result = this.owner.run(this.args, this.compiled, payload);
@@ -390,9 +445,14 @@ class GroupStream implements AsyncIterableIterator<LiveEvent> {
     } else {
       this.owner.used(group);
     }
-    // Taken before waiting: the group lets go of both at the end of this turn.
+    // Taken now: the group lets go of both at the end of this turn.
     const representative = group.representative;
-    const result = await group.result;
+    const result = group.result;
+    if (result instanceof Promise) return result.then((r) => this.#answerOf(r, representative, payload));
+    return this.#answerOf(result, representative, payload);
+  }
+
+  #answerOf(result: ExecutionResult, representative: Representative | undefined, payload: ChangeEvent): IteratorResult<LiveEvent> {
     // Without holes every stream of the class has the same answer (its amount is read by no field it asks).
     if (this.template === undefined || representative === undefined || this.template.template.holes.length === 0) return { done: false, value: result };
     // Refilled when delivered, not now (event-stream.ts DEFERRED_ANSWER).

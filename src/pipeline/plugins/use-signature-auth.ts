@@ -70,8 +70,11 @@ export interface SignatureAuthOptions {
 
 /** How the authentication step verifies a checkout session's client secret (contract §9). */
 export interface SessionAuthOptions {
-  /** The claims of an authentic secret (any state), undefined when malformed or forged. */
-  authenticClaims(clientSecret: string): SessionClaims | undefined;
+  /**
+   * The claims of an authentic secret (any state), undefined when malformed or forged. `request`: the one it
+   * came with (the app reuses what the request's fair lane verified).
+   */
+  authenticClaims(clientSecret: string, request: Request): SessionClaims | undefined;
   /** The live session's principal; throws SESSION_INVALID / SESSION_EXPIRED. */
   principalOf(claims: SessionClaims | undefined): Principal;
   /** True when `origin` (exactly as sent) is an allowed web origin of the merchant. */
@@ -230,7 +233,7 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
    */
   async function verifySession(sessions: SessionAuthOptions, secret: string, request: Request, pathname: string, state: RequestState): Promise<void> {
     assertDeclaredLengthWithin(request, options.bodyLimitBytes);
-    const claims = sessions.authenticClaims(secret);
+    const claims = sessions.authenticClaims(secret, request);
     state.sessionId = claims?.id;
     const origin = request.headers.get('origin');
     if (claims && origin !== null && sessions.originAllowed(claims.merchantId, origin)) state.corsOrigin = origin;
