@@ -339,19 +339,20 @@ export function createAppParts(options: AppOptions): AppParts {
   };
 }
 
-/**
- * Checkout-session requests take turns per merchant before they enter the pipeline (contract §9: one
- * merchant's sessions cannot slow the others; pipeline/transport/fair-lanes.ts says how). A request's lane
- * is the merchant its client secret names once the secret's MAC verifies (an HMAC, no database: the
- * pipeline still judges expiry, revocation and scope), '' for a secret that does not; requests that are
- * not a session's start at once.
- */
 /** A client secret verified by a request's fair lane, with its claims (undefined: not authentic). */
 interface LaneClaims {
   readonly secret: string;
   readonly claims: SessionClaims | undefined;
 }
 
+/**
+ * Checkout-session requests take turns per merchant before they enter the pipeline (contract §9: one
+ * merchant's sessions cannot slow the others; pipeline/transport/fair-lanes.ts says how). A request's lane
+ * is the merchant its client secret names once the secret's MAC verifies (an HMAC, no database: the
+ * pipeline still judges expiry, revocation and scope), '' for a secret that does not; requests that are
+ * not a session's start at once. What it verified is kept in `laneClaims` for the same request's
+ * authentication, which then verifies nothing again.
+ */
 function sessionFairness(sessions: SessionService, registry: Registry, logger: Logger, maxQueued: number | undefined, laneClaims: WeakMap<IncomingMessage, LaneClaims>): AppParts['fairness'] {
   const shedTotal = new Counter({ name: 'gateway_session_requests_shed_total', help: 'Checkout-session requests answered 503 because the fair lanes were full (this process).', registers: [registry] });
   let lastLog = 0;

@@ -200,7 +200,7 @@ export class LiveStreamRegistry {
   readonly firstBytesMs: number;
   /** Streams that have written nothing yet (each leaves at its first write, or when it ends). */
   readonly #unflushed = new Set<OpenStream>();
-  /** One timer for all of them (armed while the set is not empty). */
+  /** One timer for all of them: armed by the first stream to wait when none is; it flushes every waiting one. */
   #flushTimer: NodeJS.Timeout | undefined;
   /** Streams cut off because their client stopped reading (a counter for /metrics). */
   slowCutOffs = 0;
