@@ -14,6 +14,7 @@
  * Invariant (test/unit/live-fields.test.ts): every field of `PaymentChannel` is in exactly one of the two
  * sets, so a field added to the schema is not templated until someone says which kind it is.
  */
+import { recordOf, type ListedChannel } from '../modules/channels/service.js';
 
 /** The subscription field whose events are templated, and the type of its list's items. */
 export const LIVE_LIST = { field: 'paymentChannelsChanged', itemType: 'PaymentChannel' } as const;
@@ -38,3 +39,15 @@ export const SCOPE_FIELDS: ReadonlySet<string> = new Set([
   'currency',
   'requiresKyc',
 ]);
+
+/**
+ * Invariant the event templates rest on when a page reuses its own earlier values (event-templates.ts
+ * `outcomesOf`): each payment field's value is a function of the channel record its item was listed from
+ * ({@link itemRecordOf}), the stream's principal and the field's arguments, and of nothing else: no clock, no
+ * other state. A change that leaves a channel's record and a stream's principal as they were leaves that
+ * channel's payment fields as they were. (The catalogue builds a new record whenever anything of a channel
+ * changes for a merchant, a scheduled rule taking effect included: src/modules/catalogue/catalog.ts.)
+ */
+export function itemRecordOf(item: object): object {
+  return recordOf(item as ListedChannel);
+}

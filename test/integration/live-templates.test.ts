@@ -10,7 +10,7 @@
  * streams with no session. Random amounts (a fixed seed) add more of each.
  */
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, openEventStream, type EventStreamReader } from '../helpers/sse.js';
 import { comparable, nexts, queryOf } from '../helpers/live-answers.js';
@@ -154,6 +154,48 @@ describe('event templates: each page gets exactly its own answer', () => {
       expect((await counter('template')) - before.template).toBe(pages.length);
     } finally {
       await t.execute(`update channels set status = 'active' where code = 'bri_va'`);
+    }
+  });
+
+  it("a change to one channel recomputes that channel's fields on each page; a KYC change recomputes them all", async () => {
+    // event-templates.ts `outcomesOf`: a page keeps its holes' values and reuses those of the channels whose
+    // record and principal a change left as they were. Counted at the fee resolver's service call.
+    const amounts = [20_000, 31_337, 48_000, 99_999, 420_000];
+    const pages: Page[] = [];
+    for (const amount of amounts) {
+      const headers = { Authorization: `Bearer ${await createSession({ amount })}` };
+      pages.push({ query: COMPONENT, variables: { amount }, headers, stream: await openEventStream(COMPONENT, { as: t.approved, fetch: t.streamFetch, headers }, { amount }) });
+    }
+    streams.push(...pages.map((p) => p.stream));
+    for (const p of pages) await p.stream.waitFor((s) => nexts(s) >= 1, 5000, 'the first event');
+    const channels = ((p: Page) => (p.stream.results()[0] as { data: { paymentChannelsChanged: unknown[] } }).data.paymentChannelsChanged.length)(pages[0]!);
+    const priced = vi.spyOn(t.app.services.fees, 'quoteForChannel');
+    const settle = async (change: string, round: number) => {
+      priced.mockClear();
+      const executions = await counter('execution');
+      await t.execute(change);
+      for (const p of pages) await p.stream.waitFor((s) => nexts(s) >= round, 5000, `the event of ${change}`);
+      // Taken before the queries below, which price too.
+      const codes = priced.mock.calls.map(([, channel]) => channel.code);
+      const executed = (await counter('execution')) - executions;
+      for (const p of pages) expect(comparable(p.stream.results().at(-1)), `${change}: ${JSON.stringify(p.variables)}`).toEqual(await answerOf(p));
+      return { executed, codes };
+    };
+    try {
+      // Every page's own computation prices bri_va only; the class's execution prices every channel.
+      const one = await settle(`update channels set status = 'maintenance' where code = 'bri_va'`, 2);
+      expect(one.executed).toBeGreaterThan(0);
+      expect(one.codes.filter((c) => c !== 'bri_va')).toHaveLength(one.executed * (channels - 1));
+      expect(one.codes.filter((c) => c === 'bri_va')).toHaveLength(one.executed + pages.length);
+      // Another principal (the merchant's KYC): nothing is reused, every page prices every channel again.
+      const kyc = await settle(`update merchants set kyc_status = 'pending' where id = '${t.approved.merchantId}'`, 3);
+      expect(kyc.codes.length).toBeGreaterThanOrEqual(pages.length * 2);
+      const perPage = (kyc.codes.length - kyc.executed * new Set(kyc.codes).size) / pages.length;
+      expect(perPage).toBe(new Set(kyc.codes).size);
+    } finally {
+      priced.mockRestore();
+      await t.execute(`update channels set status = 'active' where code = 'bri_va'`);
+      await t.execute(`update merchants set kyc_status = 'approved' where id = '${t.approved.merchantId}'`);
     }
   });
 

@@ -97,6 +97,9 @@ class Writer {
   }
 }
 
+/** Strict UTF-8 (a field that is not is malformed); one decoder for all: `decode` without `stream` keeps no state. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 class Reader {
   #at = 0;
   constructor(private readonly buf: Buffer) {}
@@ -113,7 +116,7 @@ class Reader {
   text(): string {
     const len = this.byte();
     if (this.#at + len > this.buf.length) throw new ClientSecretError('truncated');
-    const s = new TextDecoder('utf-8', { fatal: true }).decode(this.buf.subarray(this.#at, this.#at + len));
+    const s = UTF8.decode(this.buf.subarray(this.#at, this.#at + len));
     this.#at += len;
     return s;
   }

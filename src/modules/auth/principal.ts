@@ -1,5 +1,6 @@
 /** Who is calling: established by the signature plugin from a verified API key, read by every service. */
 import type { KeyMode, KycStatus, Locale } from '../../shared/vocabulary.js';
+import type { Big } from '../../shared/money.js';
 
 export interface Principal {
   apiKeyId: string;
@@ -33,6 +34,11 @@ export interface SessionScope {
   id: string;
   /** Exact decimal text: the only amount the session may list or price. */
   amount: string;
+  /**
+   * `amount` parsed, once per principal: a live page lists and prices against it at every change, and with
+   * thousands of pages (each its own amount) a shared cache of parsed texts would be cleared before it helped.
+   */
+  amountValue: Big;
   /** ISO 4217, upper case: the only currency. */
   currency: string;
   /** Lower-case channel codes: the only channels listed or priced. */

@@ -27,6 +27,15 @@ function listed(channel: MerchantChannel, availability: Availability): ListedCha
   return view;
 }
 
+/**
+ * The catalogue record a listed channel was judged from (itself when it is a record). The catalogue builds a
+ * new record whenever anything of it changes (catalog.ts: a change, a rule taking effect), so two listed
+ * channels with the same record and the same principal have the same availability and fees.
+ */
+export function recordOf(channel: ListedChannel): MerchantChannel {
+  return Object.hasOwn(channel, 'id') ? channel : (Object.getPrototypeOf(channel) as MerchantChannel);
+}
+
 /** GraphQL `PaymentChannelFilter` after scalar coercion. */
 export interface ChannelFilter {
   /** Canonical decimal text: the payment amount channels are judged for. */
@@ -103,7 +112,8 @@ export class ChannelService {
     const f = principal.session ? sessionFilter(principal, filter) : (filter ?? {});
     const payment: PaymentContext = {};
     if (f.amount != null) {
-      const amount = parseDecimalText(f.amount, 'filter.amount');
+      // A session's own amount is parsed once (SessionScope.amountValue): sessionFilter put it here.
+      const amount = principal.session ? principal.session.amountValue : parseDecimalText(f.amount, 'filter.amount');
       if (!isPositive(amount)) throw invalidRequest('filter.amount', 'filter.amount must be greater than 0.');
       payment.amount = amount;
     }
@@ -167,7 +177,7 @@ export class ChannelService {
 function sessionFilter(principal: Principal, filter: ChannelFilter | null | undefined): ChannelFilter {
   const session = principal.session!;
   const f = filter ?? {};
-  if (f.amount != null && !parseDecimalText(f.amount, 'filter.amount').eq(parseDecimalText(session.amount, 'amount'))) {
+  if (f.amount != null && !parseDecimalText(f.amount, 'filter.amount').eq(session.amountValue)) {
     throw new AppError('SESSION_SCOPE', `This checkout session lists channels for ${session.amount} ${session.currency} only.`, { field: 'filter.amount' });
   }
   if (f.currency != null && f.currency.toUpperCase() !== session.currency) {

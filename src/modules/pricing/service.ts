@@ -70,7 +70,7 @@ export function assertMerchantScope(principal: Principal, merchantId: string | n
 function assertSessionAmount(principal: Principal, amountText: string, currency: string): void {
   const session = principal.session!;
   // Both are canonical decimal texts: equal texts are equal amounts (the usual case, no decimal arithmetic).
-  if (amountText !== session.amount && !parseDecimalText(amountText, 'amount').eq(parseDecimalText(session.amount, 'amount'))) {
+  if (amountText !== session.amount && !parseDecimalText(amountText, 'amount').eq(session.amountValue)) {
     throw new AppError('SESSION_SCOPE', `This checkout session prices ${session.amount} ${session.currency} only.`, { field: 'amount' });
   }
   if (currency !== session.currency && currency.toUpperCase() !== session.currency) {
@@ -109,7 +109,8 @@ export class FeeService {
    */
   quoteForChannel(principal: Principal, channel: ListedChannel, amountText: string, chargeFeeToCustomer?: boolean | null): FeeCalculationModel {
     if (principal.session) assertSessionAmount(principal, amountText, channel.currency);
-    const amount = parseDecimalText(amountText, 'amount');
+    // Asserted equal to the session's amount, which is parsed once per principal.
+    const amount = principal.session ? principal.session.amountValue : parseDecimalText(amountText, 'amount');
     if (!isPositive(amount)) throw invalidRequest('amount', 'amount must be greater than 0.');
     // A checkout session's list judged each channel for exactly this payment (the session's amount, asserted
     // above, in the session's currency, which is the channel's) with this principal: its reasons are the ones

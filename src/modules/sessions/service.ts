@@ -155,6 +155,7 @@ export class SessionService {
       session: {
         id: claims.id,
         amount: claims.amount,
+        amountValue: parseDecimalText(claims.amount, 'amount'),
         currency: claims.currency,
         methods: claims.methods,
         expiresAt: claims.expiresAt * 1000,

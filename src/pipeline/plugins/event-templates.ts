@@ -28,7 +28,8 @@
  * of them) with default resolvers, so a hole's value is its resolver's result serialised field by field.
  *
  * Bounds: a template per (document, operation name), cached in a WeakMap on Yoga's cached documents; a stream
- * keeps its holes' argument values (its amount); a class keeps its executed answers and their shapes (one per
+ * keeps its holes' argument values (its amount) and their last values (one string per hole, {@link HoleMemo}:
+ * a change recomputes only the channels it touched); a class keeps its executed answers and their shapes (one per
  * signature, so at most one per stream of the class) only for the turn of the change (shared-executions.ts
  * `release`).
  */
@@ -59,7 +60,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { hash, randomUUID } from 'node:crypto';
-import { LIVE_LIST, PAYMENT_FIELDS, SCOPE_FIELDS } from '../../graphql/live-fields.js';
+import { itemRecordOf, LIVE_LIST, PAYMENT_FIELDS, SCOPE_FIELDS } from '../../graphql/live-fields.js';
 import { answerText, FRAME_HEAD, FRAME_TAIL, REQUEST_ID_MARK_JSON, SERIALIZED, type SerializedAnswer } from './event-stream.js';
 import { AppError } from '../../shared/errors.js';
 
@@ -84,6 +85,8 @@ interface Hole {
   readonly leaves: readonly Leaf[];
   /** The JSON of `__typename` in it. */
   readonly typename: string;
+  /** It takes no arguments: its value is a function of the channel record and the principal, one of a few. */
+  readonly fewValues: boolean;
 }
 
 /** What a document's events share and what each stream computes (see the module comment). */
@@ -125,12 +128,16 @@ export interface Shape {
 interface ShapeText {
   readonly parts: readonly string[];
   readonly slots: readonly number[];
+  /** A digest of the pieces and slots: equal for two shapes exactly when their texts around the holes are. */
+  readonly digest: string;
 }
 
 /** A page's own holes for one change: each hole's JSON (undefined where it failed) and its failures' signature. */
 export interface Outcomes {
   readonly values: readonly (string | undefined)[];
   readonly signature: string;
+  /** Changes exactly when a value does ({@link HoleMemo.stamp}). */
+  readonly stamp: number;
 }
 
 const templates = new WeakMap<DocumentNode, Map<string, EventTemplate | null>>();
@@ -219,6 +226,7 @@ function analyse(schema: GraphQLSchema, document: DocumentNode, operationName: s
       nonNull: isNonNullType(field.type),
       leaves,
       typename: JSON.stringify(objectType.name),
+      fewValues: field.args.length === 0,
     });
   }
   // Variables every reference of which is in a hole's arguments: the stream's own (its amount).
@@ -300,13 +308,20 @@ function failureText(index: number, error: AppError): string {
   return `${index}\u0000${error.code}\u0000${error.message}\u0000${JSON.stringify(error.details)}\u0001`;
 }
 
+/** A class's list for one change: its channels' ids and the records they were listed from, in order. */
+export interface ClassList {
+  readonly ids: readonly unknown[];
+  readonly records: readonly object[];
+}
+
 /**
- * The channel ids of a class's list for one change (the same for every page: the list is not filtered by
- * amount), from any page of it; undefined when the list is not a list.
+ * A class's list for one change (the same channels for every page: the list is not filtered by amount), from
+ * any page of it; undefined when the list is not a list.
  */
-export function listIdsOf(template: EventTemplate, payload: unknown, context: unknown): readonly unknown[] | undefined {
+export function classListOf(template: EventTemplate, payload: unknown, context: unknown): ClassList | undefined {
   try {
-    return listOf(template, payload, context)?.map((c) => c.id);
+    const list = listOf(template, payload, context);
+    return list && { ids: list.map((c) => c.id), records: list.map((c) => itemRecordOf(c)) };
   } catch {
     // The execution of this change reports the failure; the class is then not refilled.
     return undefined;
@@ -372,33 +387,109 @@ function leafJsonOf(type: GraphQLOutputType): LeafJson {
   };
 }
 
-/** A hole's value as JSON: what the answer's JSON has at its place (its leaves in the selection's order). */
+/**
+ * A hole's value as JSON: what the answer's JSON has at its place (its leaves in the selection's order). Joined,
+ * not concatenated: a page keeps it until the next change (HoleMemo), and a concatenated string is a tree of
+ * its pieces, about four times the bytes of its text (measured: 7 KB more per stream).
+ */
 function holeJson(hole: Hole, value: unknown): string {
   if (value == null) {
     if (hole.nonNull) throw NOT_LIKE;
     return 'null';
   }
   if (typeof value !== 'object' || typeof (value as { then?: unknown }).then === 'function') throw NOT_LIKE;
-  let text = '';
-  for (const leaf of hole.leaves) text += leaf.prefix + (leaf.json === null ? hole.typename : leaf.json((value as Record<string, unknown>)[leaf.field]));
-  return `${text}}`;
+  const { leaves } = hole;
+  const pieces = new Array<string>(2 * leaves.length + 1);
+  for (let l = 0; l < leaves.length; l++) {
+    const leaf = leaves[l]!;
+    pieces[2 * l] = leaf.prefix;
+    pieces[2 * l + 1] = leaf.json === null ? hole.typename : leaf.json((value as Record<string, unknown>)[leaf.field]);
+  }
+  pieces[2 * leaves.length] = '}';
+  return pieces.join('');
 }
 
 /**
- * A page's own holes, or undefined when the page must be executed on its own: its list is not its class's
- * (`ids`), a hole failed with something other than a contract error, or a value does not complete (a null
- * where none may be). Its answer is then that execution's, errors and all.
+ * One copy of each common value of the holes without arguments (a channel's availability: a few values for all
+ * pages), so that pages keep references to them rather than copies. Bound: this many texts, then it starts over.
  */
-export function outcomesOf(template: EventTemplate, ids: readonly unknown[], holeArguments: HoleArguments, payload: unknown, context: unknown): Outcomes | undefined {
+const commonValues = new Map<string, string>();
+const MAX_COMMON_VALUES = 1024;
+
+function common(text: string): string {
+  const kept = commonValues.get(text);
+  if (kept !== undefined) return kept;
+  if (commonValues.size >= MAX_COMMON_VALUES) commonValues.clear();
+  commonValues.set(text, text);
+  return text;
+}
+
+/**
+ * What a page's holes were last computed from and what they came to (see {@link outcomesOf}): kept by its
+ * stream between changes, so a change recomputes only the channels it touched. `slots[item × holes + hole]` is
+ * the hole's JSON, or FAILED followed by its failure's text ({@link failureText}).
+ */
+export interface HoleMemo {
+  /** The records the page's items were listed from (its class's list when they are the same: shared). */
+  records: readonly object[];
+  /** The principal the values were computed for (a stream keeps one while its key and merchant stay the same). */
+  principal: unknown;
+  readonly slots: (string | undefined)[];
+  /**
+   * Stands for the slots' contents: a new number (never used before by any page) whenever one of them
+   * changes, the same while none does. So a page's answer is told from its last by its shape's digest and
+   * this, without hashing the page's text (refill).
+   */
+  stamp: number;
+}
+
+/** The last {@link HoleMemo.stamp} handed out (a double: unique past 2^31 too). */
+let stamps = 0;
+
+/** Marks a failed hole in {@link HoleMemo.slots} (no JSON text starts with it). */
+const FAILED = '\u0002';
+const FAILED_CODE = FAILED.charCodeAt(0);
+
+/**
+ * A page's own holes, or undefined when the page must be executed on its own: its list is not its class's
+ * (`list.ids`), a hole failed with something other than a contract error, or a value does not complete (a
+ * null where none may be). Its answer is then that execution's, errors and all.
+ *
+ * A hole of an item listed from the same record as at the page's last computation, for the same principal,
+ * is taken from `memo` instead of being computed: the payment fields depend on nothing else (live-fields.ts
+ * `itemRecordOf`), and a page's arguments are its own for its life. A change to one channel (a status, a fee)
+ * recomputes that channel's holes on every page and reuses the others; a page keeps one string per hole for
+ * this (contract §8b: memory per stream). The memo is updated in place, or dropped when the page is not like
+ * its class (the values are then left half-updated).
+ */
+export function outcomesOf(template: EventTemplate, list: ClassList, holeArguments: HoleArguments, memo: HoleMemo | undefined, payload: unknown, context: unknown): { outcomes: Outcomes; memo: HoleMemo } | undefined {
   const { holes } = template;
   try {
-    const list = listOf(template, payload, context);
-    if (!list || list.length !== ids.length) return undefined;
-    const values = new Array<string | undefined>(list.length * holes.length);
+    const items = listOf(template, payload, context);
+    if (!items || items.length !== list.ids.length) return undefined;
+    const principal = (context as { principal?: unknown } | undefined)?.principal;
+    const size = items.length * holes.length;
+    // The memo's slots are overwritten in place and compared as they are (a new principal recomputes them
+    // all, and may come to the same values: then the stamp stays); its values are reused for the same principal.
+    const same = memo !== undefined && memo.slots.length === size ? memo : undefined;
+    const kept = same !== undefined && same.principal === principal ? same : undefined;
+    const slots = same?.slots ?? new Array<string | undefined>(size);
+    let changed = same === undefined;
+    let records: object[] | undefined;
     let signature = '';
-    for (let i = 0; i < list.length; i++) {
-      const source = list[i]!;
-      if (source.id !== ids[i]) return undefined;
+    for (let i = 0; i < items.length; i++) {
+      const source = items[i]!;
+      if (source.id !== list.ids[i]) return undefined;
+      const record = itemRecordOf(source);
+      if (records === undefined && record !== list.records[i]) records = list.records.slice(0, i);
+      records?.push(record);
+      if (kept !== undefined && kept.records[i] === record) {
+        for (let h = 0; h < holes.length; h++) {
+          const slot = slots[i * holes.length + h]!;
+          if (slot.charCodeAt(0) === FAILED_CODE) signature += slot.slice(1);
+        }
+        continue;
+      }
       for (let h = 0; h < holes.length; h++) {
         const hole = holes[h]!;
         let value: unknown;
@@ -406,13 +497,27 @@ export function outcomesOf(template: EventTemplate, ids: readonly unknown[], hol
           value = hole.resolve(source, holeArguments[h], context, hole.info);
         } catch (err) {
           if (!(err instanceof AppError)) return undefined;
-          signature += failureText(i * holes.length + h, err);
+          const failure = failureText(i * holes.length + h, err);
+          signature += failure;
+          const slot = FAILED + failure;
+          if (slots[i * holes.length + h] !== slot) {
+            slots[i * holes.length + h] = slot;
+            changed = true;
+          }
           continue;
         }
-        values[i * holes.length + h] = holeJson(hole, value);
+        const slot = hole.fewValues ? common(holeJson(hole, value)) : holeJson(hole, value);
+        if (slots[i * holes.length + h] !== slot) {
+          slots[i * holes.length + h] = slot;
+          changed = true;
+        }
       }
     }
-    return { values, signature };
+    const next = same ?? { records: list.records, principal, slots, stamp: 0 };
+    next.records = records ?? list.records;
+    next.principal = principal;
+    if (changed) next.stamp = ++stamps;
+    return { outcomes: { values: slots, signature, stamp: next.stamp }, memo: next };
   } catch (err) {
     // NOT_LIKE, or the list itself failed: the page's own execution answers it (and reports a bug, if any).
     if (err === NOT_LIKE || err instanceof Error) return undefined;
@@ -447,15 +552,17 @@ function textOf(template: EventTemplate, shape: Shape): ShapeText {
     }
     if (j + 1 < pieces.length) slots.push(Number(pieces[j + 1]));
   }
-  return { parts, slots };
+  return { parts, slots, digest: hash('sha256', JSON.stringify([parts, slots]), 'base64') };
 }
 
 /**
  * A page's answer, made for its stream: its whole `event: next` frame, the shape of its failures with its own
  * values in the holes that did not fail and its request id in its errors. The frame is joined in one go (one
- * flat string: concatenated, its pieces were copied again when it was hashed and when its length was taken for
- * the socket's write), and its digest is the frame's: a stream's request id is the same in all its frames, so
- * two answers of a stream have the same digest exactly when they are the same answer.
+ * flat string: concatenated, its pieces were copied again when its length was taken for the socket's write).
+ * Its digest is its shape's text's and its values' stamp: a stream's request id is the same in all its frames,
+ * and a stamp stays the same exactly while the page's values do, so two answers of a stream have the same
+ * digest exactly when they are the same answer (the frame itself is not hashed: that was a tenth of a
+ * change's CPU at 15,000 pages).
  */
 export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes, requestId: string): SerializedAnswer {
   const { parts, slots } = (shape.text ??= textOf(template, shape));
@@ -469,5 +576,5 @@ export function refill(template: EventTemplate, shape: Shape, outcomes: Outcomes
   }
   pieces[2 * slots.length + 2] = FRAME_TAIL;
   const frame = pieces.join('');
-  return { [SERIALIZED]: { frame, digest: hash('sha256', frame, 'base64') } };
+  return { [SERIALIZED]: { frame, digest: `${shape.text.digest}${outcomes.stamp}` } };
 }

@@ -46,7 +46,7 @@ import type { ChangeEvent } from '../../modules/live/change-feed.js';
 import { withoutStackTraces } from '../../shared/errors.js';
 import { isPullSource, type PullReceiver, type PullSource } from '../../shared/pull.js';
 import { DEFERRED_ANSWER, type DeferredAnswer, type LiveEvent } from './event-stream.js';
-import { classVariables, holeArgumentsOf, listIdsOf, outcomesOf, refill, shapeOf, templateOf, type EventTemplate, type HoleArguments, type Shape } from './event-templates.js';
+import { classListOf, classVariables, holeArgumentsOf, outcomesOf, refill, shapeOf, templateOf, type ClassList, type EventTemplate, type HoleArguments, type HoleMemo, type Shape } from './event-templates.js';
 
 /**
  * The streams asking one question, or with a template one class of questions (event-templates.ts). Between
@@ -67,17 +67,19 @@ interface Representative {
   readonly payload: ChangeEvent;
   readonly context: unknown;
   /**
-   * The class's list for this change (channel ids) and its answers by failure signature, ready to refill
-   * (event-templates.ts); prepared by the first page that needs them. `ids` undefined after preparing: this
+   * The class's list for this change and its answers by failure signature, ready to refill
+   * (event-templates.ts); prepared by the first page that needs them. `list` undefined after preparing: this
    * change's answers cannot be refilled.
    */
-  prepared?: { ids: readonly unknown[] | undefined; shapes: Map<string, Shape> };
+  prepared?: { list: ClassList | undefined; shapes: Map<string, Shape> };
 }
 
 /** A templated stream's own part of its questions. */
 interface StreamTemplate {
   readonly template: EventTemplate;
   readonly holeArguments: HoleArguments;
+  /** Its holes as last computed (event-templates.ts `outcomesOf`): a change recomputes only what it touched. */
+  memo: HoleMemo | undefined;
 }
 
 /**
@@ -230,7 +232,7 @@ export class SharedExecutions {
     if (template === null) return undefined;
     const holeArguments = holeArgumentsOf(args.schema, template, args.variableValues);
     if (holeArguments === undefined) return undefined;
-    return { template, holeArguments };
+    return { template, holeArguments, memo: undefined };
   }
 
   /**
@@ -294,11 +296,13 @@ export class SharedExecutions {
     let prepared = representative.prepared;
     if (prepared === undefined) {
       const shape = shapeOf(template, result);
-      prepared = representative.prepared = { ids: shape ? listIdsOf(template, representative.payload, representative.context) : undefined, shapes: new Map() };
+      prepared = representative.prepared = { list: shape ? classListOf(template, representative.payload, representative.context) : undefined, shapes: new Map() };
       if (shape) prepared.shapes.set(shape.signature, shape);
     }
-    const outcomes = prepared.ids === undefined ? undefined : outcomesOf(template, prepared.ids, stream.holeArguments, payload, args.contextValue);
-    if (outcomes === undefined) return this.run(args, compiled, payload);
+    const computed = prepared.list === undefined ? undefined : outcomesOf(template, prepared.list, stream.holeArguments, stream.memo, payload, args.contextValue);
+    stream.memo = computed?.memo;
+    if (computed === undefined) return this.run(args, compiled, payload);
+    const { outcomes } = computed;
     let shape = prepared.shapes.get(outcomes.signature);
     if (shape === undefined) {
       // The first page of the class whose channels fail differently (another amount band, limits, a session's

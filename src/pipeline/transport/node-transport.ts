@@ -93,6 +93,7 @@ function writeEventStream(res: ServerResponse, response: Response, stream: NonNu
     head[name.toLowerCase()] = value;
   });
   res.writeHead(response.status, head);
+  flattenHead(res);
   const closed = stream.attach({
     write: (bytes) => void res.write(bytes),
     pending: () => res.writableLength,
@@ -103,6 +104,18 @@ function writeEventStream(res: ServerResponse, response: Response, stream: NonNu
   res.once('close', () => closed('aborted'));
   // A client gone while the pipeline ran (its 'close' already emitted) ends the stream now: its slot is freed.
   if (res.destroyed || res.socket === null || res.socket.destroyed) closed('aborted');
+}
+
+/**
+ * Node builds a response's head by concatenating its lines and keeps the string (`_header`) for the response's
+ * life. A concatenated string is a tree of its pieces: an event stream's head took 2.1 KB of heap in 63 strings
+ * (heap snapshot, issue 31: memory per open stream), its text a third of that. Replaced here, before anything is
+ * sent, by the same text in one piece (every head character is one byte: Node refuses others). `_header` is
+ * Node's own field (what `headersSent` reads, sent with the first write); anything but a string is left alone.
+ */
+function flattenHead(res: ServerResponse): void {
+  const own = res as unknown as { _header?: unknown };
+  if (typeof own._header === 'string') own._header = Buffer.from(own._header, 'latin1').toString('latin1');
 }
 
 /** A Node `request` listener. */
