@@ -54,8 +54,14 @@ export interface FairLanesOptions {
   now?: () => number;
 }
 
-/** How long a turn of queued session requests may take before the batch shrinks (ms). */
-export const TURN_TARGET_MS = 2;
+/**
+ * How long a turn of queued session requests may take before the batch shrinks (ms). 4, not the first 2: at a
+ * sale's peak every turn's fixed costs (the database health check and data-version read, the log flush, the
+ * poll) were shared by about 3 page opens, now by about 6, which took opening past 1,500 pages a second
+ * (issue 31); a request without a lane waits for one such turn at most (`npm run bench:sessions`: the other
+ * merchant's p99 beside the crowd stayed at 3.2× idle, docs/PERFORMANCE.md).
+ */
+export const TURN_TARGET_MS = 4;
 /** Most queued requests started in one turn. */
 export const MAX_BATCH = 64;
 
