@@ -14,6 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, openEventStream, type EventStreamReader } from '../helpers/sse.js';
 import { comparable, nexts, queryOf } from '../helpers/live-answers.js';
+import { AdminService } from '../../src/modules/admin/service.js';
+import { formatInstant } from '../../src/modules/pricing/domain/pricing.js';
 
 const COMPONENT = `subscription Channels($amount: Decimal!, $locale: String) {
   paymentChannelsChanged { code name(locale: $locale) group imageUrl status feeInfo { minTransactions maxTransactions } availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }
@@ -198,6 +200,32 @@ describe('event templates: each page gets exactly its own answer', () => {
       await t.execute(`update merchants set kyc_status = 'approved' where id = '${t.approved.merchantId}'`);
     }
   });
+
+  it('a scheduled fee rule taking effect (no write at that instant) reaches every page, its fees recomputed', async () => {
+    // The memo reuses a channel's fees while its record is the same: the catalogue's transition timer builds new
+    // records when a rule starts, so the pages must price that channel again, at the instant, with no write.
+    const pages: Page[] = [];
+    for (const amount of [20_000, 31_337, 99_999]) {
+      const headers = { Authorization: `Bearer ${await createSession({ amount })}` };
+      pages.push({ query: COMPONENT, variables: { amount }, headers, stream: await openEventStream(COMPONENT, { as: t.approved, fetch: t.streamFetch, headers }, { amount }) });
+    }
+    streams.push(...pages.map((p) => p.stream));
+    for (const p of pages) await p.stream.waitFor((s) => nexts(s) >= 1, 5000, 'the first event');
+    const admin = new AdminService(t.store.admin, t.data.secretBox, { actor: 'live-templates-test' });
+    const at = Date.now() + 2000;
+    // The rule stays in force after this test: the tests after it compare with queries and do not read alfamart.
+    await admin.setFee({ channel: 'alfamart', bands: '*:0:2500', effectiveFrom: formatInstant(at) });
+    await t.sync();
+    const sent = pages.map((p) => nexts(p.stream));
+    await new Promise((r) => setTimeout(r, Math.max(0, at - Date.now())));
+    const alfamartFee = (p: Page) =>
+      (p.stream.results().at(-1) as { data: { paymentChannelsChanged: { code: string; fee: { totalAmount: number } | null }[] } }).data.paymentChannelsChanged.find((c) => c.code === 'alfamart')?.fee;
+    for (const [i, p] of pages.entries()) {
+      await p.stream.waitFor((s) => nexts(s) > sent[i]!, 3000, 'the event of the rule taking effect');
+      expect(alfamartFee(p)?.totalAmount).toBe((p.variables.amount as number) + 2500);
+      expect(comparable(p.stream.results().at(-1))).toEqual(await answerOf(p));
+    }
+  }, 15_000);
 
   it('an unchanged answer is not sent again when it is refilled', async () => {
     const query = 'subscription P($amount: Decimal!) { paymentChannelsChanged { code fee(amount: $amount) { fee } } }';
