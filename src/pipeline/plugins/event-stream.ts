@@ -115,9 +115,9 @@ const serializedResults = new WeakMap<ExecutionResult, Serialized>();
 
 /**
  * One stream's answer already made (a templated page's, event-templates.ts): its whole `event: next` frame,
- * this stream's request id in it, and the digest that tells the stream's answers apart. The digest is the
- * frame's own: a stream's request id is the same in all its frames, so two templated answers of one stream
- * have equal digests exactly when they are the same answer. A templated stream's answers are all
+ * this stream's request id in it, and the digest that tells the stream's answers apart: its shape's digest and
+ * a stamp of its own values (event-templates.ts `refill`), so two templated answers of one stream have equal
+ * digests exactly when they are the same answer (its request id is the same in all). A templated stream's answers are all
  * made this way (shared-executions.ts `answerFrom`) except when its page cannot be (a failure that is not a
  * contract error, a change whose answer has no list): that answer's digest is answerText's, so an equal
  * answer on either side of it is sent again once.
