@@ -50,7 +50,7 @@ async function bundle(entryPath, outPath) {
       packages: 'external',
       platform: 'node',
       format: 'esm',
-      target: 'node20',
+      target: 'node24',
       legalComments: 'none',
       logLevel: 'warning',
     });
