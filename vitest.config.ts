@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
@@ -12,6 +12,10 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // `npm run test:node` and `test:pg` repeat the suite through a real server and on Postgres. Unit tests
+    // start neither an app nor a database (those that do live in test/integration), so they would only
+    // repeat what `npm test` ran: they run once, there.
+    exclude: [...configDefaults.exclude, ...(process.env.TEST_TRANSPORT || process.env.TEST_DB ? ['test/unit/**'] : [])],
     // One throwaway Postgres per run (TEST_DATABASE_URL for every worker); see the file.
     globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/closing-line-reporter.ts'],

@@ -10,6 +10,9 @@
  *
  * - `<commit>`: that commit (checked out into a temporary git worktree that borrows this clone's
  *   node_modules, built as `npm start` builds it) against the working tree.
+ * - `--old-node <node binary>`: with `<commit>`, the old build runs on that Node (e.g. /usr/bin/node, the
+ *   machine's older one) with node_modules of its own (`npm ci` from its lockfile, so native modules match that
+ *   Node's ABI): a runtime upgrade compared as each side really runs.
  * - `--without p,…`: the working tree against itself with those pipeline plugins left out
  *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app/app.ts): what
  *   they cost under load, which an in-process ablation (bench:pipeline) cannot show.
@@ -31,10 +34,11 @@ const option = (name: string, fallback: string): string => {
   const at = args.indexOf(`--${name}`);
   return at === -1 ? fallback : (args[at + 1] ?? fallback);
 };
-const USAGE = 'usage: npm run bench:ab -- (<commit> | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]\n';
+const USAGE = 'usage: npm run bench:ab -- (<commit> [--old-node PATH] | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]\n';
 const without = option('without', '');
+const oldNode = option('old-node', '');
 const commit = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1]!.startsWith('--')));
-if (Boolean(commit) === Boolean(without)) {
+if (Boolean(commit) === Boolean(without) || (oldNode && !commit)) {
   process.stderr.write(USAGE);
   process.exit(2);
 }
@@ -61,6 +65,8 @@ interface Build {
   dir: string;
   entry: string;
   env: Record<string, string>;
+  /** The Node binary that runs it (default: this process's). */
+  node?: string;
   runs: { rps: number; p99: number; cpu: number }[];
 }
 try {
@@ -68,7 +74,7 @@ try {
   const ablation = path.join(ROOT, 'dist', 'bench-ablation.mjs');
   const builds: Build[] = worktree
     ? [
-        { name: `old ${commit}`, dir: worktree, entry: 'dist/main.mjs', env: {}, runs: [] },
+        { name: `old ${commit}${oldNode ? ` on ${execFileSync(oldNode, ['--version'], { encoding: 'utf8' }).trim()}` : ''}`, dir: worktree, entry: 'dist/main.mjs', env: {}, runs: [], ...(oldNode ? { node: oldNode } : {}) },
         { name: 'new (working tree)', dir: ROOT, entry: 'dist/main.mjs', env: {}, runs: [] },
       ]
     : [
@@ -76,8 +82,16 @@ try {
         { name: `without ${without}`, dir: ROOT, entry: ablation, env: { ABLATE: without }, runs: [] },
       ];
   if (worktree) {
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(worktree, 'node_modules'));
-    for (const dir of [worktree, ROOT]) execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, stdio: 'inherit' });
+    if (oldNode) {
+      // Its own install, run by npm on the old Node (first on PATH), so better-sqlite3 is built for that ABI.
+      const env = { ...process.env, PATH: `${path.dirname(oldNode)}:${process.env.PATH ?? ''}`, npm_config_nodedir: path.dirname(path.dirname(fs.realpathSync(oldNode))) };
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: worktree, stdio: 'inherit', env });
+      execFileSync(oldNode, ['scripts/build.mjs'], { cwd: worktree, stdio: 'inherit' });
+    } else {
+      fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(worktree, 'node_modules'));
+      execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: worktree, stdio: 'inherit' });
+    }
+    execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   } else {
     execFileSync(process.execPath, ['scripts/build.mjs', 'bench/servers/project-ablation.ts', ablation], { cwd: ROOT, stdio: 'inherit' });
   }
@@ -94,6 +108,7 @@ try {
       env: { NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ...BENCH_LIMITS, ...b.env },
       logFile: path.join(tmp, `server-${Date.now()}.log`),
       label: b.name,
+      ...(b.node ? { node: b.node } : {}),
     });
     children.push(started.child);
     return started;

@@ -27,13 +27,13 @@ export interface ServerProcess {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * Start `node <args>` in `cwd` with `env` (on top of this process's environment), output to `logFile`, and
+ * Start `node <args>` in `cwd` (this process's Node, or `opts.node`) with `env` (on top of this process's environment), output to `logFile`, and
  * wait until it announces its port: a baseline's `BENCH_READY <port>` line or the project's start-up URL.
  * Throws with the end of its output when it exits first or takes over 30 s; the child is killed then.
  */
-export async function startProcess(opts: { args: string[]; cwd: string; env: Record<string, string>; logFile: string; label: string }): Promise<ServerProcess> {
+export async function startProcess(opts: { args: string[]; cwd: string; env: Record<string, string>; logFile: string; label: string; node?: string }): Promise<ServerProcess> {
   const out = fs.openSync(opts.logFile, 'w');
-  const child = spawn(process.execPath, opts.args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', out, out] });
+  const child = spawn(opts.node ?? process.execPath, opts.args, { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', out, out] });
   fs.closeSync(out);
   for (const deadline = Date.now() + 30_000; ; ) {
     const text = fs.readFileSync(opts.logFile, 'utf8');

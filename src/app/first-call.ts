@@ -30,7 +30,7 @@ export function firstCallHelp(baseUrl: string, credentialsFile: string, seededNo
   const curl = [`curl -s ${shellQuote(baseUrl + target)}`, ...Object.entries(headers).map(([k, v]) => `  -H ${shellQuote(`${k}: ${v}`)}`)].join(' \\\n');
   return [
     '',
-    listeningOn === baseUrl ? `Payment gateway listening on ${baseUrl}` : `Payment gateway at ${baseUrl} (the load balancer; this replica listens on ${listeningOn})`,
+    `${listeningOn === baseUrl ? `Payment gateway listening on ${baseUrl}` : `Payment gateway at ${baseUrl} (the load balancer; this replica listens on ${listeningOn})`}, Node.js ${process.version}`,
     `  GraphQL + GraphiQL: ${baseUrl}/graphql    REST: ${baseUrl}/v1/payments/channel, ${baseUrl}/v1/payments/calculate`,
     `  Demo credentials (${seededNow ? 'just created' : 'existing'}): ${credentialsFile}`,
     `  Demo merchant: ${merchant.name} (${merchant.merchantId}), key ${merchant.apiKey}`,

@@ -2,7 +2,7 @@
  * The order of the pipeline's plugins, declared as data. Yoga runs each hook kind (onRequest, onResponse,
  * …) in plugin-list order, so where two plugins must meet in a given order that is a constraint here, with
  * its reason; createApp checks its list against every constraint once, at start, and refuses a list that
- * breaks one (test/unit/plugin-order.test.ts).
+ * breaks one (test/integration/plugin-order.test.ts).
  */
 
 /** `before` must come ahead of `after` in the plugin list. */

@@ -106,7 +106,7 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
     const baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     listeningBaseUrl = baseUrl;
     logger.info(
-      { baseUrl, pipeline: app.pluginNames, trustedProxies: config.trustedProxies?.entries, database: `${data.store.engine} ${data.store.location}`, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
+      { baseUrl, node: process.version, pipeline: app.pluginNames, trustedProxies: config.trustedProxies?.entries, database: `${data.store.engine} ${data.store.location}`, dataDir: config.dataDir, masterKey: data.masterKeySource, seeded: data.seeded !== null, demoCredentials: fs.existsSync(data.credentialsFile) ? data.credentialsFile : undefined },
       'listening',
     );
     // Demo mode only (the credentials file exists): the banner holds a signed demo request, so it goes to

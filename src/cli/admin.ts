@@ -14,6 +14,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BootError, bootData, type BootedData } from '../app/boot.js';
+import { refuseUnsupportedNode } from '../app/runtime.js';
 import { ConfigError, loadConfig } from '../shared/config.js';
 import { auditChanges, type AuditChange } from '../modules/admin/audit-changes.js';
 import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../modules/admin/service.js';
@@ -584,4 +585,5 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+refuseUnsupportedNode('payment-gateway-admin');
 process.exitCode = await main(process.argv.slice(2));

@@ -87,16 +87,16 @@ export class ResponseHeaders implements Iterable<[string, string]> {
   forEach(callback: (value: string, name: string, parent: ResponseHeaders) => void): void {
     for (const [name, value] of this.#map) callback(value, name, this);
   }
-  entries(): IterableIterator<[string, string]> {
+  entries(): HeadersIterator<[string, string]> {
     return this.#map.entries();
   }
-  keys(): IterableIterator<string> {
+  keys(): HeadersIterator<string> {
     return this.#map.keys();
   }
-  values(): IterableIterator<string> {
+  values(): HeadersIterator<string> {
     return this.#map.values();
   }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
+  [Symbol.iterator](): HeadersIterator<[string, string]> {
     return this.#map.entries();
   }
   get [Symbol.toStringTag](): string {

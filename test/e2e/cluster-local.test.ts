@@ -149,7 +149,7 @@ describe.skipIf(skip)('npm run cluster:local', () => {
   });
 
   it('the replica banners point at the balancer and the cluster\'s credentials, never at a replica\'s own port', () => {
-    ready!.replicas.forEach((r, i) => expect(cluster!.output()).toContain(`[replica ${i + 1}] Payment gateway at ${ready!.balancer} (the load balancer; this replica listens on ${r.url})`));
+    ready!.replicas.forEach((r, i) => expect(cluster!.output()).toContain(`[replica ${i + 1}] Payment gateway at ${ready!.balancer} (the load balancer; this replica listens on ${r.url}), Node.js ${process.version}`));
     for (const r of ready!.replicas) expect(cluster!.output()).not.toContain(`export BASE_URL=${r.url}`);
     expect(cluster!.output()).toContain(`export GATEWAY_CREDENTIALS=${ready!.credentialsFile}`);
     expect(cluster!.output()).toContain(`set -a; . ${ready!.envFile}; set +a`);

@@ -36,19 +36,19 @@ export class NodeHeaders implements Iterable<[string, string]> {
   forEach(callback: (value: string, name: string, parent: NodeHeaders) => void): void {
     for (const [k, v] of this) callback(v, k, this);
   }
-  *entries(): IterableIterator<[string, string]> {
+  *entries(): HeadersIterator<[string, string]> {
     for (const name of Object.keys(this.raw).sort()) {
       const v = this.get(name);
       if (v !== null) yield [name, v];
     }
   }
-  *keys(): IterableIterator<string> {
+  *keys(): HeadersIterator<string> {
     for (const [k] of this.entries()) yield k;
   }
-  *values(): IterableIterator<string> {
+  *values(): HeadersIterator<string> {
     for (const [, v] of this.entries()) yield v;
   }
-  [Symbol.iterator](): IterableIterator<[string, string]> {
+  [Symbol.iterator](): HeadersIterator<[string, string]> {
     return this.entries();
   }
   set(): void {
