@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]`
+ * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached[,…]] [--rounds 3] [--seconds 5]`
  * `npm run bench:ab -- --without <plugin,…> [--scenario …] [--rounds 3] [--seconds 5]`
  *
  * Two builds of the project, measured in ONE run, interleaved. Each round starts one build, then the other,
@@ -42,11 +42,12 @@ if (Boolean(commit) === Boolean(without) || (oldNode && !commit)) {
   process.stderr.write(USAGE);
   process.exit(2);
 }
-const scenario = option('scenario', 'rest-list');
+// Several scenarios (comma-separated) share one set-up: the builds (and an --old-node install) are made once.
+const scenarios = option('scenario', 'rest-list').split(',');
 const rounds = Number(option('rounds', '3'));
 const seconds = Number(option('seconds', '5'));
-if (!['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(scenario) || !(rounds >= 1) || !(seconds >= 1)) {
-  process.stderr.write(`bad options: scenario ${scenario}, rounds ${rounds}, seconds ${seconds}\n`);
+if (!scenarios.every((s) => ['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(s)) || !(rounds >= 1) || !(seconds >= 1)) {
+  process.stderr.write(`bad options: scenario ${scenarios.join(',')}, rounds ${rounds}, seconds ${seconds}\n`);
   process.exit(2);
 }
 
@@ -114,55 +115,58 @@ try {
     return started;
   };
 
-  let sent = 0;
-  const target = scenario === 'rest-list' ? '/v1/payments/channel' : '/graphql';
-  const method = scenario === 'rest-list' ? 'GET' : 'POST';
-  const bodyFor = (): string =>
-    scenario === 'rest-list' ? '' : scenario === 'gql-channels' ? GQL_CHANNELS : gqlCalcFor(sent++);
+  for (const scenario of scenarios) {
+    for (const b of builds) b.runs = [];
+    let sent = 0;
+    const target = scenario === 'rest-list' ? '/v1/payments/channel' : '/graphql';
+    const method = scenario === 'rest-list' ? 'GET' : 'POST';
+    const bodyFor = (): string =>
+      scenario === 'rest-list' ? '' : scenario === 'gql-channels' ? GQL_CHANNELS : gqlCalcFor(sent++);
 
-  const measure = async (port: number, pid: number) => {
-    const opts = {
-      url: `http://127.0.0.1:${port}`,
-      connections: 50,
-      requests: [
-        {
-          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- autocannon's Options want the literal union, not the widened string
-          method: method as 'GET' | 'POST',
-          path: target,
-          setupRequest: (q: autocannon.Request) => {
-            const body = bodyFor();
-            const signed = signatureHeaders(creds.apiKey, creds.apiSecret, { method, target, body });
-            return method === 'POST' ? { ...q, body, headers: { 'content-type': 'application/json', ...signed } } : { ...q, headers: signed };
+    const measure = async (port: number, pid: number) => {
+      const opts = {
+        url: `http://127.0.0.1:${port}`,
+        connections: 50,
+        requests: [
+          {
+            // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- autocannon's Options want the literal union, not the widened string
+            method: method as 'GET' | 'POST',
+            path: target,
+            setupRequest: (q: autocannon.Request) => {
+              const body = bodyFor();
+              const signed = signatureHeaders(creds.apiKey, creds.apiSecret, { method, target, body });
+              return method === 'POST' ? { ...q, body, headers: { 'content-type': 'application/json', ...signed } } : { ...q, headers: signed };
+            },
           },
-        },
-      ],
+        ],
+      };
+      await autocannon({ ...opts, duration: 1 });
+      const cpu0 = cpuMs(pid);
+      const r = await autocannon({ ...opts, duration: seconds });
+      const cpu = ((cpuMs(pid) - cpu0) * 1000) / r.requests.total;
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors: the cell measures failures`);
+      return { rps: r.requests.average, p99: r.latency.p99, cpu };
     };
-    await autocannon({ ...opts, duration: 1 });
-    const cpu0 = cpuMs(pid);
-    const r = await autocannon({ ...opts, duration: seconds });
-    const cpu = ((cpuMs(pid) - cpu0) * 1000) / r.requests.total;
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors: the cell measures failures`);
-    return { rps: r.requests.average, p99: r.latency.p99, cpu };
-  };
 
-  process.stdout.write(`bench:ab ${scenario}, ${rounds} rounds of ${seconds} s per build, 50 connections, builds alternating\n`);
-  for (let round = 1; round <= rounds; round++) {
-    for (const b of builds) {
-      const s = await start(b);
-      const m = await measure(s.port, s.child.pid!);
-      await stopProcess(s.child);
-      children = children.filter((c) => c !== s.child);
-      b.runs.push(m);
-      process.stdout.write(`  round ${round}  ${b.name.padEnd(24)} ${Math.round(m.rps)} req/s  p99 ${m.p99} ms  cpu ${m.cpu.toFixed(1)} µs/req\n`);
+    process.stdout.write(`bench:ab ${scenario}, ${rounds} rounds of ${seconds} s per build, 50 connections, builds alternating\n`);
+    for (let round = 1; round <= rounds; round++) {
+      for (const b of builds) {
+        const s = await start(b);
+        const m = await measure(s.port, s.child.pid!);
+        await stopProcess(s.child);
+        children = children.filter((c) => c !== s.child);
+        b.runs.push(m);
+        process.stdout.write(`  round ${round}  ${b.name.padEnd(24)} ${Math.round(m.rps)} req/s  p99 ${m.p99} ms  cpu ${m.cpu.toFixed(1)} µs/req\n`);
+      }
     }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+    const [first, second] = builds.map((b) => ({ name: b.name, rps: median(b.runs.map((r) => r.rps)), cpu: median(b.runs.map((r) => r.cpu)), p99: median(b.runs.map((r) => r.p99)) }));
+    const line = (m: typeof first) => `${m!.name}: ${Math.round(m!.rps)} req/s, ${m!.cpu.toFixed(1)} µs/req, p99 ${m!.p99} ms`;
+    const change = `CPU/request ${(((second!.cpu - first!.cpu) / first!.cpu) * 100).toFixed(1)} %`;
+    // For an ablation the difference is the left-out plugins' price per request, the figure a cost table wants.
+    const price = without ? `; ${without} cost ${(first!.cpu - second!.cpu).toFixed(1)} µs/req` : '';
+    process.stdout.write(`median  ${line(first)}  |  ${line(second)}  |  ${change}${price}\n`);
   }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const [first, second] = builds.map((b) => ({ name: b.name, rps: median(b.runs.map((r) => r.rps)), cpu: median(b.runs.map((r) => r.cpu)), p99: median(b.runs.map((r) => r.p99)) }));
-  const line = (m: typeof first) => `${m!.name}: ${Math.round(m!.rps)} req/s, ${m!.cpu.toFixed(1)} µs/req, p99 ${m!.p99} ms`;
-  const change = `CPU/request ${(((second!.cpu - first!.cpu) / first!.cpu) * 100).toFixed(1)} %`;
-  // For an ablation the difference is the left-out plugins' price per request, the figure a cost table wants.
-  const price = without ? `; ${without} cost ${(first!.cpu - second!.cpu).toFixed(1)} µs/req` : '';
-  process.stdout.write(`median  ${line(first)}  |  ${line(second)}  |  ${change}${price}\n`);
 } finally {
   cleanUp();
 }
