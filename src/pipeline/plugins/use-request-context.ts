@@ -8,7 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { AppError } from '../../shared/errors.js';
 import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js';
-import { initRequestState, requestStateOf, type RequestState, type Surface } from '../request-state.js';
+import { initRequestState, loggedStatus, requestStateOf, type RequestState, type Surface } from '../request-state.js';
 import { JSON_MEDIA } from '../transport/body.js';
 import { nodeRequestOf } from '../transport/node-request.js';
 import { parseGraphQLGetRequest } from '../graphql-get-params.js';
@@ -81,7 +81,8 @@ export function logRequest(logger: Logger, state: RequestState, status: number):
     route: state.target.split('?')[0],
     // The client's address (behind a trusted balancer, from its X-Forwarded-For), never the balancer's.
     clientAddress: state.clientAddress,
-    status,
+    // 499 when the client closed the request before its body was complete (never a 5xx of ours).
+    status: loggedStatus(state, status),
     durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
     merchantId: state.principal?.merchantId,
     // A checkout session is logged by its id only, never by its client secret (contract §9).

@@ -49,8 +49,11 @@ export function observeClientErrors(server: Server, options: ClientErrorOptions)
     const last = lastRequest.get(socket);
     // A finished exchange is history: the error belongs to a request that never reached the listener.
     const inFlight = last && !last.res.writableFinished ? last.res : null;
-    // A peer that reset or already closed gets no answer, and nothing was answered: nothing to log.
-    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    // A peer that reset or already closed gets no answer, and nothing was answered: nothing to log. A peer
+    // that closed in the middle of a body the listener is reading (HPE_INVALID_EOF_STATE) is the pipeline's
+    // to log: its body read fails as ClientClosedRequest, one line and one count with status 499.
+    const closedMidBody = inFlight !== null && err.code === 'HPE_INVALID_EOF_STATE';
+    if (err.code === 'ECONNRESET' || closedMidBody || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }

@@ -18,7 +18,7 @@
  *   headers joined with ", " as `Headers.get` does).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tooLarge } from './body.js';
+import { ClientClosedRequest, tooLarge } from './body.js';
 
 /** Read-only `Headers` over Node's parsed request headers. */
 export class NodeHeaders implements Iterable<[string, string]> {
@@ -79,7 +79,8 @@ function sharedUrl(href: string): URL {
 /**
  * Reads a Node request body, never more than `limit` bytes (PAYLOAD_TOO_LARGE past it). Its listeners are
  * removed once it settles: the request of an event stream lives as long as the stream, and listeners left on
- * it kept the body's bytes with them (about 0.5 KB per open stream, contract §8b).
+ * it kept the body's bytes with them (about 0.5 KB per open stream, contract §8b). A body that ends without
+ * its 'end' (Node's `aborted` error, ECONNRESET, or a 'close' first) is the client's: {@link ClientClosedRequest}.
  */
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   return new Promise((resolve, reject) => {
@@ -89,6 +90,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array<A
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
       chunks = [];
     };
     const onData = (chunk: Buffer) => {
@@ -108,11 +110,16 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array<A
     };
     const onError = (err: Error) => {
       done();
-      reject(err);
+      reject(new ClientClosedRequest(err));
+    };
+    const onClose = () => {
+      done();
+      reject(new ClientClosedRequest());
     };
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);
+    req.once('close', onClose);
   });
 }
 
