@@ -33,10 +33,15 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Write `bytes` and keep the connection open without sending more; resolves with all the server sent. */
+/**
+ * Write `bytes` and keep the connection open without sending more; resolves with all the server sent. Each
+ * call comes from its own loopback address: repeated refusals of one address are summarised in the log
+ * (src/pipeline/refusal-log.ts), and each case here looks for its own first line.
+ */
+let nextAddress = 10;
 function stall(bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${nextAddress++}` }, () => socket.write(bytes));
     let got = '';
     socket.on('data', (d) => (got += d.toString('latin1')));
     socket.on('close', () => resolve(got));
