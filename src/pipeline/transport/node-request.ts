@@ -18,6 +18,7 @@
  *   headers joined with ", " as `Headers.get` does).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseRequestJson } from '../../shared/json-numbers.js';
 import { ClientClosedRequest, tooLarge } from './body.js';
 
 /** Read-only `Headers` over Node's parsed request headers. */
@@ -168,8 +169,9 @@ abstract class BytesRequest {
   async text(): Promise<string> {
     return decoder.decode(await this.readBytes());
   }
+  /** The body as JSON, numbers kept exact (src/shared/json-numbers.ts): what Yoga's POST parser reads. */
   async json(): Promise<unknown> {
-    return JSON.parse(await this.text()) as unknown;
+    return parseRequestJson(await this.text());
   }
   async blob(): Promise<Blob> {
     return new Blob([await this.readBytes()]);
