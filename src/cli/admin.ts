@@ -16,6 +16,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BootError, bootData, type BootedData } from '../app/boot.js';
 import { refuseUnsupportedNode } from '../app/runtime.js';
 import { ConfigError, loadConfig } from '../shared/config.js';
+import { escapeUnprintable, unprintableProblem } from '../shared/operator-text.js';
 import { auditChanges, type AuditChange } from '../modules/admin/audit-changes.js';
 import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../modules/admin/service.js';
 
@@ -140,10 +141,24 @@ function fields(values: Record<string, unknown>, flags: Options): Record<string,
 
 /** A plain text table: header row, dashes, rows; columns padded to their widest cell. */
 function table(headers: string[], rows: (string | number | boolean | null | undefined)[][]): string {
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
+  // Escaped before the widths are measured, so a cell holding an escape still lines up.
+  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : escapeUnprintable(String(c)))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
   const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+}
+
+/**
+ * Everything the CLI prints goes through these: whatever a database holds (a name stored before control and
+ * format characters were refused, or written by hand) reaches the terminal as `\uXXXX`, never as an escape
+ * sequence or a bidirectional override (src/shared/operator-text.ts). JSON output too: inside its strings
+ * the escape is JSON's own, so the value read back is unchanged.
+ */
+function writeOut(text: string): void {
+  process.stdout.write(escapeUnprintable(text, true));
+}
+function writeErr(text: string): void {
+  process.stderr.write(escapeUnprintable(text, true));
 }
 
 interface Io {
@@ -328,8 +343,10 @@ function actorOf(argv: string[]): string {
   if (i === -1) return osUser();
   const value = argv[i]!.startsWith('--actor=') ? argv[i]!.slice('--actor='.length) : argv[i + 1];
   if (value === undefined || value.trim() === '' || value.startsWith('--')) throw new UsageError('--actor needs a NAME');
-  // eslint-disable-next-line no-control-regex -- refusing control characters is the point: the actor is written into the audit trail
-  if (value.length > 100 || /[\u0000-\u001f]/.test(value)) throw new UsageError('--actor: at most 100 printable characters');
+  // The actor is written into the audit trail and printed by `audit list`: as typed, or refused.
+  const problem = unprintableProblem(value);
+  if (problem !== null) throw new UsageError(`--actor ${problem}`);
+  if (value.length > 100) throw new UsageError('--actor: at most 100 printable characters');
   return value.trim();
 }
 
@@ -366,7 +383,8 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       const origin = positional(positionals, 2, 'ORIGIN');
       if (sub === 'add') {
         const r = await service.addOrigin(merchantId, origin, { allowInsecureHttp: values['allow-insecure-http'] === true });
-        emit(io, r, () => `${r.origin} is now an allowed origin of merchant ${merchantId}.\n`);
+        // A punycode host is shown in Unicode too: the operator confirms it is the site meant (a look-alike is not).
+        emit(io, r, () => `${r.origin}${r.unicode === undefined ? '' : ` (in Unicode: ${r.unicode}; check it is the host you mean)`} is now an allowed origin of merchant ${merchantId}.\n`);
       } else {
         if (values['allow-insecure-http'] !== undefined) throw new UsageError('--allow-insecure-http belongs to "merchant origins add"');
         const r = await service.removeOrigin(merchantId, origin);
@@ -400,7 +418,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       });
       // The rule id alone on stdout, so scripts can capture it (RULE=$(admin fee set ...)).
       emit(io, r, () => `${r.id}\n`);
-      if (!io.json) process.stderr.write(`${r.state === 'scheduled' ? 'Scheduled' : 'Set'} ${r.scope} rule on ${r.channel} (${r.bandsText}) effective from ${r.effectiveFrom}.\n`);
+      if (!io.json) writeErr(`${r.state === 'scheduled' ? 'Scheduled' : 'Set'} ${r.scope} rule on ${r.channel} (${r.bandsText}) effective from ${r.effectiveFrom}.\n`);
       return;
     }
     case 'fee list': {
@@ -540,13 +558,13 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
 
 async function main(argv: string[]): Promise<number> {
   if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(HELP);
+    writeOut(HELP);
     return argv.length === 0 ? 2 : 0;
   }
   // Usage errors need no database: report them before touching DATA_DIR.
   const command = argv.slice(0, 2).join(' ');
   if (!COMMANDS.has(command)) {
-    process.stderr.write(`error: unknown command: ${command}\nrun "npm run admin -- help" for the commands.\n`);
+    writeErr(`error: unknown command: ${command}\nrun "npm run admin -- help" for the commands.\n`);
     return 2;
   }
   let data: BootedData;
@@ -557,26 +575,26 @@ async function main(argv: string[]): Promise<number> {
     data = await bootData(command === 'migrate' ? { ...config, migrateOnStart: true } : config, { watch: false });
   } catch (err) {
     if (err instanceof ConfigError || err instanceof BootError) {
-      process.stderr.write(`error: ${err.message}\n`);
+      writeErr(`error: ${err.message}\n`);
       return 1;
     }
     throw err;
   }
   try {
-    if (data.seeded) process.stderr.write(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
+    if (data.seeded) writeErr(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
     if (command === 'migrate') {
-      process.stdout.write(`Database ${data.store.location} is at this version's schema.\n`);
+      writeOut(`Database ${data.store.location} is at this version's schema.\n`);
       return 0;
     }
-    await runCommand(new AdminService(data.store.admin, data.secretBox, { actor: actorOf(argv) }), argv, (text) => process.stdout.write(text));
+    await runCommand(new AdminService(data.store.admin, data.secretBox, { actor: actorOf(argv) }), argv, (text) => writeOut(text));
     return 0;
   } catch (err) {
     if (err instanceof AdminError) {
-      for (const p of err.problems) process.stderr.write(`error: ${p}\n`);
+      for (const p of err.problems) writeErr(`error: ${p}\n`);
       return 1;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`error: ${err.message}\nrun "npm run admin -- help" for the commands.\n`);
+      writeErr(`error: ${err.message}\nrun "npm run admin -- help" for the commands.\n`);
       return 2;
     }
     throw err;

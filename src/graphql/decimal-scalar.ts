@@ -2,11 +2,14 @@
  * The `Decimal` scalar: exact decimals in, JSON numbers out. Internal value
  * is canonical decimal text (see src/shared/money.ts). Literals are parsed
  * from their source text, so `150000.07` is exact even before a double
- * could round it; variables arrive as JSON-decoded numbers, whose shortest
- * text form is exactly what the client wrote (≤ 15 significant digits).
+ * could round it. Variables arrive from the request's JSON parse
+ * (src/shared/json-numbers.ts): a number whose double has exactly its value,
+ * or, when a double would change it, its source text (`JSON.rawJSON`), parsed
+ * here as text like a literal. Either way the value is the one the client wrote.
  */
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
 import { AppError } from '../shared/errors.js';
+import { isRawJsonNumber } from '../shared/json-numbers.js';
 import { Big, parseDecimalNumber, parseDecimalText, toDecimalString } from '../shared/money.js';
 
 function asDecimal(parse: () => Big): string {
@@ -29,7 +32,7 @@ export const DecimalScalar = new GraphQLScalarType<string, number>({
     return number;
   },
   parseValue(value) {
-    return asDecimal(() => parseDecimalNumber(value, 'value'));
+    return asDecimal(() => (isRawJsonNumber(value) ? parseDecimalText(value.rawJSON, 'value') : parseDecimalNumber(value, 'value')));
   },
   parseLiteral(ast) {
     if (ast.kind !== Kind.INT && ast.kind !== Kind.FLOAT) throw new GraphQLError('Decimal must be a number literal.', { nodes: ast });

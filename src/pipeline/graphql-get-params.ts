@@ -6,6 +6,7 @@
  */
 import type { GraphQLParams } from 'graphql-yoga';
 import { invalidRequest } from '../shared/errors.js';
+import { parseRequestJson } from '../shared/json-numbers.js';
 
 /** The parameters whose value is JSON text of an object. */
 type JsonParam = 'variables' | 'extensions';
@@ -16,7 +17,8 @@ function jsonObjectParam(search: URLSearchParams, name: JsonParam): Record<strin
   if (!text) return undefined;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // Numbers keep their exact value (src/shared/json-numbers.ts), as in a POST body.
+    value = parseRequestJson(text);
   } catch {
     // The parser's own message (positions in the client's text) adds nothing the client can act on.
     throw invalidRequest(name, `The "${name}" query parameter is not valid JSON; send a URL-encoded JSON object.`);

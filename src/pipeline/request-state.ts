@@ -89,8 +89,21 @@ export interface RequestState {
   liveStreamRefused?: boolean;
   /** Contract code of the error the response carries, for logs. */
   errorCode?: string;
+  /**
+   * The client closed the request before its body was complete: logged and counted as 499 whatever was
+   * answered (a 400, if anyone still listens); never a 5xx ({@link loggedStatus}).
+   */
+  clientClosedRequest?: boolean;
   /** An unexpected failure that was masked for the client; logged once with the request id. */
   unexpected?: unknown;
+}
+
+/** nginx's "client closed request": in the request log and `http_requests_total` only, never on the wire. */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** The status a request is logged and counted with: the answer's, or 499 when the client closed the request first. */
+export function loggedStatus(state: RequestState, status: number): number {
+  return state.clientClosedRequest === true ? CLIENT_CLOSED_REQUEST : status;
 }
 
 /** The server context's one property that carries the request state. */

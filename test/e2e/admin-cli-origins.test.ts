@@ -67,4 +67,32 @@ describe('admin CLI: merchant origins', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no merchant');
   }, 60_000);
+
+  it('takes an international host only as typed punycode, showing its Unicode form to confirm', async () => {
+    const lookalike = await admin(dataDir, ['merchant', 'origins', 'add', M, 'https://\u0430pple.com']);
+    expect(lookalike.code).toBe(1);
+    expect(lookalike.stderr).toContain('contains U+0430');
+    expect(lookalike.stderr).toContain('https://xn--pple-43d.com');
+    expect(await adminJson<{ origins: string[] }>(dataDir, ['merchant', 'origins', 'list', M])).not.toEqual(expect.objectContaining({ origins: expect.arrayContaining(['https://xn--pple-43d.com']) }));
+    const typed = await admin(dataDir, ['merchant', 'origins', 'add', M, 'https://xn--pple-43d.com']);
+    expect(typed.code, typed.stderr).toBe(0);
+    expect(typed.stdout).toBe(`https://xn--pple-43d.com (in Unicode: https://\u0430pple.com; check it is the host you mean) is now an allowed origin of merchant ${M}.\n`);
+    expect(await adminJson<{ origin: string; unicode: string }>(dataDir, ['merchant', 'origins', 'remove', M, 'https://xn--pple-43d.com'])).toMatchObject({ origin: 'https://xn--pple-43d.com' });
+  }, 60_000);
+
+  it.each([
+    ['https://shop.exa\tmple', 'contains U+0009'],
+    ['https://evil.example\\@shop.example', 'contains a backslash'],
+    ['https://shop.example\\', 'contains a backslash'],
+    ['https://shop.example:0', 'port 0'],
+    ['https://shop.example\u001b[31m', 'contains U+001B'],
+    ['https://0x7f.1', 'not as typed'],
+  ])('refuses %j instead of rewriting it, exit 1, nothing stored', async (origin, message) => {
+    const before = (await adminJson<{ origins: string[] }>(dataDir, ['merchant', 'origins', 'list', M])).origins;
+    const res = await admin(dataDir, ['merchant', 'origins', 'add', M, origin]);
+    expect(res.code, res.stdout).toBe(1);
+    expect(res.stderr).toContain(message);
+    expect(res.stderr).not.toMatch(/(?!\n)[\p{Cc}\p{Cf}]/u);
+    expect((await adminJson<{ origins: string[] }>(dataDir, ['merchant', 'origins', 'list', M])).origins).toEqual(before);
+  }, 60_000);
 });

@@ -33,10 +33,15 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** Write `bytes` and keep the connection open without sending more; resolves with all the server sent. */
+/**
+ * Write `bytes` and keep the connection open without sending more; resolves with all the server sent. Each
+ * call comes from its own loopback address: repeated refusals of one address are summarised in the log
+ * (src/pipeline/refusal-log.ts), and each case here looks for its own first line.
+ */
+let nextAddress = 10;
 function stall(bytes: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1', () => socket.write(bytes));
+    const socket = net.connect({ port, host: '127.0.0.1', localAddress: `127.0.0.${nextAddress++}` }, () => socket.write(bytes));
     let got = '';
     socket.on('data', (d) => (got += d.toString('latin1')));
     socket.on('close', () => resolve(got));
@@ -80,6 +85,29 @@ describe('answers Node gives outside the pipeline', () => {
     const logged = requestLines().slice(before);
     expect(logged.filter((l) => l.status === 408)).toEqual([expect.objectContaining({ method: 'POST', route: '/v1/payments/calculate', errorCode: 'REQUEST_TIMEOUT' })]);
     expect(await metric('http_requests_total{method="POST",route="/v1/payments/calculate",status="408"}')).toBe(1);
+  });
+
+  it('a body the client aborts: logged and counted as 499, never a 5xx', async () => {
+    const counted = await metric('http_requests_total{method="POST",route="/v1/payments/calculate",status="499"}');
+    const failed = await metric('http_requests_total{method="POST",route="/v1/payments/calculate",status="503"}');
+    const before = requestLines().length;
+    const body = JSON.stringify({ amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: t.approved.merchantId });
+    const signed = signatureHeaders(t.approved.apiKey, t.approved.apiSecret, { method: 'POST', target: '/v1/payments/calculate', body, timestamp: String(Math.floor(t.clock.now / 1000)) });
+    const head = Object.entries(signed).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(`POST /v1/payments/calculate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n${head}\r\n${body.slice(0, 10)}`);
+        // The body's first bytes are on their way; the client gives up before the rest.
+        setTimeout(() => socket.destroy(), 100);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const logged = requestLines().slice(before);
+    expect(logged).toEqual([expect.objectContaining({ method: 'POST', route: '/v1/payments/calculate', status: 499, errorCode: 'INVALID_REQUEST' })]);
+    expect(await metric('http_requests_total{method="POST",route="/v1/payments/calculate",status="499"}')).toBe(counted + 1);
+    expect(await metric('http_requests_total{method="POST",route="/v1/payments/calculate",status="503"}')).toBe(failed);
   });
 
   it('an unparsable request: 400, logged and counted', async () => {

@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 import { DEMO_CHANNELS } from '../../src/modules/admin/demo-seed.js';
+import { Big, scaleOf } from '../../src/shared/money.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -90,28 +91,48 @@ describe('channel list parity', () => {
 
 describe('calculation parity', () => {
   const methods = [...DEMO_CHANNELS.map((c) => c.code), 'QRIS', 'Bca_Va', 'bitcoin'];
+  /**
+   * Amounts as JSON number text (contract §5: exact whatever JSON carries them): integers, the limits, any
+   * double's shortest text, and texts a double cannot keep (up to 30 digits, up to 25 decimals, exponents).
+   */
+  const amountText = fc.oneof(
+    fc.integer({ min: -10, max: 120_000_000 }).map(String),
+    fc.constantFrom('999', '1000', '10000', '2000000', '10000000', '10000001', '149999.99999999999999999999', '150000.0', '1.5e5', '1e400', '1e-400'),
+    fc.double({ min: 0, max: 1e6, noNaN: true }).map((d) => JSON.stringify(d)),
+    fc
+      .tuple(fc.stringMatching(/^(0|[1-9]\d{0,29})$/), fc.option(fc.stringMatching(/^\d{1,25}$/), { nil: undefined }), fc.option(fc.integer({ min: -30, max: 30 }), { nil: undefined }))
+      .map(([int, frac, exp]) => `${int}${frac === undefined ? '' : `.${frac}`}${exp === undefined ? '' : `e${exp}`}`),
+  );
   const input = fc.record({
-    amount: fc.oneof(fc.integer({ min: -10, max: 120_000_000 }), fc.constantFrom(999, 1000, 10_000, 2_000_000, 10_000_000, 10_000_001), fc.double({ min: 0, max: 1e6, noNaN: true })),
+    amount: amountText,
     currency: fc.constantFrom('IDR', 'USD', 'idr'),
     method: fc.constantFrom(...methods),
     chargeFeeToCustomer: fc.option(fc.boolean(), { nil: undefined }),
     who: fc.constantFrom('approved' as const, 'pending' as const),
   });
 
-  it('REST and GraphQL agree on result or error code for random inputs', async () => {
+  it('REST and GraphQL agree on result or error code for random inputs, amounts sent as JSON text', async () => {
     await fc.assert(
-      fc.asyncProperty(input, async ({ who, ...i }) => {
+      fc.asyncProperty(input, async ({ who, amount, ...i }) => {
         const as = t[who];
-        const body = { ...i, merchantId: as.merchantId };
-        const restRes = await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: JSON.stringify(body), as });
+        // The amount spliced in as its text: JSON.stringify of a JS number could only send a double's text.
+        const fields = JSON.stringify({ ...i, merchantId: as.merchantId }).slice(1, -1);
+        const bodyText = `{"amount":${amount},${fields}}`;
+        const restRes = await t.signedFetch('/v1/payments/calculate', { method: 'POST', body: bodyText, as });
         const rest = (await restRes.json()) as Record<string, unknown>;
-        const graph = (await (await gql(t, CALC, { i: body }, as)).json()) as { data: { calculateFee: unknown } | null; errors?: { extensions: { code: string } }[] };
+        const graphRes = await t.signedFetch('/graphql', { method: 'POST', body: `{"query":${JSON.stringify(CALC)},"variables":{"i":${bodyText}}}`, as });
+        const graph = (await graphRes.json()) as { data: { calculateFee: unknown } | null; errors?: { extensions: { code: string; field?: string } }[] };
         if (restRes.status === 200) {
           expect(graph.errors).toBeUndefined();
           expect(graph.data?.calculateFee).toEqual(rest);
+          // Priced at exactly the amount sent (every demo channel is IDR: no decimals).
+          expect(new Big(String(rest.amount)).eq(new Big(amount))).toBe(true);
         } else {
           expect(graph.errors?.[0]?.extensions.code).toBe(rest.code);
+          if (rest.code === 'INVALID_REQUEST') expect(graph.errors?.[0]?.extensions.field).toBe(rest.field);
         }
+        // An amount with decimals is never priced in IDR, however close a double would bring it to an integer.
+        if (scaleOf(new Big(amount)) > 0) expect(restRes.status).not.toBe(200);
       }),
       { numRuns: 150 },
     );

@@ -6,6 +6,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { ClientClosedRequest } from '../../src/pipeline/transport/body.js';
 import { NodeRequest } from '../../src/pipeline/transport/node-request.js';
 
 let server: http.Server;
@@ -22,7 +24,7 @@ beforeAll(async () => {
         res.end('ok');
       },
       (err: Error) => {
-        seen.push({ outcome: err.message.includes('bytes') ? 'too large' : err.message, listeners: listeners() });
+        seen.push({ outcome: err instanceof ClientClosedRequest ? 'client closed' : err.message.includes('bytes') ? 'too large' : err.message, listeners: listeners() });
         res.end('too large');
       },
     );
@@ -46,5 +48,19 @@ describe('reading a request body', () => {
   it('removes its listeners when the body is past the limit', async () => {
     await post('x'.repeat(3000), 100);
     expect(seen.at(-1)).toEqual({ outcome: 'too large', listeners: { data: 0, end: 0, error: 0 } });
+  });
+
+  it('a body the client aborts is ClientClosedRequest, and its listeners are removed', async () => {
+    const count = seen.length;
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write('POST / HTTP/1.1\r\nHost: x\r\nx-limit: 10000\r\nContent-Length: 100\r\n\r\n0123456789');
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+    });
+    await expect.poll(() => seen.length).toBe(count + 1);
+    expect(seen.at(-1)).toEqual({ outcome: 'client closed', listeners: { data: 0, end: 0, error: 0 } });
   });
 });

@@ -293,8 +293,11 @@ export class AdminService {
     return this.repo.listOrigins(merchantId);
   }
 
-  /** Allow a web origin (validated and normalised); a conflict when it is already allowed. */
-  async addOrigin(merchantId: string, text: string, options: { allowInsecureHttp?: boolean } = {}): Promise<{ merchantId: string; origin: string; origins: string[] }> {
+  /**
+   * Allow a web origin (validated as typed, normalised); a conflict when it is already allowed. `unicode`:
+   * the host's Unicode form when it was typed as punycode, for the operator to confirm what was allowed.
+   */
+  async addOrigin(merchantId: string, text: string, options: { allowInsecureHttp?: boolean } = {}): Promise<{ merchantId: string; origin: string; unicode?: string; origins: string[] }> {
     const checked = normalizeOrigin(text, options);
     if (!checked.ok) throw new AdminError('invalid', [checked.problem]);
     return this.repo.transaction(async (repo) => {
@@ -303,18 +306,20 @@ export class AdminService {
       if (!(await repo.addOrigin(merchantId, checked.origin))) throw new AdminError('conflict', [`${checked.origin} is already an allowed origin of merchant ${merchantId}`]);
       const after = await repo.listOrigins(merchantId);
       await this.#audit(repo, 'merchant.origin-add', merchantId, { origins: before }, { origins: after });
-      return { merchantId, origin: checked.origin, origins: after };
+      return { merchantId, origin: checked.origin, ...(checked.unicode === undefined ? {} : { unicode: checked.unicode }), origins: after };
     });
   }
 
   /** Stop allowing a web origin (matched after normalisation); not found when it was not allowed. */
   async removeOrigin(merchantId: string, text: string): Promise<{ merchantId: string; origin: string; origins: string[] }> {
-    // Removal never refuses an insecure origin: whatever was stored can be taken away.
-    const checked = normalizeOrigin(text, { allowInsecureHttp: true });
-    if (!checked.ok) throw new AdminError('invalid', [checked.problem]);
+    // Removal never refuses an insecure origin: whatever was stored can be taken away, also an origin stored
+    // before the rules of what may be added tightened, typed exactly as `origins list` shows it.
+    const normalized = normalizeOrigin(text, { allowInsecureHttp: true });
     return this.repo.transaction(async (repo) => {
       await merchantOf(repo, merchantId);
       const before = await repo.listOrigins(merchantId);
+      const checked = normalized.ok ? normalized : before.includes(text) ? { ok: true as const, origin: text } : normalized;
+      if (!checked.ok) throw new AdminError('invalid', [checked.problem]);
       if (!(await repo.removeOrigin(merchantId, checked.origin))) throw new AdminError('not_found', [`${checked.origin} is not an allowed origin of merchant ${merchantId}`]);
       const after = await repo.listOrigins(merchantId);
       await this.#audit(repo, 'merchant.origin-remove', merchantId, { origins: before }, { origins: after });

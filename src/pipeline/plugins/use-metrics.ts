@@ -23,7 +23,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { AppError, AUTH_ERROR_CODES } from '../../shared/errors.js';
-import { requestStateOf } from '../request-state.js';
+import { loggedStatus, requestStateOf } from '../request-state.js';
 import { getOrHeadOnly, problemResponse } from '../responses.js';
 
 /** Options of {@link useMetrics}. */
@@ -144,7 +144,7 @@ export function useMetrics(options: MetricsOptions): Plugin {
       if (!state) return;
       const pathname = state.target.split('?')[0] ?? '';
       const route = options.routeOf(pathname);
-      const children = childrenOf(METHODS.has(state.method) ? state.method : 'OTHER', route, response.status);
+      const children = childrenOf(METHODS.has(state.method) ? state.method : 'OTHER', route, loggedStatus(state, response.status));
       children.count.inc();
       children.time.observe((performance.now() - state.startedAt) / 1000);
       if (route !== path && state.errorCode !== undefined && AUTH_FAILURE_CODES.has(state.errorCode)) authFailures.inc({ code: state.errorCode });

@@ -2,19 +2,20 @@
  * First user plugin of every request: creates the per-request state
  * (request id, surface), answers unknown paths with a 404 problem, gives
  * every GraphQL error its contract code and request id, returns
- * `X-Request-Id`, and writes one log line per request.
+ * `X-Request-Id`, and writes one log line per request (repeated refusals summarised: ../refusal-log.ts).
  */
 import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import { AppError } from '../../shared/errors.js';
 import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js';
-import { initRequestState, requestStateOf, type RequestState, type Surface } from '../request-state.js';
+import { initRequestState, loggedStatus, requestStateOf, type RequestState, type Surface } from '../request-state.js';
 import { JSON_MEDIA } from '../transport/body.js';
 import { nodeRequestOf } from '../transport/node-request.js';
 import { parseGraphQLGetRequest } from '../graphql-get-params.js';
 import { isGraphiQLPageRequest } from '../../modules/docs/graphiql-page.js';
 import { errorResponseFor, problemResponse } from '../responses.js';
 import { clientAddressOf, plainAddress, type TrustedProxies } from '../../shared/client-address.js';
+import { isRefusal, refusalLogOf, type RefusalLog } from '../refusal-log.js';
 
 /** The client address of a request, for a transport the default cannot see a socket on (tests in-process). */
 export type ClientAddressResolver = (request: Request, serverContext: object) => string | undefined;
@@ -33,6 +34,8 @@ export interface RequestContextOptions {
   trustedProxies?: TrustedProxies | null;
   /** Replaces the socket-based client address (default {@link socketClientAddress}). */
   clientAddress?: ClientAddressResolver;
+  /** Where refusals are summarised (default: the logger's own, {@link refusalLogOf}). */
+  refusalLog?: RefusalLog;
 }
 
 interface NodeServerContext {
@@ -74,13 +77,27 @@ function requestLineLogger(logger: Logger): Logger {
   return line;
 }
 
-export function logRequest(logger: Logger, state: RequestState, status: number): void {
+/**
+ * The request's log line. A refusal (a 4xx with a contract code) goes through `refusals`: the first of its
+ * (client address, code) gets this line, repeats are counted into one line a second (src/pipeline/refusal-log.ts).
+ */
+export function logRequest(logger: Logger, state: RequestState, status: number, refusals?: RefusalLog): void {
+  const logged = loggedStatus(state, status);
+  if (refusals !== undefined && state.unexpected === undefined && isRefusal(logged, state.errorCode)) {
+    refusals.record(state.clientAddress, state.errorCode, logged, () => writeRequestLine(logger, state, logged));
+    return;
+  }
+  writeRequestLine(logger, state, logged);
+}
+
+function writeRequestLine(logger: Logger, state: RequestState, status: number): void {
   const line = {
     requestId: state.id,
     method: state.method,
     route: state.target.split('?')[0],
     // The client's address (behind a trusted balancer, from its X-Forwarded-For), never the balancer's.
     clientAddress: state.clientAddress,
+    // 499 when the client closed the request before its body was complete (never a 5xx of ours).
     status,
     durationMs: Math.round((performance.now() - state.startedAt) * 100) / 100,
     merchantId: state.principal?.merchantId,
@@ -99,6 +116,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
   const prefixes = options.publicPaths.filter((p) => p.endsWith('/'));
   const restPaths = new Set(options.restPaths ?? []);
   const clientAddress = options.clientAddress ?? socketClientAddress(options.trustedProxies ?? null);
+  const refusals = options.refusalLog ?? refusalLogOf(logger);
 
   function surfaceOf(request: Request, pathname: string): Surface | null {
     // The GraphiQL page is public (contract §3): no signature, no database.
@@ -160,7 +178,7 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
       const state = requestStateOf(serverContext);
       if (!state) return;
       response.headers.set('X-Request-Id', state.id);
-      logRequest(logger, state, response.status);
+      logRequest(logger, state, response.status, refusals);
     },
   };
 }

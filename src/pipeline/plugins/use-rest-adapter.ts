@@ -10,6 +10,7 @@
 import type { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { AppError, isErrorCode, type ErrorDetails } from '../../shared/errors.js';
+import { isRawJsonNumber, parseRequestJson } from '../../shared/json-numbers.js';
 import { JSON_MEDIA } from '../transport/body.js';
 import { BufferedRequest, NodeHeaders } from '../transport/node-request.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../request-state.js';
@@ -30,7 +31,8 @@ export function bodyVariables(
   }
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body ?? new Uint8Array(0)));
+    // Numbers keep their exact value (src/shared/json-numbers.ts): one a double would change arrives as its text.
+    parsed = parseRequestJson(new TextDecoder('utf-8', { fatal: true }).decode(body ?? new Uint8Array(0)));
   } catch {
     // The parser's position message would echo request bytes; the contract error is enough.
     throw new AppError('INVALID_REQUEST', 'The request body is not valid UTF-8 JSON.', { field: 'body' });
@@ -38,14 +40,29 @@ export function bodyVariables(
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw new AppError('INVALID_REQUEST', 'The request body must be a JSON object.', { field: 'body' });
   }
-  const checked = schema.safeParse(parsed);
+  const exact = exactNumbersOf(parsed as Record<string, unknown>);
+  // The schema checks types; a number kept as its text is a number to it, and travels on as its text (the
+  // Decimal scalar and the services judge its value: more decimals than the currency allows → `field`).
+  const checked = schema.safeParse(exact === null ? parsed : { ...(parsed as Record<string, unknown>), ...exact.placeholders });
   if (!checked.success) {
     const issue = checked.error.issues[0]!;
     const field = issue.path.join('.') || 'body';
     const missing = issue.code === 'invalid_type' && (parsed as Record<string, unknown>)[field] === undefined;
     throw new AppError('INVALID_REQUEST', missing ? `${field} is required.` : `${field}: ${issue.message}.`, { field });
   }
-  return { input: checked.data };
+  return { input: exact === null ? checked.data : { ...checked.data, ...exact.texts } };
+}
+
+/** The body's top-level numbers kept as text (bodies are flat): each with a type-check placeholder; null when none. */
+function exactNumbersOf(body: Record<string, unknown>): { placeholders: Record<string, number>; texts: Record<string, unknown> } | null {
+  let found: { placeholders: Record<string, number>; texts: Record<string, unknown> } | null = null;
+  for (const [key, value] of Object.entries(body)) {
+    if (!isRawJsonNumber(value)) continue;
+    found ??= { placeholders: {}, texts: {} };
+    found.placeholders[key] = 0;
+    found.texts[key] = value;
+  }
+  return found;
 }
 
 function restResponse(Response: typeof globalThis.Response, state: RequestState, result: { data?: unknown; errors?: readonly GraphQLError[] }): Response {

@@ -18,7 +18,7 @@ import type { SecretBox } from '../../modules/auth/secret-box.js';
 import { VersionedCache } from '../../shared/versioned-cache.js';
 import type { DataVersion } from '../../shared/versioned-cache.js';
 import { AppError } from '../../shared/errors.js';
-import { assertDeclaredLengthWithin, readBodyWithin, type HeaderSource } from '../transport/body.js';
+import { assertDeclaredLengthWithin, ClientClosedRequest, readBodyWithin, type HeaderSource } from '../transport/body.js';
 import { toAppError } from '../error-normalizer.js';
 import { BufferedRequest, hasLimitedBody } from '../transport/node-request.js';
 import { requestStateOf, type Principal, type RequestState } from '../request-state.js';
@@ -265,6 +265,7 @@ export function useSignatureAuth(options: SignatureAuthOptions): Plugin {
       } catch (err) {
         const appError = toAppError(err) ?? new AppError('INTERNAL_ERROR', 'Unexpected error.');
         if (appError.code === 'INTERNAL_ERROR') state.unexpected = err;
+        if (appError instanceof ClientClosedRequest) state.clientClosedRequest = true;
         endResponse(errorResponseFor(fetchAPI.Response, state, appError));
       }
     },

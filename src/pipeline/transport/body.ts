@@ -4,6 +4,20 @@ import { AppError } from '../../shared/errors.js';
 /** JSON media types (`application/json`, `application/graphql-response+json`, …), any parameters. */
 export const JSON_MEDIA = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
 
+/**
+ * The client closed its connection before its body was complete (it aborted, or its connection broke).
+ * The client's doing, never the service's: answered 400 INVALID_REQUEST (`field: body`) should it still
+ * listen, and logged and counted as `499` (nginx's "client closed request"; the request state's
+ * `clientClosedRequest`). Before this had its own error, the socket's ECONNRESET read as an unreachable
+ * database's and the request was logged and counted as 503, inflating 5xx alerts.
+ */
+export class ClientClosedRequest extends AppError {
+  constructor(cause?: unknown) {
+    super('INVALID_REQUEST', 'The request body ended before it was complete (the client closed the request).', { field: 'body' });
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
 export function tooLarge(limit: number): AppError {
   return new AppError('PAYLOAD_TOO_LARGE', `The request body exceeds ${limit} bytes.`, { limit });
 }
@@ -36,7 +50,14 @@ export async function readBodyWithin(request: Request, limit: number): Promise<U
   const chunks: Uint8Array<ArrayBuffer>[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let step: ReadableStreamReadResult<Uint8Array<ArrayBuffer>>;
+    try {
+      step = await reader.read();
+    } catch (err) {
+      // An incoming body's stream fails only when the client's side of it does (the transport's abort).
+      throw new ClientClosedRequest(err);
+    }
+    const { done, value } = step;
     if (done) break;
     total += value.byteLength;
     if (total > limit) {

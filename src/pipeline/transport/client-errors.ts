@@ -13,6 +13,8 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { Counter, Registry } from 'prom-client';
 import { EVERY_ANSWER, NOT_A_PAGE_POLICY } from '../../shared/security-headers.js';
+import { plainAddress } from '../../shared/client-address.js';
+import { refusalLogOf } from '../refusal-log.js';
 
 /** Node's code of a client error → the status Node answers and the `errorCode` of the log line. */
 const ANSWERS: Record<string, { status: number; code: string }> = {
@@ -49,12 +51,17 @@ export function observeClientErrors(server: Server, options: ClientErrorOptions)
     const last = lastRequest.get(socket);
     // A finished exchange is history: the error belongs to a request that never reached the listener.
     const inFlight = last && !last.res.writableFinished ? last.res : null;
-    // A peer that reset or already closed gets no answer, and nothing was answered: nothing to log.
-    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
+    // A peer that reset or already closed gets no answer, and nothing was answered: nothing to log. A peer
+    // that closed in the middle of a body the listener is reading (HPE_INVALID_EOF_STATE) is the pipeline's
+    // to log: its body read fails as ClientClosedRequest, one line and one count with status 499.
+    const closedMidBody = inFlight !== null && err.code === 'HPE_INVALID_EOF_STATE';
+    if (err.code === 'ECONNRESET' || closedMidBody || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
     const answer = (err.code !== undefined && ANSWERS[err.code]) || BAD_REQUEST;
+    // Read before the socket is destroyed (a destroyed socket no longer names its peer).
+    const address = socket.remoteAddress === undefined ? undefined : plainAddress(socket.remoteAddress);
     socket.end(`HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\n${SECURITY_LINES}Connection: close\r\n\r\n`);
     socket.destroy();
     const req = inFlight ? last?.req : undefined;
@@ -62,6 +69,9 @@ export function observeClientErrors(server: Server, options: ClientErrorOptions)
     const route = routeOf((req?.url ?? '').split('?')[0] ?? '');
     const labels = { method, route, status: String(answer.status) };
     (registry.getSingleMetric('http_requests_total') as Counter | undefined)?.inc(labels);
-    logger.info({ requestId: randomUUID(), method: req?.method, route: req?.url?.split('?')[0], status: answer.status, errorCode: answer.code, clientError: err.code }, 'request');
+    // A refusal like the pipeline's: the first of its (address, code) gets its line, repeats a count a second.
+    refusalLogOf(logger).record(address, answer.code, answer.status, () =>
+      logger.info({ requestId: randomUUID(), method: req?.method, route: req?.url?.split('?')[0], clientAddress: address, status: answer.status, errorCode: answer.code, clientError: err.code }, 'request'),
+    );
   });
 }

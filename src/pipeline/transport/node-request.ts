@@ -18,7 +18,8 @@
  *   headers joined with ", " as `Headers.get` does).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { tooLarge } from './body.js';
+import { parseRequestJson } from '../../shared/json-numbers.js';
+import { ClientClosedRequest, tooLarge } from './body.js';
 
 /** Read-only `Headers` over Node's parsed request headers. */
 export class NodeHeaders implements Iterable<[string, string]> {
@@ -79,7 +80,8 @@ function sharedUrl(href: string): URL {
 /**
  * Reads a Node request body, never more than `limit` bytes (PAYLOAD_TOO_LARGE past it). Its listeners are
  * removed once it settles: the request of an event stream lives as long as the stream, and listeners left on
- * it kept the body's bytes with them (about 0.5 KB per open stream, contract §8b).
+ * it kept the body's bytes with them (about 0.5 KB per open stream, contract §8b). A body that ends without
+ * its 'end' (Node's `aborted` error, ECONNRESET, or a 'close' first) is the client's: {@link ClientClosedRequest}.
  */
 function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array<ArrayBuffer>> {
   return new Promise((resolve, reject) => {
@@ -89,6 +91,7 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array<A
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('error', onError);
+      req.off('close', onClose);
       chunks = [];
     };
     const onData = (chunk: Buffer) => {
@@ -108,11 +111,16 @@ function readNodeBody(req: IncomingMessage, limit: number): Promise<Uint8Array<A
     };
     const onError = (err: Error) => {
       done();
-      reject(err);
+      reject(new ClientClosedRequest(err));
+    };
+    const onClose = () => {
+      done();
+      reject(new ClientClosedRequest());
     };
     req.on('data', onData);
     req.once('end', onEnd);
     req.once('error', onError);
+    req.once('close', onClose);
   });
 }
 
@@ -161,8 +169,9 @@ abstract class BytesRequest {
   async text(): Promise<string> {
     return decoder.decode(await this.readBytes());
   }
+  /** The body as JSON, numbers kept exact (src/shared/json-numbers.ts): what Yoga's POST parser reads. */
   async json(): Promise<unknown> {
-    return JSON.parse(await this.text()) as unknown;
+    return parseRequestJson(await this.text());
   }
   async blob(): Promise<Blob> {
     return new Blob([await this.readBytes()]);

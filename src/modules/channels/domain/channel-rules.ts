@@ -15,6 +15,7 @@
  * - min ≤ max.
  */
 import { z } from 'zod';
+import { unprintableProblem } from '../../../shared/operator-text.js';
 import { AppError } from '../../../shared/errors.js';
 import { CHANNEL_GROUPS, CHANNEL_STATUSES, KEY_MODES, KYC_STATUSES, type ChannelGroupValue } from '../../../shared/vocabulary.js';
 import { Big, parseDecimalText, scaleOf, toDecimalString, type DecimalString } from '../../../shared/money.js';
@@ -81,7 +82,19 @@ export const currencyCodeSchema = z
   .regex(/^[A-Za-z]{3}$/, 'must be a three-letter ISO 4217 code')
   .transform((c) => c.toUpperCase());
 
-const nameSchema = z.string().trim().min(1, 'must not be empty').max(120, 'must be at most 120 characters');
+/**
+ * A name as the operator typed it: control, bidirectional and other format characters are refused
+ * (src/shared/operator-text.ts), checked before the surrounding spaces are trimmed.
+ */
+const nameSchema = z
+  .string()
+  .superRefine((text, ctx) => {
+    const problem = unprintableProblem(text);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(120, 'must be at most 120 characters');
 /** A translated name (contract §12); the word `default` (or null) clears it, so `name` applies again. */
 const translatedNameSchema = z.union([z.literal('default').transform(() => null), z.null(), nameSchema]);
 

@@ -1,0 +1,78 @@
+/**
+ * Operator text through the real admin CLI (src/shared/operator-text.ts): names and the audit actor with
+ * control, bidirectional or other format characters are refused with the character named; what an older
+ * database still holds is printed escaped (`\u001b`, `\u202e`) by `channel list`, `merchant list` and
+ * `audit list`, human and `--json`, so it never reaches the next operator's terminal raw.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTempDir } from '../helpers/app.js';
+import { admin, adminJson } from '../helpers/ops.js';
+import { DATABASE_FILE } from '../../src/storage/index.js';
+import { DEMO_APPROVED_MERCHANT_ID as M } from '../../src/modules/admin/demo-seed.js';
+
+let dataDir: string;
+beforeAll(() => {
+  dataDir = makeTempDir('pgw-cli-text-');
+});
+afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+/** Anything that would act on a terminal or reorder what it shows. */
+const RAW = /(?!\n)[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+const OSC_TITLE = 'Bank\u001b]0;pwned\u0007\u001b[2J VA';
+const BIDI = 'Transfer \u202eAV knaB';
+
+describe('admin CLI: operator text taken as typed or refused', () => {
+  it.each([
+    [['channel', 'create', '--code', 'evil_va', '--name', OSC_TITLE, '--currency', 'IDR', '--min', '1', '--max', '10'], 'U+001B'],
+    [['channel', 'create', '--code', 'evil_va', '--name', BIDI, '--currency', 'IDR', '--min', '1', '--max', '10'], 'U+202E'],
+    [['channel', 'update', 'qris', '--name-en', 'QRIS\u2066x\u2069'], 'U+2066'],
+    [['merchant', 'create', '--name', 'Toko\tBudi'], 'U+0009'],
+    [['merchant', 'create', '--name', 'Toko\u200dBudi'], 'U+200D'],
+    [['merchant', 'create', '--name', 'Toko Budi', '--actor', 'ops\u001b[31m'], 'U+001B'],
+  ])('%j is refused naming %s, exit non-zero, nothing raw on stderr', async (args, name) => {
+    const res = await admin(dataDir, args);
+    expect(res.code, res.stdout).not.toBe(0);
+    expect(res.stderr).toContain(`contains ${name}`);
+    expect(res.stderr).not.toMatch(RAW);
+  }, 60_000);
+
+  it('what an older database holds is printed escaped: channel list, merchant list, audit list (human and --json)', async () => {
+    await adminJson(dataDir, ['channel', 'list']);
+    // The database as an older version (or a hand) left it.
+    const db = new Database(path.join(dataDir, DATABASE_FILE));
+    try {
+      db.prepare('UPDATE channels SET name = ? WHERE code = ?').run(OSC_TITLE, 'qris');
+      db.prepare('UPDATE merchants SET name = ? WHERE id = ?').run(BIDI, M);
+      // The audit trail is append-only: an older version's record is added, not edited.
+      db.prepare('INSERT INTO audit_log (id, at, actor, action, entity, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        'ffffffff-ffff-7fff-bfff-ffffffffffff',
+        '2999-01-01T00:00:00.000Z',
+        'ops\u001b[8m\u0085',
+        'channel.update',
+        'qris',
+        JSON.stringify({ name: 'QRIS' }),
+        JSON.stringify({ name: BIDI }),
+      );
+    } finally {
+      db.close();
+    }
+    for (const args of [['channel', 'list'], ['merchant', 'list'], ['audit', 'list', '--limit', '5']]) {
+      const human = await admin(dataDir, args);
+      expect(human.code, human.stderr).toBe(0);
+      expect(human.stdout, args.join(' ')).not.toMatch(RAW);
+      const json = await admin(dataDir, [...args, '--json']);
+      expect(json.stdout, `${args.join(' ')} --json`).not.toMatch(RAW);
+    }
+    expect((await admin(dataDir, ['channel', 'list'])).stdout).toContain('Bank\\u001b]0;pwned\\u0007\\u001b[2J VA');
+    expect((await admin(dataDir, ['merchant', 'list'])).stdout).toContain('Transfer \\u202eAV knaB');
+    expect((await admin(dataDir, ['audit', 'list', '--limit', '5'])).stdout).toContain('ops\\u001b[8m\\u0085');
+    // --json stays JSON, with the stored values unchanged.
+    const channels = await adminJson<{ code: string; name: string }[]>(dataDir, ['channel', 'list']);
+    expect(channels.find((c) => c.code === 'qris')?.name).toBe(OSC_TITLE);
+    const merchants = await adminJson<{ id: string; name: string }[]>(dataDir, ['merchant', 'list']);
+    expect(merchants.find((m) => m.id === M)?.name).toBe(BIDI);
+  }, 120_000);
+});
