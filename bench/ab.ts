@@ -12,7 +12,8 @@
  *   node_modules, built as `npm start` builds it) against the working tree.
  * - `--old-node <node binary>`: with `<commit>`, the old build runs on that Node (e.g. /usr/bin/node, the
  *   machine's older one) with node_modules of its own (`npm ci` from its lockfile, so native modules match that
- *   Node's ABI): a runtime upgrade compared as each side really runs.
+ *   Node's ABI): a runtime upgrade compared as each side really runs. `--old-checkout DIR` uses DIR, a checkout
+ *   of `<commit>` already installed for that Node, instead of a new worktree and install.
  * - `--without p,…`: the working tree against itself with those pipeline plugins left out
  *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app/app.ts): what
  *   they cost under load, which an in-process ablation (bench:pipeline) cannot show.
@@ -37,6 +38,7 @@ const option = (name: string, fallback: string): string => {
 const USAGE = 'usage: npm run bench:ab -- (<commit> [--old-node PATH] | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]\n';
 const without = option('without', '');
 const oldNode = option('old-node', '');
+const oldCheckout = option('old-checkout', '');
 const commit = args.find((a, i) => !a.startsWith('--') && (i === 0 || !args[i - 1]!.startsWith('--')));
 if (Boolean(commit) === Boolean(without) || (oldNode && !commit)) {
   process.stderr.write(USAGE);
@@ -52,12 +54,12 @@ if (!scenarios.every((s) => ['rest-list', 'gql-channels', 'gql-calc-uncached'].i
 }
 
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-ab-'));
-const worktree = commit ? path.join(tmp, 'old') : null;
-if (worktree) execFileSync('git', ['worktree', 'add', '--detach', '--quiet', worktree, commit!], { cwd: ROOT, stdio: 'inherit' });
+const worktree = commit ? (oldCheckout ? path.resolve(oldCheckout) : path.join(tmp, 'old')) : null;
+if (worktree && !oldCheckout) execFileSync('git', ['worktree', 'add', '--detach', '--quiet', worktree, commit!], { cwd: ROOT, stdio: 'inherit' });
 let children: ChildProcess[] = [];
 const cleanUp = () => {
   for (const c of children) c.kill('SIGKILL');
-  if (worktree) execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: ROOT });
+  if (worktree && !oldCheckout) execFileSync('git', ['worktree', 'remove', '--force', worktree], { cwd: ROOT });
   fs.rmSync(tmp, { recursive: true, force: true });
 };
 /** One side of the comparison: where its bundle lives, which bundle, and its environment. */
@@ -83,7 +85,9 @@ try {
         { name: `without ${without}`, dir: ROOT, entry: ablation, env: { ABLATE: without }, runs: [] },
       ];
   if (worktree) {
-    if (oldNode) {
+    if (oldCheckout) {
+      execFileSync(oldNode || process.execPath, ['scripts/build.mjs'], { cwd: worktree, stdio: 'inherit' });
+    } else if (oldNode) {
       // Its own install, run by npm on the old Node (first on PATH), so better-sqlite3 is built for that ABI.
       const env = { ...process.env, PATH: `${path.dirname(oldNode)}:${process.env.PATH ?? ''}`, npm_config_nodedir: path.dirname(path.dirname(fs.realpathSync(oldNode))) };
       execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: worktree, stdio: 'inherit', env });
