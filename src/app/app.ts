@@ -50,6 +50,9 @@ import { ChannelService } from '../modules/channels/service.js';
 import { FeeService } from '../modules/pricing/service.js';
 import { QUOTE_TTL, QuoteService } from '../modules/quotes/service.js';
 import { useJwks } from '../pipeline/plugins/use-jwks.js';
+import { useTracing } from '../pipeline/plugins/use-tracing.js';
+import { serverSpans } from '../pipeline/tracing.js';
+import type { Tracing } from '../shared/tracing.js';
 
 
 /** Metrics settings of an app. */
@@ -101,6 +104,11 @@ export interface AppOptions {
   quotes?: { issuer?: () => string; ttlSeconds?: number };
   /** Further Yoga plugins, after all of the service's own: they run for every request on every transport. */
   plugins?: Plugin[];
+  /**
+   * Contract §13: OpenTelemetry tracing (src/app/tracing.ts starts it); absent/null = off, and then no hook of
+   * tracing is installed and the transport does no tracing work per request.
+   */
+  tracing?: Tracing | null;
 }
 
 /** One plugin of the pipeline, by the name src/app/pipeline-order.ts speaks of. */
@@ -220,9 +228,11 @@ export function createAppParts(options: AppOptions): AppParts {
   const services: Services = { channels: channelService, fees: new FeeService(channelService), changes, sessions, quotes };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
+  const tracing = options.tracing ?? null;
+  if (tracing !== null && metricsRegistry.getSingleMetric('gateway_trace_spans_dropped_total') === undefined) metricsRegistry.registerMetric(tracing.droppedSpans);
   const lifecycle = { shuttingDown: false };
 
-  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now });
+  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now, tracer: tracing?.tracer });
 
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
   // authentication then takes for the same request (an HMAC per open was two, issue 31: opening at a sale's
@@ -297,13 +307,18 @@ export function createAppParts(options: AppOptions): AppParts {
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
   // The order is constrained where plugins meet: src/app/pipeline-order.ts states each constraint with its reason.
+  const tracingPlugins = tracing === null ? null : useTracing({ tracer: tracing.tracer });
   const named: [string, Plugin][] = [
+    // Contract §13: the request state learns its SERVER span before any hook can end the request.
+    ['tracingBegin', tracingPlugins?.begin ?? {}],
     ['answerCacheStore', answerCache.store],
     ['addressGate', rateLimit.addressGate],
     ['httpCaching', useHttpCaching()],
     ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
-    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds() })],
+    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), exemplars: tracing !== null })],
+    // Contract §13: GraphQL phase spans and the SERVER span's attributes; an empty plugin (no hook) when tracing is off.
+    ['tracing', tracingPlugins?.phases ?? {}],
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
@@ -445,7 +460,13 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
   });
 
   // One pipeline for every request: the Node listener hands each one to `yoga.handleRequest`, like yoga.fetch.
-  const handler = createNodeListener({ yoga, logger, fairness: parts.fairness });
+  const tracer = options.tracing?.tracer;
+  const handler = createNodeListener({
+    yoga,
+    logger,
+    fairness: parts.fairness,
+    serverSpans: tracer === undefined ? undefined : serverSpans({ tracer, trustedProxies: options.trustedProxies ?? null, routeOf: routeTemplateOf }),
+  });
 
   return {
     yoga,
