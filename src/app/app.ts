@@ -51,7 +51,7 @@ import { FeeService } from '../modules/pricing/service.js';
 import { QUOTE_TTL, QuoteService } from '../modules/quotes/service.js';
 import { useJwks } from '../pipeline/plugins/use-jwks.js';
 import { useTracing } from '../pipeline/plugins/use-tracing.js';
-import { serverSpans } from '../pipeline/tracing.js';
+import { FanOutSpans, serverSpans } from '../pipeline/tracing.js';
 import type { Tracing } from '../shared/tracing.js';
 
 
@@ -232,6 +232,9 @@ export function createAppParts(options: AppOptions): AppParts {
   if (tracing !== null && metricsRegistry.getSingleMetric('gateway_trace_spans_dropped_total') === undefined) metricsRegistry.registerMetric(tracing.droppedSpans);
   const lifecycle = { shuttingDown: false };
 
+  // Contract §13: a `live.fan_out` span per change reaching this replica while pages are open.
+  const fanOut = tracing === null ? undefined : new FanOutSpans(tracing.tracer);
+  if (fanOut !== undefined) store.onChange(() => fanOut.changed());
   const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now, tracer: tracing?.tracer });
 
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
@@ -301,6 +304,7 @@ export function createAppParts(options: AppOptions): AppParts {
     sharedStore: rateLimit.store,
     logger,
     registry: metricsRegistry,
+    fanOut,
   });
   const apiDocs = createApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() });
   const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };

@@ -58,7 +58,7 @@ export async function prepareServer(): Promise<ServerStart> {
 
   let data;
   try {
-    data = await bootData(config, { logger });
+    data = await bootData(config, { logger, tracer: tracing?.tracer });
   } catch (err) {
     if (err instanceof BootError) fail(err.message);
     throw err;

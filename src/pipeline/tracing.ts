@@ -90,3 +90,69 @@ export function serverSpans(options: ServerSpanOptions): ServerSpans {
     },
   };
 }
+
+/** How long after its last write a change's fan-out is taken as done (ms): no page of it wrote meanwhile. */
+const FAN_OUT_QUIET_MS = 250;
+/** A change that wrote to no page at all is closed after this long (ms). */
+const FAN_OUT_EMPTY_MS = 1000;
+
+/** `performance.now()` as epoch milliseconds (what a span's end time takes). */
+const epochMs = (now: number) => performance.timeOrigin + now;
+
+/**
+ * Contract §13: one `live.fan_out` span per change that reached this replica while pages were open, from the
+ * moment the change is in its catalogue to the last event written for it: `gateway.live.streams` (pages
+ * written) and `gateway.live.last_write_ms` (that time). A change is done when no page wrote for
+ * {@link FAN_OUT_QUIET_MS} (the span ends at the last write itself, not then), or when the next change
+ * comes. Bound: at most one open span.
+ */
+export class FanOutSpans {
+  /** Open streams now (set by the live-streams plugin). */
+  openStreams: () => number = () => 0;
+  #current: { span: Span; startedAt: number; writes: number; lastWriteAt: number } | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly tracer: Tracer) {}
+
+  /** A change is in the catalogue. */
+  changed(): void {
+    this.#finish();
+    const open = this.openStreams();
+    if (open === 0) return;
+    const startedAt = performance.now();
+    const span = this.tracer.startSpan('live.fan_out', { kind: SpanKind.INTERNAL, attributes: { 'gateway.live.open_streams': open } }, ROOT_CONTEXT);
+    this.#current = { span, startedAt, writes: 0, lastWriteAt: startedAt };
+    this.#arm();
+  }
+
+  /** An event was written to a page. */
+  wrote(): void {
+    const current = this.#current;
+    if (current === undefined) return;
+    current.writes += 1;
+    current.lastWriteAt = performance.now();
+  }
+
+  #arm(): void {
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      const current = this.#current;
+      if (current === undefined) return;
+      const now = performance.now();
+      if (current.writes > 0 ? now - current.lastWriteAt >= FAN_OUT_QUIET_MS : now - current.startedAt >= FAN_OUT_EMPTY_MS) this.#finish();
+      else this.#arm();
+    }, FAN_OUT_QUIET_MS);
+    this.#timer.unref();
+  }
+
+  #finish(): void {
+    const current = this.#current;
+    if (current === undefined) return;
+    this.#current = undefined;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    current.span.setAttribute('gateway.live.streams', current.writes);
+    current.span.setAttribute('gateway.live.last_write_ms', Math.round((current.lastWriteAt - current.startedAt) * 100) / 100);
+    current.span.end(epochMs(current.writes > 0 ? current.lastWriteAt : performance.now()));
+  }
+}

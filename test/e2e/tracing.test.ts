@@ -12,6 +12,8 @@ import { makeTempDir } from '../helpers/app.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { PROJECT_ROOT, startServer, type RunningServer } from '../helpers/server.js';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
+import { admin } from '../helpers/ops.js';
+import { CHANNELS_SUBSCRIPTION, openEventStream } from '../helpers/sse.js';
 
 const SERVER_KIND = 2;
 const INTERNAL_KIND = 1;
@@ -203,6 +205,26 @@ describe('contract §13: traces', () => {
     await receiver.waitFor((all) => serverSpanOf(all, requestId) !== undefined);
     expect(serverSpanOf(receiver.spans(), requestId)!.attributes['gateway.error_code']).toBe('SIGNATURE_MISMATCH');
   });
+
+  it('an event stream’s SERVER span ends with its first event; a change is a catch-up span and one live.fan_out span naming the pages written', async () => {
+    const as = server.credentials().find((m) => m.kyc === 'approved')!;
+    const stream = await openEventStream(CHANNELS_SUBSCRIPTION, { as, fetch: (target, init) => fetch(`${server.baseUrl}${target}`, init) });
+    try {
+      await stream.waitFor((s) => s.events.length >= 1, 10_000, 'the first event');
+      // Exported while the stream is still open: the span ended at the first event, not at the stream's end.
+      await receiver.waitFor((all) => all.some((s) => s.kind === SERVER_KIND && s.name === 'POST /graphql' && s.attributes['gateway.surface'] === 'graphql' && all.some((c) => c.parentSpanId === s.spanId && c.name === 'graphql.subscribe')));
+      const r = await admin(server.dataDir, ['channel', 'update', 'bca_va', '--status', 'maintenance']);
+      expect(r.code, r.stderr).toBe(0);
+      await stream.waitFor((s) => s.events.length >= 2, 10_000, 'the change’s event');
+      const spans = await receiver.waitFor((all) => all.some((s) => s.name === 'live.fan_out') && all.some((s) => s.name === 'catalogue.catch_up'));
+      const fanOut = spans.find((s) => s.name === 'live.fan_out')!;
+      expect(fanOut.attributes['gateway.live.streams']).toBeGreaterThanOrEqual(1);
+      expect(typeof fanOut.attributes['gateway.live.last_write_ms']).toBe('number');
+      expect(spans.find((s) => s.name === 'catalogue.catch_up')!.attributes['gateway.catalogue.changes']).toBeGreaterThanOrEqual(1);
+    } finally {
+      await stream.close();
+    }
+  }, 30_000);
 
   it('no exported byte (either protocol) holds an API secret, a signature, a client secret, a quote token or a request value', () => {
     const exported = receiver.bodies.concat(protoReceiver.bodies);
