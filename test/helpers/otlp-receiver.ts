@@ -10,6 +10,8 @@ import { createServer, type Server } from 'node:http';
 /** One span as OTLP/JSON has it, flattened with its resource's service name. */
 export interface ReceivedSpan {
   service: string;
+  /** The resource's attributes (service.instance.id tells replicas apart). */
+  resource: Record<string, string | number | boolean>;
   traceId: string;
   spanId: string;
   parentSpanId: string;
@@ -71,11 +73,13 @@ interface JsonExport {
 export function decodeJsonExport(text: string): ReceivedSpan[] {
   const out: ReceivedSpan[] = [];
   for (const rs of (JSON.parse(text) as JsonExport).resourceSpans ?? []) {
-    const service = String(attributesOf(rs.resource?.attributes)['service.name'] ?? '');
+    const resource = attributesOf(rs.resource?.attributes);
+    const service = String(resource['service.name'] ?? '');
     for (const ss of rs.scopeSpans ?? []) {
       for (const s of ss.spans ?? []) {
         out.push({
           service,
+          resource,
           traceId: s.traceId,
           spanId: s.spanId,
           parentSpanId: s.parentSpanId ?? '',
