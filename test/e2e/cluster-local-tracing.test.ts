@@ -5,8 +5,8 @@
  * HAProxy's span id, its graphql.* spans and the Redis CLIENT span of its budget. One change made by the admin
  * CLI is a live.fan_out span on every replica with an open page.
  *
- * The capture of the request's trace is written to TRACE_CAPTURE when that variable is set (the waterfall of
- * docs/OPERATIONS.md is `npm run trace:show` over it).
+ * The request's trace is shown with `npm run trace:show`'s waterfall, and written to TRACE_CAPTURE as OTLP JSON
+ * when that variable is set (docs/OPERATIONS.md shows the waterfall of such a capture).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,18 @@ import { localServicesSkipReason } from '../helpers/local-services.js';
 import { admin } from '../helpers/ops.js';
 import { startOtlpReceiver, type OtlpReceiver } from '../helpers/otlp-receiver.js';
 import { CHANNELS_SUBSCRIPTION, openEventStream, type EventStreamReader } from '../helpers/sse.js';
+import { waterfall } from '../../scripts/trace-show.js';
+
+type OtlpJson = { resourceSpans: { resource?: unknown; scopeSpans: { scope?: unknown; spans: { traceId: string }[] }[] }[] };
+
+/** An export request cut down to one trace's spans. */
+function onlyTrace(e: OtlpJson, traceId: string): OtlpJson {
+  return {
+    resourceSpans: e.resourceSpans
+      .map((rs) => ({ ...rs, scopeSpans: rs.scopeSpans.map((ss) => ({ ...ss, spans: ss.spans.filter((s) => s.traceId === traceId) })).filter((ss) => ss.spans.length > 0) }))
+      .filter((rs) => rs.scopeSpans.length > 0),
+  };
+}
 
 const skip = localServicesSkipReason('postgres', 'redis', 'haproxy');
 const SERVER_KIND = 2;
@@ -83,10 +95,14 @@ describe.skipIf(skip)('contract §13 through cluster:local', () => {
     const log = () => fs.readFileSync(path.join(cluster!.ready.haproxy.dir, 'haproxy.log'), 'utf8');
     for (let i = 0; i < 50 && !log().includes(`trace_id=${root.traceId}`); i++) await new Promise((r) => setTimeout(r, 100));
     expect(log()).toContain(`trace_id=${root.traceId}`);
-    if (process.env.TRACE_CAPTURE) {
-      const trace = spans.filter((s) => s.traceId === root.traceId);
-      fs.writeFileSync(process.env.TRACE_CAPTURE, JSON.stringify({ spans: trace }, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v), 2));
-    }
+    // The trace's spans as OTLP JSON export requests, one per line (what `npm run trace:show` reads).
+    const capture = receiver!.bodies
+      .filter((b) => b.contentType.startsWith('application/json'))
+      .map((b) => onlyTrace(JSON.parse(b.bytes.toString('utf8')) as OtlpJson, root.traceId))
+      .filter((e) => e.resourceSpans.length > 0);
+    const shown = waterfall(capture as unknown as Parameters<typeof waterfall>[0], root.traceId).join('\n');
+    for (const name of ['POST /graphql', 'graphql.parse', 'graphql.validate', 'graphql.execute', 'EVALSHA']) expect(shown).toContain(name);
+    if (process.env.TRACE_CAPTURE) fs.writeFileSync(process.env.TRACE_CAPTURE, `${capture.map((e) => JSON.stringify(e)).join('\n')}\n`);
   });
 
   it('one change by the admin CLI: a live.fan_out span on every replica with an open page', async () => {
