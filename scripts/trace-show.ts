@@ -63,7 +63,7 @@ export function parseCapture(content: string): OtlpExport[] {
         try {
           return JSON.parse(l) as OtlpExport;
         } catch (err) {
-          throw new Error(`line ${i + 1} is not an OTLP JSON document: ${err instanceof Error ? err.message : String(err)}`);
+          throw new Error(`line ${i + 1} is not an OTLP JSON document: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
         }
       });
   }
