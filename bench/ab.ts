@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]`
+ * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5] [--env K=V,…]`
  * `npm run bench:ab -- --without <plugin,…> [--scenario …] [--rounds 3] [--seconds 5]`
  *
  * Two builds of the project, measured in ONE run, interleaved. Each round starts one build, then the other,
@@ -9,7 +9,8 @@
  * from the noise (issue 12: "compare ratios and server CPU per request within one run").
  *
  * - `<commit>`: that commit (checked out into a temporary git worktree that borrows this clone's
- *   node_modules, built as `npm start` builds it) against the working tree.
+ *   node_modules, built as `npm start` builds it) against the working tree. `--env K=V,…`: environment of the
+ *   working tree's server only (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT=…` to measure tracing on against a commit).
  * - `--without p,…`: the working tree against itself with those pipeline plugins left out
  *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app/app.ts): what
  *   they cost under load, which an in-process ablation (bench:pipeline) cannot show.
@@ -41,6 +42,12 @@ if (Boolean(commit) === Boolean(without)) {
 const scenario = option('scenario', 'rest-list');
 const rounds = Number(option('rounds', '3'));
 const seconds = Number(option('seconds', '5'));
+const newEnv: Record<string, string> = Object.fromEntries(
+  option('env', '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 if (!['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(scenario) || !(rounds >= 1) || !(seconds >= 1)) {
   process.stderr.write(`bad options: scenario ${scenario}, rounds ${rounds}, seconds ${seconds}\n`);
   process.exit(2);
@@ -69,7 +76,7 @@ try {
   const builds: Build[] = worktree
     ? [
         { name: `old ${commit}`, dir: worktree, entry: 'dist/main.mjs', env: {}, runs: [] },
-        { name: 'new (working tree)', dir: ROOT, entry: 'dist/main.mjs', env: {}, runs: [] },
+        { name: `new (working tree)${Object.keys(newEnv).length > 0 ? ` ${Object.keys(newEnv).join(',')}` : ''}`, dir: ROOT, entry: 'dist/main.mjs', env: newEnv, runs: [] },
       ]
     : [
         { name: 'all plugins', dir: ROOT, entry: ablation, env: { ABLATE: '' }, runs: [] },
