@@ -234,7 +234,7 @@ export function createAppParts(options: AppOptions): AppParts {
 
   // Contract §13: a `live.fan_out` span per change reaching this replica while pages are open.
   const fanOut = tracing === null ? undefined : new FanOutSpans(tracing.tracer);
-  if (fanOut !== undefined) store.onChange(() => fanOut.changed());
+  const stopFanOut = fanOut === undefined ? undefined : store.onChange(() => fanOut.changed());
   const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now, tracer: tracing?.tracer });
 
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
@@ -351,7 +351,11 @@ export function createAppParts(options: AppOptions): AppParts {
     services,
     metricsRegistry,
     answerCacheStats,
-    rateLimit,
+    // The fan-out spans' change listener goes with the rate limiter (both released by close and by a refused app).
+    rateLimit: stopFanOut === undefined ? rateLimit : { ...rateLimit, close: () => {
+          stopFanOut();
+          rateLimit.close();
+        } },
     lifecycle,
     pipeline: named.map(([name, plugin]) => ({ name, plugin })),
     fairness: sessionFairness(sessions, metricsRegistry, logger, options.maxQueuedSessionRequests, laneClaims),

@@ -104,7 +104,8 @@ function writeEventStream(res: ServerResponse, response: Response, stream: NonNu
         ? (bytes) => void res.write(bytes)
         : (bytes) => {
             res.write(bytes);
-            if (first !== undefined) {
+            // A comment line (`:` first: the heartbeat that may carry the headers before the first event) is not an event.
+            if (first !== undefined && (typeof bytes === 'string' ? bytes.charCodeAt(0) : bytes[0]) !== 0x3a) {
               first();
               first = undefined;
             }
