@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached[,…]] [--rounds 3] [--seconds 5]`
+ * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached[,…]] [--rounds 3] [--seconds 5] [--env K=V,…]`
  * `npm run bench:ab -- --without <plugin,…> [--scenario …] [--rounds 3] [--seconds 5]`
  *
  * Two builds of the project, measured in ONE run, interleaved. Each round starts one build, then the other,
@@ -13,7 +13,9 @@
  * - `--old-node <node binary>`: with `<commit>`, the old build runs on that Node (e.g. /usr/bin/node, the
  *   machine's older one) with node_modules of its own (`npm ci` from its lockfile, so native modules match that
  *   Node's ABI): a runtime upgrade compared as each side really runs. `--old-checkout DIR` uses DIR, a checkout
- *   of `<commit>` already installed for that Node, instead of a new worktree and install.
+ *   of `<commit>` already installed for that Node, instead of a new worktree and install. `--env K=V,…`:
+ *   environment of the working tree's server only (e.g. `OTEL_EXPORTER_OTLP_ENDPOINT=…` to measure tracing on
+ *   against a commit).
  * - `--without p,…`: the working tree against itself with those pipeline plugins left out
  *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app/app.ts): what
  *   they cost under load, which an in-process ablation (bench:pipeline) cannot show.
@@ -48,6 +50,12 @@ if (Boolean(commit) === Boolean(without) || (oldNode && !commit)) {
 const scenarios = option('scenario', 'rest-list').split(',');
 const rounds = Number(option('rounds', '3'));
 const seconds = Number(option('seconds', '5'));
+const newEnv: Record<string, string> = Object.fromEntries(
+  option('env', '')
+    .split(',')
+    .filter(Boolean)
+    .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 if (!scenarios.every((s) => ['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(s)) || !(rounds >= 1) || !(seconds >= 1)) {
   process.stderr.write(`bad options: scenario ${scenarios.join(',')}, rounds ${rounds}, seconds ${seconds}\n`);
   process.exit(2);
@@ -78,7 +86,7 @@ try {
   const builds: Build[] = worktree
     ? [
         { name: `old ${commit}${oldNode ? ` on ${execFileSync(oldNode, ['--version'], { encoding: 'utf8' }).trim()}` : ''}`, dir: worktree, entry: 'dist/main.mjs', env: {}, runs: [], ...(oldNode ? { node: oldNode } : {}) },
-        { name: 'new (working tree)', dir: ROOT, entry: 'dist/main.mjs', env: {}, runs: [] },
+        { name: `new (working tree)${Object.keys(newEnv).length > 0 ? ` ${Object.keys(newEnv).join(',')}` : ''}`, dir: ROOT, entry: 'dist/main.mjs', env: newEnv, runs: [] },
       ]
     : [
         { name: 'all plugins', dir: ROOT, entry: ablation, env: { ABLATE: '' }, runs: [] },

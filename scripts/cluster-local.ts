@@ -14,6 +14,8 @@
  *   --replica-command CMD   how to start one replica (default "node dist/main.mjs"; split on spaces,
  *                           run in the project root; env CLUSTER_REPLICA_COMMAND works too)
  *   --no-build              skip `node scripts/build.mjs`
+ *   --otlp URL              every replica exports traces to this OTLP/HTTP collector (contract §13; sets
+ *                           OTEL_EXPORTER_OTLP_ENDPOINT; the other OTEL_* variables of this shell pass through)
  *
  * The DATA_DIR belongs to the cluster: the Postgres database is new on every run, so files from an
  * earlier run (demo credentials, a SQLite file) would be stale; it is emptied at start, and only if it
@@ -50,6 +52,8 @@ interface ClusterOptions {
   dataDir: string;
   replicaCommand: string[];
   build: boolean;
+  /** OTLP/HTTP collector base URL for every replica, or undefined (then this shell's OTEL_* variables, if any). */
+  otlp: string | undefined;
 }
 
 function fail(message: string): never {
@@ -67,6 +71,7 @@ function parseOptions(argv: string[]): ClusterOptions {
       'data-dir': { type: 'string', default: './data/cluster' },
       'replica-command': { type: 'string', default: process.env.CLUSTER_REPLICA_COMMAND ?? 'node dist/main.mjs' },
       'no-build': { type: 'boolean', default: false },
+      otlp: { type: 'string' },
     },
     strict: true,
   });
@@ -84,6 +89,7 @@ function parseOptions(argv: string[]): ClusterOptions {
     dataDir: path.resolve(values['data-dir']),
     replicaCommand,
     build: !values['no-build'],
+    otlp: values.otlp === undefined ? undefined : /^https?:\/\/\S+$/.test(values.otlp) ? values.otlp : fail(`--otlp must be an http:// or https:// URL (got "${values.otlp}")`),
   };
 }
 
@@ -109,7 +115,8 @@ interface Replica {
 function startReplica(index: number, port: number, command: string[], env: NodeJS.ProcessEnv): Replica {
   const child = spawn(command[0]!, command.slice(1), {
     cwd: ROOT,
-    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    // Traces tell the replicas apart by service.instance.id (added to any OTEL_RESOURCE_ATTRIBUTES of the shell).
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1', OTEL_RESOURCE_ATTRIBUTES: [env.OTEL_RESOURCE_ATTRIBUTES, `service.instance.id=replica${index}`].filter(Boolean).join(',') },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -235,7 +242,7 @@ async function main(): Promise<void> {
     // (scripts/lib/haproxy.ts); the replicas take that address from it, from nobody else (contract §6).
     // PUBLIC_BASE_URL: each replica's banner sends people to the balancer, never to the replica's own port.
     // LOG_LEVEL warn unless set: at info every replica would log HAProxy's health check, one line a second.
-    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, PUBLIC_BASE_URL: balancerUrl, TRUSTED_PROXIES: HAPROXY_SOURCE, NODE_ENV: process.env.NODE_ENV ?? 'production' };
+    const env: NodeJS.ProcessEnv = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', DATABASE_URL: postgres.url, REDIS_URL: redis.url, MASTER_KEY: masterKey, DATA_DIR: options.dataDir, PUBLIC_BASE_URL: balancerUrl, TRUSTED_PROXIES: HAPROXY_SOURCE, NODE_ENV: process.env.NODE_ENV ?? 'production', ...(options.otlp === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: options.otlp }) };
     // One file that points every tool at this cluster: the admin CLI (DATABASE_URL, MASTER_KEY), npm run sign
     // and docs/examples/* (BASE_URL, GATEWAY_CREDENTIALS).
     const envFile = path.join(options.dataDir, 'cluster.env');

@@ -50,6 +50,9 @@ import { ChannelService } from '../modules/channels/service.js';
 import { FeeService } from '../modules/pricing/service.js';
 import { QUOTE_TTL, QuoteService } from '../modules/quotes/service.js';
 import { useJwks } from '../pipeline/plugins/use-jwks.js';
+import { useTracing } from '../pipeline/plugins/use-tracing.js';
+import { FanOutSpans, serverSpans } from '../pipeline/tracing.js';
+import type { Tracing } from '../shared/tracing.js';
 
 
 /** Metrics settings of an app. */
@@ -101,6 +104,11 @@ export interface AppOptions {
   quotes?: { issuer?: () => string; ttlSeconds?: number };
   /** Further Yoga plugins, after all of the service's own: they run for every request on every transport. */
   plugins?: Plugin[];
+  /**
+   * Contract §13: OpenTelemetry tracing (src/app/tracing.ts starts it); absent/null = off, and then no hook of
+   * tracing is installed and the transport does no tracing work per request.
+   */
+  tracing?: Tracing | null;
 }
 
 /** One plugin of the pipeline, by the name src/app/pipeline-order.ts speaks of. */
@@ -220,9 +228,14 @@ export function createAppParts(options: AppOptions): AppParts {
   const services: Services = { channels: channelService, fees: new FeeService(channelService), changes, sessions, quotes };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
+  const tracing = options.tracing ?? null;
+  if (tracing !== null && metricsRegistry.getSingleMetric('gateway_trace_spans_dropped_total') === undefined) metricsRegistry.registerMetric(tracing.droppedSpans);
   const lifecycle = { shuttingDown: false };
 
-  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now });
+  // Contract §13: a `live.fan_out` span per change reaching this replica while pages are open.
+  const fanOut = tracing === null ? undefined : new FanOutSpans(tracing.tracer);
+  const stopFanOut = fanOut === undefined ? undefined : store.onChange(() => fanOut.changed());
+  const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now, tracer: tracing?.tracer });
 
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
   // authentication then takes for the same request (an HMAC per open was two, issue 31: opening at a sale's
@@ -291,19 +304,25 @@ export function createAppParts(options: AppOptions): AppParts {
     sharedStore: rateLimit.store,
     logger,
     registry: metricsRegistry,
+    fanOut,
   });
   const apiDocs = createApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() });
   const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
   // The order is constrained where plugins meet: src/app/pipeline-order.ts states each constraint with its reason.
+  const tracingPlugins = tracing === null ? null : useTracing({ tracer: tracing.tracer });
   const named: [string, Plugin][] = [
+    // Contract §13: the request state learns its SERVER span before any hook can end the request.
+    ['tracingBegin', tracingPlugins?.begin ?? {}],
     ['answerCacheStore', answerCache.store],
     ['addressGate', rateLimit.addressGate],
     ['httpCaching', useHttpCaching()],
     ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
-    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds() })],
+    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), exemplars: tracing !== null })],
+    // Contract §13: GraphQL phase spans and the SERVER span's attributes; an empty plugin (no hook) when tracing is off.
+    ['tracing', tracingPlugins?.phases ?? {}],
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
@@ -332,7 +351,11 @@ export function createAppParts(options: AppOptions): AppParts {
     services,
     metricsRegistry,
     answerCacheStats,
-    rateLimit,
+    // The fan-out spans' change listener goes with the rate limiter (both released by close and by a refused app).
+    rateLimit: stopFanOut === undefined ? rateLimit : { ...rateLimit, close: () => {
+          stopFanOut();
+          rateLimit.close();
+        } },
     lifecycle,
     pipeline: named.map(([name, plugin]) => ({ name, plugin })),
     fairness: sessionFairness(sessions, metricsRegistry, logger, options.maxQueuedSessionRequests, laneClaims),
@@ -445,7 +468,13 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
   });
 
   // One pipeline for every request: the Node listener hands each one to `yoga.handleRequest`, like yoga.fetch.
-  const handler = createNodeListener({ yoga, logger, fairness: parts.fairness });
+  const tracer = options.tracing?.tracer;
+  const handler = createNodeListener({
+    yoga,
+    logger,
+    fairness: parts.fairness,
+    serverSpans: tracer === undefined ? undefined : serverSpans({ tracer, trustedProxies: options.trustedProxies ?? null, routeOf: routeTemplateOf }),
+  });
 
   return {
     yoga,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { loadOrCreateMasterKey, MASTER_KEY_FILE, SecretBox, SecretDecryptionError } from '../modules/auth/secret-box.js';
 import type { Config } from '../shared/config.js';
 import type { Logger } from 'pino';
+import type { Tracer } from '@opentelemetry/api';
 import { seedDemoData, type DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
 import { Catalog } from '../modules/catalogue/catalog.js';
 import { openStore, StorageOpenError, type AdminRepository, type Store } from '../storage/index.js';
@@ -77,6 +78,8 @@ export interface BootOptions {
   logger?: Logger;
   /** Keep the catalogue current (servers; default). False for one-shot tools such as the admin CLI. */
   watch?: boolean;
+  /** Contract §13: the store's catch-up and database spans; absent = tracing off. */
+  tracer?: Tracer;
 }
 
 /**
@@ -182,6 +185,7 @@ export async function bootData(
       catalogue: new Catalog(),
       logger: options.logger,
       watch: options.watch,
+      tracer: options.tracer,
       maxStalenessSeconds: config.maxStalenessSeconds,
       migrateOnStart,
       // MIGRATE_ON_START=false never seeds (a seed is a write the migration step owns).

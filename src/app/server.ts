@@ -16,6 +16,7 @@ import { firstCallHelp } from './first-call.js';
 import { createLogger } from '../shared/logger.js';
 import { tuneHeap } from './heap.js';
 import { installHeapProbe } from './heap-probe.js';
+import type { Tracing } from '../shared/tracing.js';
 
 function fail(message: string): never {
   process.stderr.write(`\nerror: ${message}\n\n`);
@@ -27,6 +28,8 @@ export interface ServerStart {
   config: Config;
   logger: Logger;
   data: BootedData;
+  /** Contract §13: the OpenTelemetry SDK, started only when an OTLP endpoint is configured; null = off. */
+  tracing: Tracing | null;
 }
 
 /**
@@ -50,24 +53,27 @@ export async function prepareServer(): Promise<ServerStart> {
     throw err;
   }
   const logger = createLogger(config);
+  // Started before the data so that a catch-up at start is traced too; its packages are loaded only now and only when on.
+  const tracing = config.tracing === null ? null : await (await import('./tracing.js')).startTracing(config.tracing, logger);
 
   let data;
   try {
-    data = await bootData(config, { logger });
+    data = await bootData(config, { logger, tracer: tracing?.tracer });
   } catch (err) {
     if (err instanceof BootError) fail(err.message);
     throw err;
   }
 
-  return { config, logger, data };
+  return { config, logger, data, tracing };
 }
 
 /** Where this process listens, once it does: the quotes' `iss` when PUBLIC_BASE_URL is not set. */
 let listeningBaseUrl: string | undefined;
 
 /** The options a server's app runs with: all of them from the validated configuration. */
-export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions {
+export function appOptionsOf({ config, logger, data, tracing }: ServerStart): AppOptions {
   return {
+    tracing,
     store: data.store,
     secretBox: data.secretBox,
     logger,
@@ -85,7 +91,7 @@ export function appOptionsOf({ config, logger, data }: ServerStart): AppOptions 
 }
 
 /** Serve `app` on the configured address until SIGTERM/SIGINT, then drain (below) and exit. */
-export function listen({ config, logger, data }: ServerStart, app: App): void {
+export function listen({ config, logger, data, tracing }: ServerStart, app: App): void {
   // Every request through Yoga's one pipeline (src/pipeline/transport/node-transport.ts).
   const server = createServer(app.handler);
   // Behind a load balancer the server must outlive the balancer's idle timeout on a kept-alive socket,
@@ -140,7 +146,8 @@ export function listen({ config, logger, data }: ServerStart, app: App): void {
     setTimeout(() => {
       server.close(() => {
         clearInterval(reaper);
-        void Promise.all([app.close(), data.store.close()])
+        // The last spans are flushed too (bounded by the exporter's timeout, within the shutdown budget).
+        void Promise.all([app.close(), data.store.close(), tracing?.shutdown()])
           .catch((err) => logger.warn({ err }, 'closing the database or the rate-limit store failed'))
           .finally(() => {
             logger.info('stopped');

@@ -8,6 +8,7 @@
  * ~1.6 MB promoted per scavenge, 4 ms pauses). One plain object per request, no closure: this is the hot path.
  */
 import { randomUUID } from 'node:crypto';
+import type { Span } from '@opentelemetry/api';
 import type { VersionedCache } from '../shared/versioned-cache.js';
 
 export type { Principal } from '../modules/auth/principal.js';
@@ -96,6 +97,8 @@ export interface RequestState {
   clientClosedRequest?: boolean;
   /** An unexpected failure that was masked for the client; logged once with the request id. */
   unexpected?: unknown;
+  /** The request's SERVER span (contract §13), only while tracing is on (plugins/use-tracing.ts). */
+  span?: Span;
 }
 
 /** nginx's "client closed request": in the request log and `http_requests_total` only, never on the wire. */

@@ -12,6 +12,49 @@ const SHUTDOWN_BUDGET_MS = 9500;
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+const HTTP_URL = /^https?:\/\/[^\s/]+(\/[^\s]*)?$/;
+
+/** OTEL_TRACES_SAMPLER values (the OpenTelemetry specification's, less the Jaeger remote sampler). */
+const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
+export type SamplerName = (typeof SAMPLERS)[number];
+
+/**
+ * `key=value,key2=value2` with percent-encoded values (OTEL_EXPORTER_OTLP_HEADERS, OTEL_RESOURCE_ATTRIBUTES),
+ * or null when malformed. Bounded by the variable's own length (the environment is the operator's).
+ */
+export function parseKeyValueList(text: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const eq = part.indexOf('=');
+    if (eq <= 0) return null;
+    const key = part.slice(0, eq).trim();
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(key)) return null;
+    try {
+      out[key] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      // A malformed percent escape is a bad value (reported by the caller), not an exception.
+      return null;
+    }
+  }
+  return out;
+}
+
+/** Contract §13: where and how spans are exported; null in {@link Config} = tracing off. */
+export interface TracingConfig {
+  /** The full traces URL (`…/v1/traces`). */
+  url: string;
+  protocol: 'http/protobuf' | 'http/json';
+  headers: Record<string, string>;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  sampler: SamplerName;
+  /** The traceidratio samplers' ratio, 0–1. */
+  ratio: number;
+  /** OTEL_BSP_SCHEDULE_DELAY: how long a finished span waits for its batch at most (ms). */
+  batchDelayMs: number;
+}
+
 const envSchema = z.object({
   PORT: port.default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -121,6 +164,29 @@ const envSchema = z.object({
     }),
   /** Contract §11: lifetime of a fee quote, seconds (a checkout session's quotes never outlive the session). */
   QUOTE_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(900),
+  /**
+   * Contract §13: OpenTelemetry traces over OTLP, configured by OpenTelemetry's own variables. No endpoint:
+   * tracing is off (no SDK loaded, no per-request work). OTEL_EXPORTER_OTLP_ENDPOINT is a base URL
+   * (`/v1/traces` is appended); OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as is.
+   */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional().refine((v) => v === undefined || HTTP_URL.test(v), 'must be an http:// or https:// URL'),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional().refine((v) => v === undefined || HTTP_URL.test(v), 'must be an http:// or https:// URL'),
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json (grpc is not supported)' }).default('http/protobuf'),
+  /** `key=value` pairs separated by commas, values percent-encoded (W3C baggage format), sent with every export. */
+  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional().superRefine((v, ctx) => {
+    if (v !== undefined && parseKeyValueList(v) === null) ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+  }),
+  OTEL_SERVICE_NAME: z.string().min(1).max(255).default('payment-gateway'),
+  OTEL_RESOURCE_ATTRIBUTES: z.string().optional().superRefine((v, ctx) => {
+    if (v !== undefined && parseKeyValueList(v) === null) ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+  }),
+  OTEL_TRACES_SAMPLER: z.enum(SAMPLERS, { message: `must be one of ${SAMPLERS.join(', ')}` }).default('parentbased_traceidratio'),
+  /** The ratio of the `traceidratio` samplers, 0–1. */
+  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).default(0.05),
+  /** Batch span processor: the most a finished span waits before its batch is exported (ms). */
+  OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().min(1).max(60_000).default(5000),
+  /** `true`: tracing off whatever the endpoint says. */
+  OTEL_SDK_DISABLED: z.enum(['true', 'false', 'TRUE', 'FALSE', 'True', 'False']).default('false').transform((v) => v.toLowerCase() === 'true'),
   /** Seed demo merchants/channels into an empty database (default on). */
   SEED_DEMO_DATA: z
     .enum(['true', 'false', '1', '0'])
@@ -180,6 +246,23 @@ export interface Config {
   trustedProxies: TrustedProxies | null;
   /** Lifetime of a fee quote in seconds (contract §11), 60–86400. */
   quoteTtlSeconds: number;
+  /** Contract §13: OpenTelemetry export, or null when tracing is off (no endpoint, or OTEL_SDK_DISABLED=true). */
+  tracing: TracingConfig | null;
+}
+
+function tracingOf(e: z.infer<typeof envSchema>): TracingConfig | null {
+  const url = e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? (e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined ? undefined : `${e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`);
+  if (url === undefined || e.OTEL_SDK_DISABLED) return null;
+  return {
+    url,
+    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
+    headers: e.OTEL_EXPORTER_OTLP_HEADERS === undefined ? {} : parseKeyValueList(e.OTEL_EXPORTER_OTLP_HEADERS) ?? {},
+    serviceName: e.OTEL_SERVICE_NAME,
+    resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES === undefined ? {} : parseKeyValueList(e.OTEL_RESOURCE_ATTRIBUTES) ?? {},
+    sampler: e.OTEL_TRACES_SAMPLER,
+    ratio: e.OTEL_TRACES_SAMPLER_ARG,
+    batchDelayMs: e.OTEL_BSP_SCHEDULE_DELAY,
+  };
 }
 
 /** Decode a 32-byte key from 64 hex characters or base64; null if it is neither. */
@@ -243,5 +326,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL?.replace(/\/+$/, '') ?? null,
     trustedProxies: e.TRUSTED_PROXIES === undefined ? null : TrustedProxies.parse(e.TRUSTED_PROXIES).proxies,
     quoteTtlSeconds: e.QUOTE_TTL_SECONDS,
+    tracing: tracingOf(e),
   };
 }

@@ -4,6 +4,7 @@
  * record types; nothing outside src/storage imports src/storage/sqlite or src/storage/postgres
  * (.dependency-cruiser.cjs enforces it).
  */
+import type { Tracer } from '@opentelemetry/api';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdminRepository } from './model/admin-repository.js';
@@ -50,6 +51,8 @@ export interface OpenStoreOptions<C extends CatalogueSink, T> {
    * an older schema (either engine) stays not ready until `npm run migrate` has run (and `prepared` is undefined).
    */
   migrateOnStart?: boolean;
+  /** Contract §13: catch-up spans and database CLIENT spans (Postgres); absent = tracing off. */
+  tracer?: Tracer;
 }
 
 /** Why `prepare` failed, carried through the engine's own error handling unchanged. */
@@ -80,6 +83,7 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
         prepare,
         maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
         migrate: options.migrateOnStart ?? true,
+        tracer: options.tracer,
       });
     } catch (err) {
       if (err instanceof PrepareFailure) throw err.error;
@@ -93,6 +97,7 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
       logger: options.logger,
       maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
       migrate: options.migrateOnStart ?? true,
+      tracer: options.tracer,
     });
   } catch (err) {
     throw new StorageOpenError(`cannot open or migrate the database in ${options.dataDir}: ${describe(err)}`, { cause: err });

@@ -42,14 +42,16 @@ export interface ClusterLocalOptions {
   env?: Record<string, string>;
   /** How long start-up (build, Postgres, Redis, replicas, HAProxy) may take. */
   timeoutMs?: number;
+  /** Further command-line arguments of the script (`--otlp URL`). */
+  args?: string[];
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Start `npm run cluster:local` on free ports and wait for its `CLUSTER_READY` line; throws with its output when it fails. */
 export async function startClusterLocal(options: ClusterLocalOptions): Promise<LocalCluster> {
-  const { dataDir, replicas = 3, env = {}, timeoutMs = 120_000 } = options;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster-local.ts', '--replicas', String(replicas), '--port', '0', '--base-port', '0', '--data-dir', dataDir], {
+  const { dataDir, replicas = 3, env = {}, timeoutMs = 120_000, args = [] } = options;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/cluster-local.ts', '--replicas', String(replicas), '--port', '0', '--base-port', '0', '--data-dir', dataDir, ...args], {
     cwd: PROJECT_ROOT,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -103,4 +103,65 @@ describe('scale-out configuration (contract §6)', () => {
     for (const name of ['MAX_STALENESS_SECONDS', 'MIGRATE_ON_START']) expect(problems).toContain(`${name}:`);
     expect(() => loadConfig({ MAX_STALENESS_SECONDS: '-1' })).toThrow(/MAX_STALENESS_SECONDS/);
   });
+
+  it('contract §13: no OTLP endpoint (or OTEL_SDK_DISABLED=true) is tracing off; the OpenTelemetry variables and their defaults', () => {
+    expect(loadConfig({}).tracing).toBeNull();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeNull();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318/' }).tracing).toEqual({
+      url: 'http://127.0.0.1:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      serviceName: 'payment-gateway',
+      resourceAttributes: {},
+      sampler: 'parentbased_traceidratio',
+      ratio: 0.05,
+      batchDelayMs: 5000,
+    });
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://ignored:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://collector.example/otlp/traces',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=a%2Cb, x-team=pay',
+        OTEL_SERVICE_NAME: 'gw-eu',
+        OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod',
+        OTEL_TRACES_SAMPLER: 'always_on',
+        OTEL_TRACES_SAMPLER_ARG: '1',
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+      }).tracing,
+    ).toEqual({
+      url: 'https://collector.example/otlp/traces',
+      protocol: 'http/json',
+      headers: { 'x-api-key': 'a,b', 'x-team': 'pay' },
+      serviceName: 'gw-eu',
+      resourceAttributes: { 'deployment.environment': 'prod' },
+      sampler: 'always_on',
+      ratio: 1,
+      batchDelayMs: 200,
+    });
+  });
+
+  it('contract §13: every bad OpenTelemetry value stops the boot, each variable named', () => {
+    let error: unknown;
+    try {
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign',
+        OTEL_RESOURCE_ATTRIBUTES: 'bad=%zz',
+        OTEL_TRACES_SAMPLER: 'jaeger_remote',
+        OTEL_TRACES_SAMPLER_ARG: '1.5',
+        OTEL_SDK_DISABLED: 'maybe',
+        OTEL_BSP_SCHEDULE_DELAY: '0',
+      });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join('\n');
+    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_RESOURCE_ATTRIBUTES', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_SDK_DISABLED', 'OTEL_BSP_SCHEDULE_DELAY']) {
+      expect(problems).toContain(`${name}:`);
+    }
+  });
 });

@@ -204,6 +204,8 @@ export class LiveStreamRegistry {
   #flushTimer: NodeJS.Timeout | undefined;
   /** Streams cut off because their client stopped reading (a counter for /metrics). */
   slowCutOffs = 0;
+  /** Told of every event written to a page (contract §13: the `live.fan_out` span); undefined while tracing is off. */
+  eventWritten: (() => void) | undefined;
 
   constructor(options: LiveStreamRegistryOptions) {
     if (!Number.isInteger(options.heartbeatMs) || options.heartbeatMs <= 0) throw new Error('LiveStreamRegistry: heartbeatMs must be a positive integer');
@@ -456,6 +458,7 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
       if (made.digest === this.#previous) return true;
       this.#previous = made.digest;
       this.#events += 1;
+      this.#options.registry.eventWritten?.();
       return this.#write(made.frame);
     }
     const serialized = serialize(result, this.#options.onUnexpected);
@@ -463,6 +466,7 @@ export class EventStream implements NonNullable<ResponseWithEventStream[typeof E
     if (serialized.digest === this.#previous) return true;
     this.#previous = serialized.digest;
     this.#events += 1;
+    this.#options.registry.eventWritten?.();
     // With errors, this stream's own request id goes in (a function, so no `$` pattern of the id is expanded);
     // the text is written as is: Node encodes it into the socket's write, no byte array of our own per event.
     const requestId = this.#options.requestId;

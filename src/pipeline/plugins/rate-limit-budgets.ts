@@ -30,7 +30,9 @@
  * overflow record (stricter for them, never more lenient). Redis bounds
  * itself: every key carries the window's expiry.
  */
-import { Redis } from 'ioredis';
+import type { Tracer } from '@opentelemetry/api';
+import { Redis, type Command } from 'ioredis';
+import { endWithError, startClientSpan } from '../../shared/tracing.js';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -73,6 +75,8 @@ export interface SharedStoreOptions {
   commandTimeoutMs?: number;
   /** Interval of the recovery probe while Redis is down (default 1000 ms). */
   probeIntervalMs?: number;
+  /** Contract §13: a CLIENT span per Redis command made under a traced request or background span; absent = off. */
+  tracer?: Tracer;
 }
 
 /**
@@ -129,6 +133,7 @@ export class SharedRateLimitStore {
     this.client.on('error', (err: Error) => this.markDown(err));
     this.client.on('close', () => this.markDown(new Error('Redis connection closed')));
     this.client.on('ready', () => this.#checkNow());
+    if (options.tracer !== undefined) traceCommands(this.client, options.tracer, options.redisUrl);
   }
 
   /** Whether decisions currently go to Redis. */
@@ -326,4 +331,24 @@ export function addressKey(address: string | undefined): string {
     .slice(0, 4)
     .map((g) => g.replace(/^0+(?=.)/, ''))
     .join(':')}::/64`;
+}
+
+/**
+ * Contract §13: a CLIENT span for every command this connection sends under an active span, at ioredis's one
+ * door (`sendCommand`, which every command, script and pipeline goes through). By hand rather than by
+ * `@opentelemetry/instrumentation-ioredis`: that instrumentation patches `require`, which a package imported
+ * from the ESM bundle (dist/main.mjs) does not go through without a loader hook. The span names the command
+ * only (`EVALSHA`, `ZADD`): never a key (it names an API key id) nor an argument.
+ */
+function traceCommands(client: Redis, tracer: Tracer, redisUrl: string): void {
+  const url = new URL(redisUrl);
+  const server = { 'server.address': url.hostname, 'server.port': Number(url.port || 6379) };
+  const send = client.sendCommand.bind(client);
+  client.sendCommand = (command: Command, stream?: Parameters<Redis['sendCommand']>[1]) => {
+    const operation = command.name.toUpperCase();
+    const span = startClientSpan(tracer, operation, { 'db.system.name': 'redis', 'db.operation.name': operation, ...server });
+    const sent = send(command, stream);
+    if (span !== undefined) command.promise.then(() => span.end(), (err: unknown) => endWithError(span, err));
+    return sent;
+  };
 }

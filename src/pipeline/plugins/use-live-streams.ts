@@ -40,6 +40,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, MASKED_MESSAGE, statusOf } from '../../shared/errors.js';
 import { requestStateOf, type LiveStreamSlot } from '../request-state.js';
 import { eventStreamResponse, LiveStreamRegistry, type EventStreamOptions } from './event-stream.js';
+import type { FanOutSpans } from '../tracing.js';
 import { liveEventsOf, SharedExecutions } from './shared-executions.js';
 import type { SharedRateLimitStore } from './rate-limit-budgets.js';
 import { StreamSlots, type HeldSlot, type SlotDecision } from './stream-slots.js';
@@ -73,6 +74,11 @@ export interface LiveStreamOptions {
   maskError?: (error: unknown, message: string) => Error;
   /** Registry for the `graphql_subscription_streams_open` gauge. */
   registry: Registry;
+  /**
+   * Contract §13, only while tracing is on: the `live.fan_out` span of each change (src/pipeline/tracing.ts
+   * {@link FanOutSpans}), told of every event written and asked how many streams are open.
+   */
+  fanOut?: FanOutSpans;
 }
 
 /** Default heartbeat interval (contract §8). */
@@ -190,6 +196,11 @@ export function useLiveStreams(options: LiveStreamOptions): Plugin {
 
   const slots = new StreamSlots({ store: options.sharedStore, leaseMs });
   const registry = new LiveStreamRegistry({ heartbeatMs, maxPendingBytes: options.maxPendingBytes ?? DEFAULT_MAX_PENDING_BYTES });
+  const fanOut = options.fanOut;
+  if (fanOut !== undefined) {
+    registry.eventWritten = () => fanOut.wrote();
+    fanOut.openStreams = () => registry.size;
+  }
   // Events bypass envelop's result hooks (shared-executions.ts LIVE_EVENTS): Yoga's masking of unexpected
   // errors is applied here, once per shared execution, with the same function the app gives Yoga.
   const maskError = options.maskError ?? createMaskError();

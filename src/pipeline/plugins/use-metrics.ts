@@ -21,7 +21,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
-import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError, AUTH_ERROR_CODES } from '../../shared/errors.js';
 import { loggedStatus, requestStateOf } from '../request-state.js';
 import { getOrHeadOnly, problemResponse } from '../responses.js';
@@ -38,6 +38,11 @@ export interface MetricsOptions {
   routeOf: (pathname: string) => string;
   /** Seconds since the catalogue was last known current (the store's); absent: no gauge. */
   catalogueAgeSeconds?: () => number;
+  /**
+   * Contract §13, while tracing is on: a sampled request's trace id (and span id) is kept as an exemplar of
+   * the duration histogram, shown when /metrics is asked for OpenMetrics (`Accept: application/openmetrics-text`).
+   */
+  exemplars?: boolean;
 }
 
 /** The contract codes counted as authentication failures. */
@@ -64,13 +69,18 @@ export function useMetrics(options: MetricsOptions): Plugin {
     labelNames: ['method', 'route', 'status'] as const,
     registers: [registry],
   });
+  const exemplars = options.exemplars === true;
   const duration = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'HTTP request duration in seconds (first byte in to response ready), by method, route template and status.',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: BUCKETS,
-    registers: [registry],
+    enableExemplars: exemplars,
+    // prom-client refuses exemplars on a registry whose default format is Prometheus text; registered by
+    // hand below instead (the text format leaves exemplars out, OpenMetrics prints them).
+    registers: exemplars ? [] : [registry],
   });
+  if (exemplars) registry.registerMetric(duration);
   const authFailures = new Counter({
     name: 'auth_failures_total',
     help: 'Rejected SVC1 authentication attempts by contract error code.',
@@ -108,6 +118,33 @@ export function useMetrics(options: MetricsOptions): Plugin {
     return children;
   }
 
+  /**
+   * The registry in OpenMetrics (exemplars included). prom-client renders a registry in its one content type and,
+   * for OpenMetrics, renames counters in place (drops `_total`): the registry is switched for this rendering and
+   * every name restored after, and renderings never overlap (a Prometheus scrape meanwhile waits its turn).
+   */
+  let rendering: Promise<unknown> = Promise.resolve();
+  const switchable = registry as unknown as { setContentType(type: string): void };
+  function openMetricsText(): Promise<string> {
+    const turn = rendering.then(async () => {
+      const names = registry.getMetricsAsArray().map((m) => [m, (m as unknown as { name: string }).name] as const);
+      switchable.setContentType(Registry.OPENMETRICS_CONTENT_TYPE);
+      try {
+        return await registry.metrics();
+      } finally {
+        switchable.setContentType(Registry.PROMETHEUS_CONTENT_TYPE);
+        for (const [metric, name] of names) (metric as unknown as { name: string }).name = name;
+      }
+    });
+    rendering = turn.catch(() => undefined);
+    return turn;
+  }
+  function prometheusText(): Promise<string> {
+    const turn = rendering.then(() => registry.metrics());
+    rendering = turn.catch(() => undefined);
+    return turn;
+  }
+
   function authorized(request: Request): boolean {
     if (expected === null) return true;
     const header = request.headers.get('authorization') ?? '';
@@ -130,8 +167,10 @@ export function useMetrics(options: MetricsOptions): Plugin {
       endResponse(problemResponse(fetchAPI.Response, error, requestId));
       return;
     }
-    const body = await registry.metrics();
-    endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } }));
+    const openMetrics = exemplars && (request.headers.get('accept') ?? '').includes('application/openmetrics-text');
+    const body = openMetrics ? await openMetricsText() : exemplars ? await prometheusText() : await registry.metrics();
+    const contentType = openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : registry.contentType;
+    endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } }));
   }
 
   return {
@@ -146,7 +185,12 @@ export function useMetrics(options: MetricsOptions): Plugin {
       const route = options.routeOf(pathname);
       const children = childrenOf(METHODS.has(state.method) ? state.method : 'OTHER', route, loggedStatus(state, response.status));
       children.count.inc();
-      children.time.observe((performance.now() - state.startedAt) / 1000);
+      const seconds = (performance.now() - state.startedAt) / 1000;
+      const sampled = exemplars ? state.span?.spanContext() : undefined;
+      // 0x01: the sampled flag; an unsampled trace id leads nowhere in a tracing backend.
+      if (sampled !== undefined && (sampled.traceFlags & 1) === 1) {
+        duration.observe({ labels: { method: METHODS.has(state.method) ? state.method : 'OTHER', route, status: String(response.status) }, value: seconds, exemplarLabels: { trace_id: sampled.traceId, span_id: sampled.spanId } as Record<string, string> });
+      } else children.time.observe(seconds);
       if (route !== path && state.errorCode !== undefined && AUTH_FAILURE_CODES.has(state.errorCode)) authFailures.inc({ code: state.errorCode });
     },
   };

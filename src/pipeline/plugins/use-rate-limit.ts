@@ -36,6 +36,7 @@
  * `Retry-After` (seconds), as problem details on REST and as a GraphQL error
  * on /graphql.
  */
+import type { Tracer } from '@opentelemetry/api';
 import type { DocumentNode, GraphQLSchema } from 'graphql';
 import type { GraphQLError } from 'graphql';
 import { answerError } from '../error-normalizer.js';
@@ -87,6 +88,8 @@ export interface RateLimitEnvironment {
   registry?: Registry;
   /** Clock in ms for the merchant share's windows (tests move it). */
   now?: () => number;
+  /** Contract §13: a CLIENT span per Redis command made under a traced request; absent = tracing off. */
+  tracer?: Tracer;
 }
 
 /**
@@ -143,7 +146,7 @@ export function useRateLimit(options: RateLimitOptions, env: RateLimitEnvironmen
     throw new Error('useRateLimit: authFailuresPerMinute must be a positive integer');
   }
   const keyWindow = keyBudgetWindow(options.keyRatePerSecond, options.keyBurst);
-  const store = options.redisUrl ? new SharedRateLimitStore({ redisUrl: options.redisUrl, logger: env.logger, registry: env.registry, commandTimeoutMs: options.redisCommandTimeoutMs }) : null;
+  const store = options.redisUrl ? new SharedRateLimitStore({ redisUrl: options.redisUrl, logger: env.logger, registry: env.registry, commandTimeoutMs: options.redisCommandTimeoutMs, tracer: env.tracer }) : null;
   const common = { maxEntries, logger: env.logger, store: store ?? undefined };
   const keys = new RateBudget({ name: 'key', ...keyWindow, ...common });
   // A session spends its own budget, never its creating key's: customers' browsers cannot starve the merchant's server.

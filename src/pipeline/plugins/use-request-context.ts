@@ -105,6 +105,9 @@ function writeRequestLine(logger: Logger, state: RequestState, status: number): 
     sessionId: state.sessionId,
     errorCode: state.errorCode,
   };
+  // Contract §13: while tracing is on, the line names its trace (a field set only then: untraced lines keep their shape).
+  const traced = state.span?.spanContext();
+  if (traced !== undefined) Object.assign(line, { trace_id: traced.traceId, span_id: traced.spanId });
   if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
   else requestLineLogger(logger).info(line, 'request');
 }

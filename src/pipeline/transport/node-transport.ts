@@ -18,6 +18,7 @@
  * and by @whatwg-node/server's `sendNodeResponse` (streaming) otherwise.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { context } from '@opentelemetry/api';
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -27,6 +28,7 @@ import { EVERY_ANSWER, NOT_A_PAGE_POLICY } from '../../shared/security-headers.j
 import type { FairLanes } from './fair-lanes.js';
 import { NodeRequest } from './node-request.js';
 import { ponyfillBodyBytes } from './ponyfill-body.js';
+import type { ServerSpans } from '../tracing.js';
 import { EVENT_STREAM, RESPONSE_BYTES, type ResponseWithBytes, type ResponseWithEventStream } from '../responses.js';
 
 /** The whole body of a response whose bytes are already in memory, or null for a stream. */
@@ -87,15 +89,27 @@ function writeWhole(req: IncomingMessage, res: ServerResponse, response: Respons
  * stream per open stream; written directly an event costs what a `node:http` write costs (the floor of
  * `npm run bench:streams`) and an idle stream holds no stream objects.
  */
-function writeEventStream(res: ServerResponse, response: Response, stream: NonNullable<ResponseWithEventStream[typeof EVENT_STREAM]>): void {
+function writeEventStream(res: ServerResponse, response: Response, stream: NonNullable<ResponseWithEventStream[typeof EVENT_STREAM]>, firstWrite?: () => void): void {
   const head: Record<string, string> = {};
   response.headers.forEach((value, name) => {
     head[name.toLowerCase()] = value;
   });
   res.writeHead(response.status, head);
   flattenHead(res);
+  // Traced (contract §13): the request's SERVER span ends with the stream's first event, not with the stream.
+  let first = firstWrite;
   const closed = stream.attach({
-    write: (bytes) => void res.write(bytes),
+    write:
+      first === undefined
+        ? (bytes) => void res.write(bytes)
+        : (bytes) => {
+            res.write(bytes);
+            // A comment line (`:` first: the heartbeat that may carry the headers before the first event) is not an event.
+            if (first !== undefined && (typeof bytes === 'string' ? bytes.charCodeAt(0) : bytes[0]) !== 0x3a) {
+              first();
+              first = undefined;
+            }
+          },
     pending: () => res.writableLength,
     end: () => res.end(),
     cutOff: () => res.destroy(),
@@ -130,6 +144,11 @@ export interface NodeListenerOptions {
    * sessions: their merchant), or null for one that starts at once. Absent: every request starts at once.
    */
   fairness?: { lanes: FairLanes; laneOf: (req: IncomingMessage) => string | null };
+  /**
+   * Contract §13, only while tracing is on: each request's SERVER span, started on arrival (a fair turn's
+   * wait is inside it) and ended when its answer is written. Absent: nothing of tracing runs per request.
+   */
+  serverSpans?: ServerSpans;
 }
 
 /** The answer to a request shed by the fair lanes (their bound): contract §4, retry in a second. */
@@ -138,7 +157,7 @@ const SHED_BODY = JSON.stringify(
 );
 
 export function createNodeListener(options: NodeListenerOptions): NodeHandler {
-  const { yoga, logger } = options;
+  const { yoga, logger, serverSpans } = options;
   // Read once: the Yoga instance is a proxy whose property reads are not free.
   const handleRequest = yoga.handleRequest;
 
@@ -185,7 +204,8 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
       if (writeWhole(req, res, response)) return;
       const stream = (response as ResponseWithEventStream)[EVENT_STREAM];
       if (stream !== undefined) {
-        writeEventStream(res, response, stream);
+        if (serverSpans === undefined) writeEventStream(res, response, stream);
+        else writeEventStream(res, response, stream, () => serverSpans.end(req, response.status));
         return;
       }
       if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
@@ -196,23 +216,35 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     else send(pending);
   }
 
+  // Traced: the pipeline runs in the request's context (its SERVER span active), also when it starts later,
+  // from another request's completion (a fair turn), so a Redis command's span finds the right parent.
+  const start: NodeHandler = serverSpans === undefined ? run : (req, res) => context.with(serverSpans.contextOf(req), run, undefined, req, res);
   const fairness = options.fairness;
-  if (!fairness) return run;
-  const { lanes, laneOf } = fairness;
+  const handler: NodeHandler = fairness === undefined ? start : fairHandler(fairness, start);
+  if (serverSpans === undefined) return handler;
   return (req, res) => {
-    let lane: string | null;
-    try {
-      lane = laneOf(req);
-    } catch (err) {
-      // A bug in choosing the lane must not take the process down (this runs in Node's 'request' event) nor
-      // lose the request: log it, and let the pipeline judge the request at once.
-      logger.error({ err }, 'choosing the fair lane of a request failed');
-      lane = null;
-    }
-    if (lane === null) {
-      run(req, res);
-      return;
-    }
-    lanes.submit(lane, { start: () => run(req, res), shed: () => shed(req, res), gone: () => req.socket.destroyed });
+    serverSpans.start(req);
+    // 'close' follows the last byte written, or a client gone first; an event stream's span ended earlier.
+    res.once('close', () => serverSpans.end(req, res.statusCode));
+    handler(req, res);
   };
+
+  function fairHandler({ lanes, laneOf }: NonNullable<NodeListenerOptions['fairness']>, run: NodeHandler): NodeHandler {
+    return (req, res) => {
+      let lane: string | null;
+      try {
+        lane = laneOf(req);
+      } catch (err) {
+        // A bug in choosing the lane must not take the process down (this runs in Node's 'request' event) nor
+        // lose the request: log it, and let the pipeline judge the request at once.
+        logger.error({ err }, 'choosing the fair lane of a request failed');
+        lane = null;
+      }
+      if (lane === null) {
+        run(req, res);
+        return;
+      }
+      lanes.submit(lane, { start: () => run(req, res), shed: () => shed(req, res), gone: () => req.socket.destroyed });
+    };
+  }
 }

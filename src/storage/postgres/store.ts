@@ -28,6 +28,7 @@
  * and relies on the poll, without retrying.
  */
 import { randomUUID } from 'node:crypto';
+import { context, trace, type Tracer } from '@opentelemetry/api';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { sql } from 'drizzle-orm';
@@ -39,6 +40,7 @@ import { applyMigrations, pendingMigrationCount } from './migrations.js';
 import * as schema from './schema.js';
 import { CatalogueFreshness } from '../model/freshness.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { endWithError, startClientSpan } from '../../shared/tracing.js';
 
 /** The NOTIFY channel the change-log triggers use. */
 export const CHANGE_CHANNEL = 'gateway_changes';
@@ -71,6 +73,8 @@ export interface PgStoreOptions {
   maxConnections?: number;
   /** How long the last catalogue is served while the database cannot be reached (0: refuse at once). */
   maxStalenessMs?: number;
+  /** Contract §13: a catch-up that read rows is a span, with a CLIENT span per query under it; absent = off. */
+  tracer?: Tracer;
 }
 
 /** The URL with its password hidden, for logs and messages. */
@@ -105,7 +109,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
   readonly #reader: PgCatalogReader;
   readonly #listeners: ChangeListeners;
   readonly #logger?: Logger;
-  readonly #options: Required<Omit<PgStoreOptions, 'logger'>>;
+  readonly #options: Required<Omit<PgStoreOptions, 'logger' | 'tracer'>>;
+  readonly #tracer: Tracer | undefined;
   readonly #freshness: CatalogueFreshness;
   readonly #hostPort: string;
   /**
@@ -157,6 +162,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     // An idle pooled connection that breaks (server restart) emits 'error'; the pool drops it. Unhandled, it would crash.
     // Debug only: an outage is reported once by the poll (src/storage/model/freshness.ts), not once per connection.
     this.#pool.on('error', (err) => this.#logger?.debug({ err: describe(err) }, 'postgres pool connection lost'));
+    this.#tracer = options.tracer;
+    if (options.tracer !== undefined) traceQueries(this.#pool, options.tracer, url);
     this.db = drizzle(this.#pool, { schema });
     this.#reader = new PgCatalogReader(this.db, this.#options.statementTimeoutMs);
     this.admin = new PgAdminRepository(this.db);
@@ -276,7 +283,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
   }
 
   async #fullLoad(): Promise<void> {
-    const { rows, lastSeq } = await this.#reader.loadAll();
+    const { rows, lastSeq } = await this.#traced('catalogue.load', undefined, () => this.#reader.loadAll());
     this.catalog.replaceAll(rows, lastSeq);
     this.#needsFullLoad = false;
     this.#listeners.emit();
@@ -310,6 +317,26 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     }
   }
 
+  /**
+   * Contract §13: a catch-up that read rows as a root span (its queries' CLIENT spans under it). The poll that
+   * found nothing new makes no span: its query runs outside any span, so it makes none either.
+   */
+  #traced<T>(name: string, changes: number | undefined, read: () => Promise<T>): Promise<T> {
+    const tracer = this.#tracer;
+    if (tracer === undefined) return read();
+    const span = tracer.startSpan(name, { attributes: changes === undefined ? { 'db.system.name': 'postgresql' } : { 'db.system.name': 'postgresql', 'gateway.catalogue.changes': changes } }, context.active());
+    return context.with(trace.setSpan(context.active(), span), read).then(
+      (result) => {
+        span.end();
+        return result;
+      },
+      (err: unknown) => {
+        endWithError(span, err);
+        throw err;
+      },
+    );
+  }
+
   /** One catch-up at a time; a request during one schedules exactly one more (it may have missed the newest rows). */
   #requestCatchUp(): Promise<void> {
     if (this.#catchUp) {
@@ -325,7 +352,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
         }
         const changes = await this.#reader.changesSince(this.catalog.lastSeq);
         if (changes.length === 0) continue;
-        this.catalog.apply(await this.#reader.loadChanged(changes), changes[changes.length - 1]!.seq);
+        const rows = await this.#traced('catalogue.catch_up', changes.length, () => this.#reader.loadChanged(changes));
+        this.catalog.apply(rows, changes[changes.length - 1]!.seq);
         this.#listeners.emit();
       } while (this.#catchUpAgain && !this.#closed);
     };
@@ -454,4 +482,29 @@ export async function openPgStore<C extends CatalogueSink, T>(
     await store.close().catch(() => undefined);
     throw err;
   }
+}
+
+/**
+ * Contract §13: a CLIENT span for every query a pooled connection runs under an active span, made at the
+ * connection's `query` (what drizzle, the pool and the reader all go through). By hand rather than by
+ * `@opentelemetry/instrumentation-pg`, which patches `require` (the ESM bundle's import of `pg` does not pass
+ * there). The statement is recorded as written: every query of the project passes its values as parameters
+ * (`$1`), so the text holds none.
+ */
+function traceQueries(pool: pg.Pool, tracer: Tracer, url: string): void {
+  const parsed = new URL(url);
+  const server = { 'db.system.name': 'postgresql', 'server.address': parsed.hostname, 'server.port': Number(parsed.port || 5432), 'db.namespace': parsed.pathname.replace(/^\//, '') };
+  pool.on('connect', (client) => {
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const first = args[0] as string | { text?: string; submit?: unknown } | undefined;
+      // A submittable (cursor) or a callback-style call is passed through untraced: the project uses neither.
+      if (first === undefined || (typeof first === 'object' && typeof first.submit === 'function') || typeof args[args.length - 1] === 'function') return query(...args);
+      const text = typeof first === 'string' ? first : first.text ?? '';
+      const span = startClientSpan(tracer, text.trimStart().split(/\s/, 1)[0]!.toUpperCase() || 'QUERY', { ...server, 'db.query.text': text });
+      const result = query(...args);
+      if (span !== undefined && result instanceof Promise) result.then(() => span.end(), (err: unknown) => endWithError(span, err));
+      return result;
+    };
+  });
 }

@@ -15,6 +15,7 @@
  * for at most `maxStalenessMs` from the last successful check (src/storage/model/freshness.ts), then 503.
  */
 import type { Logger } from 'pino';
+import { ROOT_CONTEXT, type Tracer } from '@opentelemetry/api';
 import { SqliteAdminRepository } from './admin.js';
 import { SqliteCatalogReader } from './catalog-reader.js';
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
@@ -47,6 +48,8 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     readonly catalog: C,
     private readonly logger?: Logger,
     maxStalenessMs = 0,
+    /** Contract §13: a catch-up that read rows is a span; absent = tracing off. */
+    private readonly tracer?: Tracer,
   ) {
     this.#freshness = new CatalogueFreshness({ maxStalenessMs, logger, location: sqlite.file });
     this.#listeners = new ChangeListeners((err) => logger?.error({ err }, 'catalogue change listener failed'));
@@ -208,7 +211,10 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     if (token === this.#loadedToken) return;
     const changes = source.reader.changesSince(this.catalog.lastSeq);
     if (changes.length > 0) {
+      // Synchronous (better-sqlite3): the span covers the rows' read and their application to the catalogue.
+      const span = this.tracer?.startSpan('catalogue.catch_up', { attributes: { 'db.system.name': 'sqlite', 'gateway.catalogue.changes': changes.length } }, ROOT_CONTEXT);
       this.catalog.apply(source.reader.loadChanged(changes), changes[changes.length - 1]!.seq);
+      span?.end();
       this.#listeners.emit();
     }
     this.#loadedToken = token;
@@ -216,6 +222,6 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
 }
 
 /** Open (creating and migrating if needed) the SQLite database at `file`, feeding `catalog`. */
-export function openSqliteStore<C extends CatalogueSink>(file: string, catalog: C, options: OpenDatabaseOptions & { logger?: Logger; maxStalenessMs?: number } = {}): SqliteStore<C> {
-  return new SqliteStore(openDatabase(file, options), catalog, options.logger, options.maxStalenessMs);
+export function openSqliteStore<C extends CatalogueSink>(file: string, catalog: C, options: OpenDatabaseOptions & { logger?: Logger; maxStalenessMs?: number; tracer?: Tracer } = {}): SqliteStore<C> {
+  return new SqliteStore(openDatabase(file, options), catalog, options.logger, options.maxStalenessMs, options.tracer);
 }
