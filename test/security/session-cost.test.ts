@@ -41,7 +41,13 @@ function componentDocuments(): string[] {
 
 describe('what a document costs (work units)', () => {
   it('a plain list or calculation costs 1: the REST routes’ operations, the benchmark’s documents', () => {
-    for (const [name, query] of Object.entries(REST_OPERATIONS)) expect(cost(query), name).toBe(1);
+    // A channel's instructions (contract §14) are a list pass and the filling of one channel's steps: 2.
+    for (const [name, query] of Object.entries(REST_OPERATIONS)) expect(cost(query), name).toBe(name === 'channelInstructions' ? 2 : 1);
+    expect(cost('{ paymentChannels(filter: { codes: ["bca_va"] }) { instructions { locale sections { key title steps } unfilled } } }')).toBe(2);
+    // Every channel's fee and instructions at once: within a session's ceiling.
+    const everything = cost('{ paymentChannels { code fee(amount: 150000) { totalAmount } instructions { sections { key title steps } unfilled } } }');
+    expect(everything).toBe(4);
+    expect(everything).toBeLessThanOrEqual(DEFAULT_SESSION_MAX_COST);
     expect(cost('{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }')).toBe(1);
     expect(cost('{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee totalAmount } }')).toBe(1);
   });
