@@ -376,6 +376,11 @@ export type PaymentChannel = {
    * channel, fee included), its expiry and, by default, its locale. Computed only when selected.
    */
   instructions: PaymentInstructions;
+  /**
+   * Changes whenever the channel's stored instructions change (in any language): a page that shows them
+   * selects this cheap field in its live subscription and asks for `instructions` again when it moves.
+   */
+  instructionsVersion: Scalars['String']['output'];
   /** Default fee bearer: true when the customer pays the fee on top of the amount. */
   isFeeChargedToCustomer: Scalars['Boolean']['output'];
   /**
@@ -899,6 +904,7 @@ export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType ext
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   instructions?: Resolver<ResolversTypes['PaymentInstructions'], ParentType, ContextType, Partial<PaymentChannelInstructionsArgs>>;
+  instructionsVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   isFeeChargedToCustomer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType, Partial<PaymentChannelNameArgs>>;
   requiresKyc?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;

@@ -40,6 +40,7 @@ export const SCOPE_FIELDS: ReadonlySet<string> = new Set([
   'scheduledFeeRules',
   'currency',
   'requiresKyc',
+  'instructionsVersion',
 ]);
 
 /**

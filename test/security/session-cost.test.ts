@@ -35,8 +35,9 @@ function componentDocuments(): string[] {
   const source = fs.readFileSync(projectPath('src/client/checkout/payment-checkout.ts'), 'utf8');
   const session = /const SESSION_QUERY = '([^']+)'/.exec(source)?.[1];
   const channels = /const CHANNELS_SUBSCRIPTION = `([^`]+)`/.exec(source)?.[1];
-  if (!session || !channels) throw new Error('the component’s documents moved: update componentDocuments() in this test');
-  return [session, channels];
+  const instructions = /const INSTRUCTIONS_QUERY = '([^']+)'/.exec(source)?.[1];
+  if (!session || !channels || !instructions) throw new Error('the component’s documents moved: update componentDocuments() in this test');
+  return [session, channels, instructions];
 }
 
 describe('what a document costs (work units)', () => {
@@ -55,6 +56,8 @@ describe('what a document costs (work units)', () => {
   it('the component’s documents cost at most half the session ceiling; the issue’s heavy document far more', () => {
     for (const doc of componentDocuments()) expect(cost(doc) * 2, doc).toBeLessThanOrEqual(DEFAULT_SESSION_MAX_COST);
     expect(cost(componentDocuments()[1]!)).toBe(3);
+    // Contract §14: the chosen channel's instructions, asked once per choice: the narrowed list 1 + its steps 1.
+    expect(cost(componentDocuments()[2]!)).toBe(2);
     expect(cost(HEAVIEST_ALLOWED)).toBe(DEFAULT_SESSION_MAX_COST);
     expect(cost(HEAVY_DOCUMENT)).toBe(50);
   });

@@ -30,6 +30,7 @@
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
  * - `lastSeq` is the highest change-log sequence number already applied.
  */
+import { createHash } from 'node:crypto';
 import type { KycStatus } from '../../shared/vocabulary.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow, QuoteKeyRow } from '../../storage/model/catalogue-rows.js';
@@ -68,16 +69,18 @@ const MAX_CACHED_LISTS = 20_000;
  * Each channel row's instructions, parsed once: a row is replaced (never modified) when its channel changes,
  * so the parse lives exactly as long as the row, and every merchant's record of the channel shares it.
  */
-const parsedInstructions = new WeakMap<ChannelRow, ChannelInstructions>();
+const parsedInstructions = new WeakMap<ChannelRow, { sets: ChannelInstructions; version: string }>();
 
 /**
  * A channel row's instructions per language. The admin service validates what it writes; text written past
  * it (an operator's SQL) that does not validate is served as none, never as unchecked text.
  */
-function instructionsOfRow(c: ChannelRow): ChannelInstructions {
+function instructionsOfRow(c: ChannelRow): { sets: ChannelInstructions; version: string } {
   let parsed = parsedInstructions.get(c);
   if (parsed === undefined) {
-    parsed = { id: instructionSetFromColumn(c.instructionsId).set, en: instructionSetFromColumn(c.instructionsEn).set };
+    // The same text gives the same version on every replica (a content digest, not a counter).
+    const version = createHash('sha256').update(`${c.instructionsId ?? ''}\u0000${c.instructionsEn ?? ''}`).digest('base64url').slice(0, 16);
+    parsed = { sets: { id: instructionSetFromColumn(c.instructionsId).set, en: instructionSetFromColumn(c.instructionsEn).set }, version };
     parsedInstructions.set(c, parsed);
   }
   return parsed;
@@ -503,7 +506,8 @@ export class Catalog {
       currency: c.currency,
       minorUnits,
       requiresKyc: c.requiresKyc,
-      instructions: instructionsOfRow(c),
+      instructions: instructionsOfRow(c).sets,
+      instructionsVersion: instructionsOfRow(c).version,
     };
   }
 

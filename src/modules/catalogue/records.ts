@@ -55,6 +55,8 @@ export interface MerchantChannel {
    * (one parse per channel row: 100,000 merchants' records refer to the same object).
    */
   instructions: ChannelInstructions;
+  /** Contract §14: a digest of the stored instructions (every language): moves exactly when they change. */
+  instructionsVersion: string;
 }
 
 /**
