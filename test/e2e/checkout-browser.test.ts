@@ -343,7 +343,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     expect(await panel.locator('details').first().getAttribute('open')).not.toBeNull();
     const steps = norm(await panel.locator('details').first().locator('ol').innerText());
     expect(steps).toContain('Rp 154.000');
-    expect(steps).toContain('kode pembayaran Anda');
+    expect(steps).toContain('Masukkan nomor Virtual Account yang Anda terima dari toko, lalu pilih Benar.');
     expect(steps).not.toMatch(/\{\{|\d{4}-\d{2}-\d{2}T/);
     // An operator's change reaches the open page within 1 s of the CLI's exit.
     const file = path.join(server.dataDir, 'bca-id.json');

@@ -24,7 +24,7 @@ describe('SDK over a real server', () => {
     const signed = await client.getInstructions({ code: 'bca_va', locale: 'en', payCode: '3901081234567890', amount: 150000, expiresAt: '2026-11-27T11:41:58Z' });
     expect(signed.unfilled).toEqual([]);
     expect(signed.sections.map((s) => s.key)).toEqual(['atm', 'mobile_banking', 'internet_banking']);
-    expect(signed.sections[0]!.steps.join('\n')).toContain('Rp 150,000');
+    expect(signed.sections[0]!.steps.join('\n')).toContain('Rp 150.000');
     const error = await client.getInstructions({ code: 'bca_va', payCode: '<b>' }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
     expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 400 });

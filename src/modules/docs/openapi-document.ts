@@ -303,7 +303,7 @@ export function buildOpenApiDocument(): Json {
           description:
             'Ordered sections (ATM, mobile banking, internet banking, the app, the cashier, the QR code) of plain-text steps, in Indonesian (`id`, default) or English. ' +
             'The placeholders `{{pay_code}}`, `{{amount}}`, `{{merchant_name}}` and `{{expires_at}}` are filled from the query (the merchant name always); those without a value ' +
-            'stay in the text as written and are listed in `unfilled`. Amounts are written for the language (`Rp 150.000` / `Rp 150,000`), times in the language and ' +
+            'stay in the text as written and are listed in `unfilled`. Amounts are written as Indonesians read them (`Rp 150.000`, both languages), times in the language and ' +
             '`Asia/Jakarta` unless `time_zone` names another IANA zone. Render the steps as text, never as HTML. A checkout session reads its own channels only, with its ' +
             'own amount (what its customer pays on the channel, fee included), expiry and locale by default. The query string is part of the signed target.',
           parameters: queryParameters(instructionsRoute),

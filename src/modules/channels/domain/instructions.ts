@@ -180,17 +180,19 @@ export function formatInstantFor(ms: number, locale: Locale, zone: string): stri
 }
 
 /**
- * An amount (canonical decimal text, exact) written for a reader of `locale`: `Rp 150.000` (id), `Rp 150,000`
- * (en); other currencies by their code (`USD 12.50` in en, `USD 12,50` in id). Digits are grouped from the text itself,
- * never through a binary float.
+ * An amount (canonical decimal text, exact) written for a reader of `locale`. Rupiah is written the Indonesian
+ * way in both languages, `Rp 150.000`, as the checkout component and Indonesian banks write it (Intl's `en-ID`
+ * does the same); other currencies by their code, grouped for the language (`USD 1,234.50` in en, `USD 1.234,50`
+ * in id). Digits are grouped from the text itself, never through a binary float.
  */
 export function formatAmountFor(amount: string, currency: string, minorUnits: number, locale: Locale): string {
   const negative = amount.startsWith('-');
   const [whole, given] = (negative ? amount.slice(1) : amount).split('.') as [string, string | undefined];
   // Canonical text drops trailing zeros (`12.5`); a reader expects the currency's decimals (`12.50`).
   const fraction = minorUnits > 0 || given ? (given ?? '').padEnd(minorUnits, '0') : '';
-  const group = locale === 'id' ? '.' : ',';
-  const decimal = locale === 'id' ? ',' : '.';
+  const indonesian = locale === 'id' || currency === 'IDR';
+  const group = indonesian ? '.' : ',';
+  const decimal = indonesian ? ',' : '.';
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, group);
   const number = `${negative ? '-' : ''}${grouped}${fraction ? decimal + fraction : ''}`;
   return `${currency === 'IDR' ? 'Rp' : currency} ${number}`;
