@@ -464,8 +464,15 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
   it('shows the expiry of a 60-second session; no console error and no secret anywhere in the pages', async () => {
     // The default page is Indonesian.
     const expired = 'Sesi checkout ini sudah berakhir. Muat ulang halaman untuk memulai lagi.';
+    // The session's last two minutes (all of a 60-second one): how long is left, in a polite live region.
+    const countdown = expiring.locator('payment-checkout').locator('.countdown');
+    expect(await countdown.getAttribute('aria-live')).toBe('polite');
+    if (await statusText(expiring) !== expired) expect(norm(await countdown.innerText())).toMatch(/^Sisa waktu 0:\d{2}$/);
     await expect.poll(() => statusText(expiring), { timeout: 75_000, interval: 500 }).toBe(expired);
     expect(await expiring.locator('#choice').innerText()).toBe(expired);
+    // At expiry it is said once: the countdown is gone, and the component holds the message one time.
+    expect(await countdown.innerText()).toBe('');
+    expect(norm(await expiring.locator('payment-checkout').locator('section').innerText()).split(expired).length - 1).toBe(1);
     const enabled = await expiring.locator('[role="radio"]:not([aria-disabled="true"])').count();
     expect(enabled).toBe(0);
 
