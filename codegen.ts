@@ -23,6 +23,8 @@ const config: CodegenConfig = {
           FeeBand: '../modules/pricing/domain/pricing.js#FeeBand as FeeBandModel',
           AppliedPricing: '../modules/pricing/domain/pricing.js#AppliedPricing as AppliedPricingModel',
           ChannelAvailability: '../modules/channels/eligibility.js#Availability',
+          PaymentInstructions: '../modules/channels/instructions.js#ChannelInstructionsAnswer',
+          InstructionSection: '../modules/channels/domain/instructions.js#InstructionSection as InstructionSectionModel',
         },
         scalars: { Decimal: { input: 'string', output: 'string | number' } },
         enumValues: {

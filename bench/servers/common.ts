@@ -12,7 +12,8 @@ import { bootData } from '../../src/app/boot.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { ChannelService } from '../../src/modules/channels/service.js';
 import { SESSION_KEY_LABEL, SessionService } from '../../src/modules/sessions/service.js';
-import { FeeService } from '../../src/modules/pricing/service.js';
+import { FeeService, sessionCustomerTotal } from '../../src/modules/pricing/service.js';
+import { InstructionService } from '../../src/modules/channels/instructions.js';
 import { ChangeFeed } from '../../src/modules/live/change-feed.js';
 import type { GraphQLContext, Services } from '../../src/graphql/context.js';
 import type { Principal } from '../../src/modules/auth/principal.js';
@@ -36,9 +37,11 @@ export async function baselineSetup(): Promise<BaselineSetup> {
   // The same in-memory catalogue the project serves from: every peer reads data held in memory.
   const channels = new ChannelService(data.store.catalog);
   // A change feed like the app's: it costs nothing until a subscription opens (the peers serve none).
+  const fees = new FeeService(channels);
   const services: Services = {
     channels,
-    fees: new FeeService(channels),
+    fees,
+    instructions: new InstructionService(data.store.catalog, sessionCustomerTotal(fees)),
     changes: new ChangeFeed({ store: data.store, catchUpIntervalMs: 200 }),
     sessions: new SessionService(data.secretBox.deriveKey(SESSION_KEY_LABEL), data.store.catalog, channels),
     quotes: new QuoteService(data.store.catalog, data.secretBox, { issuer: () => 'http://localhost', ttlSeconds: QUOTE_TTL.default }),

@@ -47,7 +47,8 @@ import { assertPluginOrder, ORDER_CONSTRAINTS } from './pipeline-order.js';
 import type { ChannelRepository } from '../modules/catalogue/records.js';
 import { buildSchema } from '../graphql/schema.js';
 import { ChannelService } from '../modules/channels/service.js';
-import { FeeService } from '../modules/pricing/service.js';
+import { InstructionService } from '../modules/channels/instructions.js';
+import { FeeService, sessionCustomerTotal } from '../modules/pricing/service.js';
 import { QUOTE_TTL, QuoteService } from '../modules/quotes/service.js';
 import { useJwks } from '../pipeline/plugins/use-jwks.js';
 import { useTracing } from '../pipeline/plugins/use-tracing.js';
@@ -225,7 +226,9 @@ export function createAppParts(options: AppOptions): AppParts {
     ttlSeconds: options.quotes?.ttlSeconds ?? QUOTE_TTL.default,
     now: options.now,
   });
-  const services: Services = { channels: channelService, fees: new FeeService(channelService), changes, sessions, quotes };
+  const fees = new FeeService(channelService);
+  const instructions = new InstructionService(channelRepo, sessionCustomerTotal(fees));
+  const services: Services = { channels: channelService, fees, instructions, changes, sessions, quotes };
   const metricsRegistry = options.metrics?.registry ?? new Registry();
   if (options.metrics?.collectDefault) collectDefaultMetrics({ register: metricsRegistry });
   const tracing = options.tracing ?? null;

@@ -12,6 +12,7 @@
  * Exit codes: 0 done; 1 refused (validation, unknown merchant/channel/key,
  * conflict) or cannot start (configuration, master key); 2 usage error.
  */
+import fs from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BootError, bootData, type BootedData } from '../app/boot.js';
 import { refuseUnsupportedNode } from '../app/runtime.js';
@@ -58,6 +59,11 @@ channels
                  [--group GROUP] [--name-id NAME] [--name-en NAME]
       GROUP: qris, virtual_account, ewallet, retail_outlet or card (create: guessed from the code when absent)
       --name-id / --name-en: the name in Indonesian / English ("default": the stored --name applies)
+  channel instructions set CODE --locale id|en --file FILE.json   payment instructions in one language
+      FILE.json: [{ "key": "atm", "title": "ATM BCA", "steps": ["...", "..."] }, ...] (or { "sections": [...] });
+      at most 8 sections of at most 15 steps of at most 300 characters, plain text (no < or >), placeholders
+      {{pay_code}} {{amount}} {{merchant_name}} {{expires_at}} only; live on every server within 1 s
+  channel instructions show CODE [--locale id|en]
 currencies
   currency list
   currency set CODE --minor-units N
@@ -90,14 +96,14 @@ const COMMANDS = new Set([
   'merchant create', 'merchant list', 'merchant set-kyc', 'merchant channels', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key list', 'key revoke', 'channel list', 'channel create', 'channel update', 'currency list', 'currency set',
   'merchant set-category', 'fee set', 'fee list', 'fee cancel', 'audit list',
-  'merchant origins', 'migrate', 'quote-keys list', 'quote-keys rotate',
+  'merchant origins', 'migrate', 'quote-keys list', 'quote-keys rotate', 'channel instructions',
 ]);
 
 /** Commands that change something: they take --actor (contract §7 audit). */
 const CHANGING = new Set([
   'merchant create', 'merchant set-kyc', 'merchant set-category', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key revoke', 'channel create', 'channel update', 'currency set', 'fee set', 'fee cancel',
-  'merchant origins', 'merchant channels', 'quote-keys rotate',
+  'merchant origins', 'merchant channels', 'quote-keys rotate', 'channel instructions',
 ]);
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -255,6 +261,40 @@ function merchantChannelTable(list: MerchantChannelView[]): string {
       ]),
     ) + '(* = merchant override)\n'
   );
+}
+
+/** Largest instructions file read (far above 8 × 15 steps of 300 characters as JSON). */
+const MAX_INSTRUCTIONS_FILE_BYTES = 256 * 1024;
+
+/** An operator's instructions file as JSON; unreadable, too large or not JSON is a refusal naming the file. */
+function readInstructionsFile(file: string): unknown {
+  let bytes: Buffer;
+  try {
+    const size = fs.statSync(file).size;
+    if (size > MAX_INSTRUCTIONS_FILE_BYTES) throw new AdminError('invalid', [`${file}: ${size} bytes; at most ${MAX_INSTRUCTIONS_FILE_BYTES}`]);
+    bytes = fs.readFileSync(file);
+  } catch (err) {
+    if (err instanceof AdminError) throw err;
+    throw new AdminError('invalid', [`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+  }
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new AdminError('invalid', [`${file}: not UTF-8 JSON (${(err as Error).message})`]);
+  }
+}
+
+/** Instructions as an operator reads them: per language, titled sections of numbered steps. */
+function instructionsText(r: { code: string; instructions: Partial<Record<string, readonly { key: string; title: string; steps: readonly string[] }[] | null>> }): string {
+  let out = '';
+  for (const [locale, sections] of Object.entries(r.instructions)) {
+    out += `${r.code} (${locale})${sections ? '' : ': none'}\n`;
+    for (const s of sections ?? []) {
+      out += `  [${s.key}] ${s.title}\n`;
+      s.steps.forEach((step, i) => (out += `    ${i + 1}. ${step}\n`));
+    }
+  }
+  return out;
 }
 
 function positional(positionals: string[], index: number, name: string): string {
@@ -537,6 +577,25 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       const { values, positionals, io } = run(CHANNEL_FLAGS, 1);
       const c = await service.updateChannel(positional(positionals, 0, 'CODE'), fields(values, CHANNEL_FLAGS));
       emit(io, c, () => `Updated channel ${c.code}.\n${channelTable([c])}`);
+      return;
+    }
+    case 'channel instructions': {
+      // `channel instructions set|show CODE`: the sub-command is the first positional.
+      const { values, positionals, io } = run({ locale: str, file: str }, 2);
+      const sub = positional(positionals, 0, 'set|show');
+      const code = positional(positionals, 1, 'CODE');
+      if (sub === 'show') {
+        if (values.file !== undefined) throw new UsageError('--file belongs to "channel instructions set"');
+        if (values.actor !== undefined) throw new UsageError('--actor belongs to "channel instructions set"');
+        const r = await service.showInstructions(code, values.locale);
+        emit(io, r, () => instructionsText(r));
+        return;
+      }
+      if (sub !== 'set') throw new UsageError(`unknown instructions command "${sub}": use set or show`);
+      const locale = required(values, 'locale');
+      const r = await service.setInstructions(code, locale, readInstructionsFile(required(values, 'file')));
+      if (!io.json) process.stderr.write(`Set the ${locale} instructions of ${r.code}.\n`);
+      emit(io, r, () => instructionsText(r));
       return;
     }
     case 'currency list': {

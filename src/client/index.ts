@@ -17,14 +17,14 @@
  * `status` and the problem details / GraphQL error the server sent.
  */
 import { graphqlData, restError } from './errors.js';
-import type { Channel, CheckoutLocale } from './wire.js';
+import { channelListTarget, instructionsTarget, type Channel, type ChannelListFilter, type CheckoutLocale, type RestChannelGroup, type InstructionsQuery, type PaymentInstructions } from './wire.js';
 import { signRequestWeb } from './svc1-web.js';
 import { createQuoteVerifier, type VerifiedQuote } from './quotes.js';
 
 export { signRequestWeb, sha256HexWeb, hmacHexWeb, type WebSignInput, type WebSignature } from './svc1-web.js';
 export type { ErrorCode } from '../shared/errors.js';
 export { GatewayError, type ProblemDetails, type GraphQLErrorPayload } from './errors.js';
-export type { Channel, CheckoutLocale, FeeTier, RestChannelGroup, RestChannelStatus } from './wire.js';
+export type { Channel, ChannelListFilter, CheckoutLocale, FeeTier, InstructionSection, InstructionsQuery, PaymentInstructions, RestChannelGroup, RestChannelStatus } from './wire.js';
 export type { CheckoutTexts, CheckoutTranslations } from './checkout/messages.js';
 export { createQuoteVerifier, QUOTE_TYP, type QuoteVerifier, type QuoteVerifierOptions, type VerifiedQuote } from './quotes.js';
 export { createSessionClient, type SessionClient, type SessionClientOptions, type SubscriptionHandlers } from './session.js';
@@ -71,6 +71,8 @@ export interface CheckoutSessionInput {
   currency: string;
   /** Channel codes the session may list; default every channel of the merchant. */
   methods?: string[];
+  /** Contract §14: only channels of these groups; with `methods`, the channels in both. */
+  groups?: RestChannelGroup[];
   /** Lifetime in seconds, 60–86400; default 900. */
   expiresInSeconds?: number;
   /** Contract §12: the shopper's language; the checkout component and the session's names use it by default. */
@@ -112,8 +114,10 @@ export interface ClientOptions {
 
 /** The client. */
 export interface GatewayClient {
-  /** `GET /v1/payments/channel`: the merchant's channels (all statuses; hide non-active ones). */
-  listChannels(): Promise<Channel[]>;
+  /** `GET /v1/payments/channel`: the merchant's channels (all statuses; hide non-active ones), narrowed by `filter` (contract §14). */
+  listChannels(filter?: ChannelListFilter): Promise<Channel[]>;
+  /** `GET /v1/payments/instruction`: how a customer pays with one channel, in one language (contract §14). */
+  getInstructions(query: InstructionsQuery): Promise<PaymentInstructions>;
   /** `POST /v1/payments/calculate`. */
   calculateFee(input: CalculateFeeInput): Promise<FeeCalculation>;
   /**
@@ -166,11 +170,17 @@ export function createClient(options: ClientOptions): GatewayClient {
       if (!res.ok) throw await restError(res);
       return (await res.json()) as VerifiedQuote;
     },
-    async listChannels() {
-      const res = await request('GET', '/v1/payments/channel');
+    async listChannels(filter) {
+      const res = await request('GET', channelListTarget(filter));
       if (!res.ok) throw await restError(res);
       const body = (await res.json()) as { status: number; data: Channel[] };
       return body.data;
+    },
+    async getInstructions(query) {
+      const res = await request('GET', instructionsTarget(query));
+      if (!res.ok) throw await restError(res);
+      const body = (await res.json()) as { status: number; data: PaymentInstructions['sections']; unfilled: string[] };
+      return { sections: body.data, unfilled: body.unfilled };
     },
     async calculateFee(input) {
       const res = await request('POST', '/v1/payments/calculate', JSON.stringify(input));

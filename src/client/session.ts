@@ -16,7 +16,7 @@
  * only a lost connection, a 408, a 429 or a 5xx is retried (growing, jittered delays that honour Retry-After: reconnectDelayMs; `retryAttempts`).
  */
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
-import type { Channel } from './wire.js';
+import { channelListTarget, instructionsTarget, type Channel, type ChannelListFilter, type InstructionsQuery, type PaymentInstructions } from './wire.js';
 import { graphqlData, restError, type GraphQLErrorPayload } from './errors.js';
 
 /** Options of {@link createSessionClient}. */
@@ -45,8 +45,10 @@ export interface SubscriptionHandlers<T> {
 export interface SessionClient {
   /** `POST /graphql` with the session; resolves with `data`, rejects with a GatewayError on any error. */
   graphql<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<TData>;
-  /** `GET /v1/payments/channel` with the session: the session's channels (seed field names). */
-  listChannels(): Promise<Channel[]>;
+  /** `GET /v1/payments/channel` with the session: the session's channels (seed field names), narrowed by `filter`. */
+  listChannels(filter?: ChannelListFilter): Promise<Channel[]>;
+  /** `GET /v1/payments/instruction` with the session: one of its channels' instructions, with its amount and locale by default. */
+  getInstructions(query: InstructionsQuery): Promise<PaymentInstructions>;
   /** Any GraphQL subscription over SSE; returns the function that stops it. */
   subscribe<TData = Record<string, unknown>>(query: string, variables: Record<string, unknown> | undefined, handlers: SubscriptionHandlers<TData>): () => void;
   /**
@@ -187,10 +189,16 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
       });
       return graphqlData<TData>(res);
     },
-    async listChannels() {
-      const res = await doFetch(`${origin}/v1/payments/channel`, { headers: { authorization, accept: 'application/json' } });
+    async listChannels(filter) {
+      const res = await doFetch(`${origin}${channelListTarget(filter)}`, { headers: { authorization, accept: 'application/json' } });
       if (!res.ok) throw await restError(res);
       return ((await res.json()) as { data: Channel[] }).data;
+    },
+    async getInstructions(query) {
+      const res = await doFetch(`${origin}${instructionsTarget(query)}`, { headers: { authorization, accept: 'application/json' } });
+      if (!res.ok) throw await restError(res);
+      const body = (await res.json()) as { data: PaymentInstructions['sections']; unfilled: string[] };
+      return { sections: body.data, unfilled: body.unfilled };
     },
     subscribe,
     subscribeChannels<TChannel>(selection: string, handlers: SubscriptionHandlers<TChannel[]>) {

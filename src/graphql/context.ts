@@ -3,6 +3,7 @@ import type { Principal } from '../modules/auth/principal.js';
 import type { ChangeFeed } from '../modules/live/change-feed.js';
 import type { ChannelService } from '../modules/channels/service.js';
 import type { FeeService } from '../modules/pricing/service.js';
+import type { InstructionService } from '../modules/channels/instructions.js';
 import type { SessionService } from '../modules/sessions/service.js';
 import type { QuoteService } from '../modules/quotes/service.js';
 
@@ -10,6 +11,8 @@ import type { QuoteService } from '../modules/quotes/service.js';
 export interface Services {
   channels: ChannelService;
   fees: FeeService;
+  /** Payment instructions (contract §14): rendered per request, kept per (set, language, values). */
+  instructions: InstructionService;
   /** Change notifications per API key, for subscriptions (contract §8). */
   changes: ChangeFeed;
   /** Checkout sessions (contract §9). */

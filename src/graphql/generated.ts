@@ -5,6 +5,8 @@ import type { FeeCalculationModel } from '../modules/pricing/service.js';
 import type { IssuedQuote, VerifiedQuote as VerifiedQuoteModel } from '../modules/quotes/service.js';
 import type { FeeRule as FeeRuleModel, FeeBand as FeeBandModel, AppliedPricing as AppliedPricingModel } from '../modules/pricing/domain/pricing.js';
 import type { Availability } from '../modules/channels/eligibility.js';
+import type { ChannelInstructionsAnswer } from '../modules/channels/instructions.js';
+import type { InstructionSection as InstructionSectionModel } from '../modules/channels/domain/instructions.js';
 import type { GraphQLContext } from './context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -135,6 +137,8 @@ export type CreateCheckoutSessionInput = {
   currency: Scalars['String']['input'];
   /** Lifetime in seconds, 60 to 86400; default 900. */
   expiresInSeconds?: InputMaybe<Scalars['Int']['input']>;
+  /** Only channels of these groups (contract §14); with `methods` the session holds the channels of both (the intersection), and an empty intersection is INVALID_REQUEST naming `groups`. */
+  groups?: InputMaybe<Array<ChannelGroup>>;
   /** The shopper's language, `id` or `en` (contract §12): the default `locale` of the session's channel and group names; omitted: stored names. */
   locale?: InputMaybe<Scalars['String']['input']>;
   /** Optional; when given it must be the authenticated key's merchant (MERCHANT_MISMATCH). */
@@ -299,6 +303,17 @@ export type FeeRuleSource =
   /** A rule for this merchant only (a per-merchant fee override is one). */
   | 'MERCHANT';
 
+/** One way to pay with a channel: a title and ordered steps. */
+export type InstructionSection = {
+  __typename?: 'InstructionSection';
+  /** Stable key of the section: `atm`, `mobile_banking`, `internet_banking`, `app`, `counter`, `qr`, `card`, … */
+  key: Scalars['String']['output'];
+  /** Ordered steps, plain text (placeholders filled as the request allows). */
+  steps: Array<Scalars['String']['output']>;
+  /** Heading of the section, e.g. "ATM BCA". */
+  title: Scalars['String']['output'];
+};
+
 /** Operations that create something (SVC1-signed callers only). */
 export type Mutation = {
   __typename?: 'Mutation';
@@ -352,6 +367,20 @@ export type PaymentChannel = {
   id: Scalars['ID']['output'];
   /** Relative path of the channel image, served by this service (prefix it with the service's base URL). */
   imageUrl: Scalars['String']['output'];
+  /**
+   * How a customer pays with this channel once they hold a pay code (contract §14): ordered sections (ATM,
+   * mobile banking, the app, the cashier, …) of plain-text steps in one language. The placeholders
+   * `{{pay_code}}`, `{{amount}}`, `{{merchant_name}}` and `{{expires_at}}` are filled from the arguments (the
+   * merchant's name always); those without a value stay as written and are listed in `unfilled`. A checkout
+   * session reads its own channels' instructions with its own amount (what the customer pays on this
+   * channel, fee included), its expiry and, by default, its locale. Computed only when selected.
+   */
+  instructions: PaymentInstructions;
+  /**
+   * Changes whenever the channel's stored instructions change (in any language): a page that shows them
+   * selects this cheap field in its live subscription and asks for `instructions` again when it moves.
+   */
+  instructionsVersion: Scalars['String']['output'];
   /** Default fee bearer: true when the customer pays the fee on top of the amount. */
   isFeeChargedToCustomer: Scalars['Boolean']['output'];
   /**
@@ -384,6 +413,16 @@ export type PaymentChannelGroupNameArgs = {
 
 
 /** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
+export type PaymentChannelInstructionsArgs = {
+  amount?: InputMaybe<Scalars['Decimal']['input']>;
+  expiresAt?: InputMaybe<Scalars['String']['input']>;
+  locale?: InputMaybe<Scalars['String']['input']>;
+  payCode?: InputMaybe<Scalars['String']['input']>;
+  timeZone?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+/** A way to pay (QRIS, a bank virtual account, an e-wallet, ...), as configured for the merchant. */
 export type PaymentChannelNameArgs = {
   locale?: InputMaybe<Scalars['String']['input']>;
 };
@@ -392,8 +431,17 @@ export type PaymentChannelNameArgs = {
 export type PaymentChannelFilter = {
   /** Payment amount in the currency's major unit (> 0); channels whose limits or precision exclude it get AMOUNT_OUT_OF_RANGE / AMOUNT_PRECISION. */
   amount?: InputMaybe<Scalars['Decimal']['input']>;
+  /**
+   * Only these channels (codes, case-insensitive; at most 50). A code that names no channel enabled for the
+   * merchant is INVALID_REQUEST naming `filter.codes` and the code (contract §14).
+   */
+  codes?: InputMaybe<Array<Scalars['String']['input']>>;
   /** ISO 4217 code of the payment; channels settling in another currency get CURRENCY_MISMATCH. */
   currency?: InputMaybe<Scalars['String']['input']>;
+  /** Leave out these channels (codes, case-insensitive; at most 50); an unknown code is INVALID_REQUEST naming `filter.excludeCodes`. */
+  excludeCodes?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** Only channels of these groups (contract §14), e.g. `[VIRTUAL_ACCOUNT, EWALLET]`. */
+  groups?: InputMaybe<Array<ChannelGroup>>;
   /**
    * Also list channels this merchant cannot use because its KYC is not
    * approved (reason KYC_REQUIRED). Default false: the REST list.
@@ -403,6 +451,17 @@ export type PaymentChannelFilter = {
   selectableOnly?: InputMaybe<Scalars['Boolean']['input']>;
   /** Keep only channels with one of these statuses. */
   status?: InputMaybe<Array<ChannelStatus>>;
+};
+
+/** How to pay with a channel, in one language (contract §14): plain text, clients render it as text. */
+export type PaymentInstructions = {
+  __typename?: 'PaymentInstructions';
+  /** The language the text is in: `id` or `en`. */
+  locale: Scalars['String']['output'];
+  /** Ordered sections, each one way to pay (ATM, mobile banking, the app, the cashier, …); empty when the channel has none in this language. */
+  sections: Array<InstructionSection>;
+  /** Placeholders the text still holds because the request gave no value for them (`pay_code`, `amount`, `merchant_name`, `expires_at`). */
+  unfilled: Array<Scalars['String']['output']>;
 };
 
 /**
@@ -672,10 +731,12 @@ export type ResolversTypes = {
   FeeRule: ResolverTypeWrapper<FeeRuleModel>;
   FeeRuleSource: FeeRuleSource;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
+  InstructionSection: ResolverTypeWrapper<InstructionSectionModel>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
   PaymentChannel: ResolverTypeWrapper<ListedChannel>;
   PaymentChannelFilter: PaymentChannelFilter;
+  PaymentInstructions: ResolverTypeWrapper<ChannelInstructionsAnswer>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   RoundingMode: RoundingMode;
   RoundingRule: ResolverTypeWrapper<RoundingRule>;
@@ -703,10 +764,12 @@ export type ResolversParentTypes = {
   FeeQuote: IssuedQuote;
   FeeRule: FeeRuleModel;
   ID: Scalars['ID']['output'];
+  InstructionSection: InstructionSectionModel;
   Int: Scalars['Int']['output'];
   Mutation: Record<PropertyKey, never>;
   PaymentChannel: ListedChannel;
   PaymentChannelFilter: PaymentChannelFilter;
+  PaymentInstructions: ChannelInstructionsAnswer;
   Query: Record<PropertyKey, never>;
   RoundingRule: RoundingRule;
   String: Scalars['String']['output'];
@@ -819,6 +882,12 @@ export type FeeRuleResolvers<ContextType = GraphQLContext, ParentType extends Re
   taxPercentage?: Resolver<Maybe<ResolversTypes['Decimal']>, ParentType, ContextType>;
 };
 
+export type InstructionSectionResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['InstructionSection'] = ResolversParentTypes['InstructionSection']> = {
+  key?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  steps?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  title?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type MutationResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation']> = {
   createCheckoutSession?: Resolver<ResolversTypes['CheckoutSessionCreated'], ParentType, ContextType, RequireFields<MutationCreateCheckoutSessionArgs, 'input'>>;
 };
@@ -834,11 +903,19 @@ export type PaymentChannelResolvers<ContextType = GraphQLContext, ParentType ext
   groupName?: Resolver<ResolversTypes['String'], ParentType, ContextType, Partial<PaymentChannelGroupNameArgs>>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   imageUrl?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  instructions?: Resolver<ResolversTypes['PaymentInstructions'], ParentType, ContextType, Partial<PaymentChannelInstructionsArgs>>;
+  instructionsVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   isFeeChargedToCustomer?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   name?: Resolver<ResolversTypes['String'], ParentType, ContextType, Partial<PaymentChannelNameArgs>>;
   requiresKyc?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   scheduledFeeRules?: Resolver<Array<ResolversTypes['FeeRule']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['ChannelStatus'], ParentType, ContextType>;
+};
+
+export type PaymentInstructionsResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['PaymentInstructions'] = ResolversParentTypes['PaymentInstructions']> = {
+  locale?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sections?: Resolver<Array<ResolversTypes['InstructionSection']>, ParentType, ContextType>;
+  unfilled?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type QueryResolvers<ContextType = GraphQLContext, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = {
@@ -891,8 +968,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   FeePart?: FeePartResolvers<ContextType>;
   FeeQuote?: FeeQuoteResolvers<ContextType>;
   FeeRule?: FeeRuleResolvers<ContextType>;
+  InstructionSection?: InstructionSectionResolvers<ContextType>;
   Mutation?: MutationResolvers<ContextType>;
   PaymentChannel?: PaymentChannelResolvers<ContextType>;
+  PaymentInstructions?: PaymentInstructionsResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   RoundingRule?: RoundingRuleResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;

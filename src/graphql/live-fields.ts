@@ -3,13 +3,15 @@
  * live-streams plugin (src/pipeline/plugins/event-templates.ts) rest on.
  *
  * A checkout page's stream asks `paymentChannelsChanged` with its own amount (its session's amount, the
- * `fee(amount:)` variable). Of a channel's fields only two read that amount:
+ * `fee(amount:)` variable). Of a channel's fields only three read that amount:
  * - `availability`: judged against the session's amount (limits, precision);
- * - `fee(amount:)`: priced for its argument, checked against the session's amount.
+ * - `fee(amount:)`: priced for its argument, checked against the session's amount;
+ * - `instructions`: `{{amount}}` is what the session's customer pays on the channel (contract §14).
  * Every other field of `PaymentChannel` is the same for every stream of one merchant's key and session scope
  * (currency, methods, locale) at one data version, given the same arguments: the channel record, its pricing
  * rule, its names. So many pages that differ only in their amount share one execution, and each page
- * computes only these two fields for itself.
+ * computes only these three fields for itself (and only those its document selects: the component's
+ * subscription does not select `instructions`; it asks for them once a channel is chosen).
  *
  * Invariant (test/unit/live-fields.test.ts): every field of `PaymentChannel` is in exactly one of the two
  * sets, so a field added to the schema is not templated until someone says which kind it is.
@@ -20,7 +22,7 @@ import { recordOf, type ListedChannel } from '../modules/channels/service.js';
 export const LIVE_LIST = { field: 'paymentChannelsChanged', itemType: 'PaymentChannel' } as const;
 
 /** Fields of a channel whose value depends on the stream's payment (its amount): computed per stream. */
-export const PAYMENT_FIELDS: ReadonlySet<string> = new Set(['availability', 'fee']);
+export const PAYMENT_FIELDS: ReadonlySet<string> = new Set(['availability', 'fee', 'instructions']);
 
 /** Fields of a channel whose value is the same for every stream of one key and session scope (see above). */
 export const SCOPE_FIELDS: ReadonlySet<string> = new Set([
@@ -38,6 +40,7 @@ export const SCOPE_FIELDS: ReadonlySet<string> = new Set([
   'scheduledFeeRules',
   'currency',
   'requiresKyc',
+  'instructionsVersion',
 ]);
 
 /**

@@ -27,6 +27,8 @@ export const FIELD_WORK_UNITS: Readonly<Record<string, number>> = {
   'Subscription.paymentChannelsChanged': 1,
   'Query.calculateFee': 1,
   'PaymentChannel.fee': 2,
+  // Contract §14: filling and (on a miss) rendering a channel's steps, for each channel of the list.
+  'PaymentChannel.instructions': 1,
   'Query.__schema': 1,
   'Query.__type': 1,
 };

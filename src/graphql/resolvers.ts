@@ -33,6 +33,8 @@ const PaymentChannel: PaymentChannelResolvers = {
   scheduledFeeRules: (channel) => channel.pricing.scheduled,
   availability: (channel, _args, ctx) => ctx.services.channels.availabilityFor(ctx.principal, channel),
   fee: (channel, { amount, chargeFeeToCustomer }, ctx) => ctx.services.fees.quoteForChannel(ctx.principal, channel, amount, chargeFeeToCustomer),
+  // Contract §14: computed only when selected (a live event without it renders nothing).
+  instructions: (channel, args, ctx) => ctx.services.instructions.forChannel(ctx.principal, channel, args),
 };
 
 const FeeCalculation: FeeCalculationResolvers = {

@@ -16,6 +16,26 @@ export const REST_LIST_CHANNELS = /* GraphQL */ `
   }
 `;
 
+/** The list narrowed to the channels of one order (contract §14: `?code`, `?exclude`, `?group`): the same fields. */
+export const REST_LIST_CHANNELS_FILTERED = /* GraphQL */ `
+  query RestListChannelsFiltered($filter: PaymentChannelFilter!) {
+    paymentChannels(filter: $filter) {
+      id name(locale: null) code imageUrl status isFeeChargedToCustomer currency group
+      feeInfo { feePercentage feeValue minTransactions maxTransactions }
+      feeRule { bands { upTo percentage fixed } minFee maxFee taxPercentage customerShare }
+    }
+  }
+`;
+
+/** One channel's instructions (contract §14): the list narrowed to its code, so a session reaches only its own channels. */
+export const REST_CHANNEL_INSTRUCTIONS = /* GraphQL */ `
+  query RestChannelInstructions($filter: PaymentChannelFilter!, $locale: String, $payCode: String, $amount: Decimal, $expiresAt: String, $timeZone: String) {
+    paymentChannels(filter: $filter) {
+      instructions(locale: $locale, payCode: $payCode, amount: $amount, expiresAt: $expiresAt, timeZone: $timeZone) { sections { key title steps } unfilled }
+    }
+  }
+`;
+
 export const REST_CALCULATE_FEE = /* GraphQL */ `
   query RestCalculateFee($input: CalculateFeeInput!) {
     calculateFee(input: $input) { amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee }
@@ -50,6 +70,7 @@ export const REST_OPERATIONS: Readonly<Record<RestRouteDef['name'], string>> = {
   calculateFee: REST_CALCULATE_FEE,
   createCheckoutSession: REST_CREATE_CHECKOUT_SESSION,
   verifyQuote: REST_VERIFY_QUOTE,
+  channelInstructions: REST_CHANNEL_INSTRUCTIONS,
 };
 
 /**
@@ -63,6 +84,12 @@ export function restOperationOf(name: RestRouteDef['name'], variables: Record<st
     return { query: quote === true ? REST_CALCULATE_FEE_QUOTED : REST_CALCULATE_FEE, variables: { input } };
   }
   if (name === 'verifyQuote' && variables) return { query: REST_VERIFY_QUOTE, variables: { token: (variables.input as { quote: string }).quote } };
+  if (name === 'listChannels' && variables) return { query: REST_LIST_CHANNELS_FILTERED, variables };
+  if (name === 'createCheckoutSession' && variables) {
+    // REST names groups in lower case, like a channel object's `group`; GraphQL's enum in upper case.
+    const input = variables.input as { groups?: string[] | null };
+    return { query: REST_CREATE_CHECKOUT_SESSION, variables: input.groups ? { input: { ...input, groups: input.groups.map((g) => g.toUpperCase()) } } : variables };
+  }
   return { query: REST_OPERATIONS[name], variables };
 }
 

@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { AUTH_ERROR_CODES, type ErrorCode } from './errors.js';
+import { CHANNEL_GROUPS } from './vocabulary.js';
 
 /** Which surface a request is served by; decides the error format. */
 export type Surface = 'graphql' | 'rest' | 'public';
@@ -29,6 +30,8 @@ export const IMAGE_PREFIX = '/images/channels/';
 export const CHECKOUT_COMPONENT_PATH = '/checkout/v1/checkout.js';
 /** The public keys fee quotes are signed with (contract §11, RFC 7517 JWK Set); public. */
 export const JWKS_PATH = '/.well-known/jwks.json';
+/** Payment instructions of one channel (contract §14): a signed REST route a checkout session may call. */
+export const INSTRUCTIONS_PATH = `${REST_PREFIX}/instruction`;
 /** Quote verification (contract §11): a signed REST route. */
 export const VERIFY_QUOTE_PATH = `${REST_PREFIX}/quotes/verify`;
 export const HEALTH_PATH = '/health';
@@ -51,6 +54,7 @@ export const createSessionRequestBody = z.object({
   amount: z.number().meta({ exclusiveMinimum: 0, description: "Major unit, at most the currency's decimals (IDR: integer)." }),
   currency: z.string().meta({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217, a currency this service settles.' }),
   methods: z.array(z.string()).nullish().meta({ description: 'Channel codes (case-insensitive) enabled for the merchant; default: every channel of the merchant.' }),
+  groups: z.array(z.enum(CHANNEL_GROUPS)).nullish().meta({ description: 'Contract §14: only channels of these groups (lower case); with `methods`, the intersection.' }),
   expiresInSeconds: z.number().int().nullish().meta({ minimum: 60, maximum: 86400, description: 'Lifetime in seconds, 60–86400 (default 900).' }),
   locale: z.string().nullish().meta({ enum: ['id', 'en'], description: "Contract §12: the shopper's language; the default locale of the session's channel and group names." }),
 });
@@ -69,25 +73,63 @@ const COMMON_REST_CODES: readonly ErrorCode[] = [...AUTH_ERROR_CODES, 'METHOD_NO
 export interface RestRouteDef {
   path: string;
   method: 'GET' | 'POST';
-  name: 'listChannels' | 'calculateFee' | 'createCheckoutSession' | 'verifyQuote';
+  name: 'listChannels' | 'calculateFee' | 'createCheckoutSession' | 'verifyQuote' | 'channelInstructions';
   /** What it can answer besides its success (contract §4), for the OpenAPI document. */
   errorCodes: readonly ErrorCode[];
   /** The JSON body a POST route takes. */
   body?: typeof calculateRequestBody | typeof createSessionRequestBody | typeof verifyQuoteRequestBody;
   /** Status of a success (200 unless it creates something). */
   successStatus: 200 | 201;
+  /** The query parameters a GET route reads (others are ignored), for the OpenAPI document; checked by the REST adapter. */
+  query?: readonly RestQueryParam[];
   /** A checkout session (contract §9) may call it with `Authorization: Bearer`. */
   sessionAllowed: boolean;
   /** It creates something: its answer is never kept or replayed. */
   creates: boolean;
 }
 
+/** A query parameter of a GET route (contract §14). */
+export interface RestQueryParam {
+  name: string;
+  description: string;
+  required?: boolean;
+  /** JSON Schema of one value, as the OpenAPI document shows it. */
+  schema: Record<string, unknown>;
+}
+
+/** Most values a comma-separated list parameter (`code`, `exclude`) may name (contract §14; the channel service says the same). */
+export const MAX_LIST_PARAM_VALUES = 50;
+
+const SESSION_CODES: readonly ErrorCode[] = ['SESSION_INVALID', 'SESSION_EXPIRED', 'SESSION_SCOPE', 'ORIGIN_NOT_ALLOWED'];
+
 export const REST_ROUTES: readonly RestRouteDef[] = [
   {
     path: `${REST_PREFIX}/channel`,
     method: 'GET',
     name: 'listChannels',
-    errorCodes: [...COMMON_REST_CODES, 'SESSION_INVALID', 'SESSION_EXPIRED', 'SESSION_SCOPE', 'ORIGIN_NOT_ALLOWED'],
+    errorCodes: [...COMMON_REST_CODES, 'INVALID_REQUEST', ...SESSION_CODES],
+    query: [
+      { name: 'code', description: `Only these channels: codes separated by commas, case-insensitive, at most ${MAX_LIST_PARAM_VALUES}; an unknown code is INVALID_REQUEST naming \`code\` and the value.`, schema: { type: 'string', example: 'bca_va,bni_va' } },
+      { name: 'exclude', description: `Leave out these channels (codes separated by commas, at most ${MAX_LIST_PARAM_VALUES}).`, schema: { type: 'string', example: 'credit_card' } },
+      { name: 'group', description: 'Only channels of these groups, separated by commas: qris, virtual_account, ewallet, retail_outlet, card.', schema: { type: 'string', example: 'virtual_account,ewallet' } },
+    ],
+    successStatus: 200,
+    sessionAllowed: true,
+    creates: false,
+  },
+  {
+    path: INSTRUCTIONS_PATH,
+    method: 'GET',
+    name: 'channelInstructions',
+    errorCodes: [...COMMON_REST_CODES, 'INVALID_REQUEST', 'CHANNEL_NOT_FOUND', ...SESSION_CODES],
+    query: [
+      { name: 'code', required: true, description: 'The channel (code, case-insensitive), e.g. `bca_va`.', schema: { type: 'string', example: 'bca_va' } },
+      { name: 'locale', description: '`id` (default; a checkout session: its locale) or `en`.', schema: { type: 'string', enum: ['id', 'en'] } },
+      { name: 'pay_code', description: 'The virtual account number or pay code filled into `{{pay_code}}`: 1–64 characters of `[A-Za-z0-9-]`.', schema: { type: 'string', pattern: '^[A-Za-z0-9-]{1,64}$', example: '3901081234567890' } },
+      { name: 'amount', description: "What the customer pays, major unit (> 0, at most the currency's decimals), written as `Rp 150.000`. A checkout session: its own amount by default, no other.", schema: { type: 'string', pattern: '^[0-9]+(\\.[0-9]+)?$', example: '154000' } },
+      { name: 'expires_at', description: 'ISO 8601 instant filled into `{{expires_at}}` (a checkout session: its expiry by default).', schema: { type: 'string', example: '2026-11-27T11:41:58Z' } },
+      { name: 'time_zone', description: 'IANA time zone `{{expires_at}}` is written in; default `Asia/Jakarta`.', schema: { type: 'string', example: 'Asia/Makassar' } },
+    ],
     successStatus: 200,
     sessionAllowed: true,
     creates: false,

@@ -24,6 +24,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { DEMO_INSTRUCTIONS } from '../../src/modules/admin/demo-instructions.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasChromium, inCI, launchChromium } from '../helpers/chromium.js';
 import { admin, childEnv, ROOT } from '../helpers/ops.js';
@@ -211,7 +212,9 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
       if (channel.availability.selectable) {
         expect(await r.getAttribute('aria-disabled')).toBeNull();
         expect(text).toContain(`Total ${norm(money.format(channel.fee!.totalAmount))}`);
-        expect(text).toMatch(channel.fee!.merchantFee === 0 ? /paid by you/ : channel.fee!.customerFee === 0 ? /paid by the shop/ : /by the shop/);
+        // Contract §14: only the fee the customer pays (a fee the shop bears is not the customer's to read).
+        expect(text).toMatch(channel.fee!.customerFee === 0 ? /No fee/ : /paid by you/);
+        expect(text).not.toMatch(/by the shop/);
         // The image is the gateway's.
         expect(await r.locator('img').getAttribute('src')).toBe(`${server.baseUrl}/images/channels/${channel.code}.svg`);
       } else {
@@ -242,7 +245,8 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     // The merchant's server verified the quote the component handed the page, and says what it would charge.
     await expect.poll(() => page.locator('#charge').getAttribute('data-verified'), { timeout: 5_000 }).toBe('true');
     expect(await page.locator('#charge').getAttribute('data-total')).toBe('151050');
-    expect(norm(await page.locator('#charge').innerText())).toMatch(/^Quote verified by the shop: you will be charged Rp 151\.050 \(quote qt_[A-Za-z0-9_-]+, valid until \d{4}-/);
+    // Times in the page's language and the browser's zone, never an ISO string.
+    expect(norm(await page.locator('#charge').innerText())).toMatch(/^Quote verified by the shop: you will be charged Rp 151\.050 \(quote qt_[A-Za-z0-9_-]+, valid until \d{1,2}:\d{2} [AP]M\)\.$/);
     fs.mkdirSync(path.dirname(QUOTE_ARTIFACT), { recursive: true });
     await page.screenshot({ path: QUOTE_ARTIFACT });
 
@@ -292,6 +296,11 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
       const page = await open(query, viewport);
       expect(await truncated(page), `${lang} at ${label}`).toEqual({ cut: [], wide: false });
       await page.screenshot({ path: path.join(ARTIFACTS, `checkout-${lang}-${label}.png`), fullPage: true });
+      // With a channel chosen: its instructions below the list (contract §14), readable at 320 px.
+      await row(page, 'bca_va').click();
+      await expect.poll(() => page.locator('payment-checkout').locator('.instructions details').count(), { timeout: 5_000 }).toBe(3);
+      expect(await truncated(page), `${lang} at ${label}, chosen`).toEqual({ cut: [], wide: false });
+      await page.screenshot({ path: path.join(ARTIFACTS, `checkout-${lang}-${label}-chosen.png`), fullPage: true });
       await page.close();
     }
   }
@@ -300,7 +309,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     const page = await open('?amount=150000');
     expect(await page.evaluate(() => document.documentElement.lang)).toBe('id');
     expect(await heading(page)).toBe('Pilih metode pembayaran');
-    expect(norm(await page.locator('payment-checkout').locator('.summary').innerText())).toBe('Jumlah: Rp 150.000');
+    expect(norm(await page.locator('payment-checkout').locator('.summary').innerText())).toMatch(/^Jumlah: Rp 150\.000 · berlaku hingga \d{2}\.\d{2} \S+$/);
     expect(norm(await page.locator('#order-total').innerText())).toBe('Rp 150.000');
     expect(await layout(page)).toEqual([
       { heading: 'QRIS', codes: ['qris'] },
@@ -312,7 +321,11 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     expect(await rowText(page, 'credit_card')).toContain('Kartu Kredit');
     expect(await rowText(page, 'qris')).toContain('Biaya Rp 1.050, ditanggung oleh Anda');
     expect(await rowText(page, 'qris')).toContain('Total Rp 151.050');
+    // The shop bears BNI's fee: the customer reads no fee (contract §14), unless the merchant asks.
+    expect(await rowText(page, 'bni_va')).toContain('Tanpa biaya');
+    await page.evaluate(() => document.querySelector('payment-checkout')!.setAttribute('show-merchant-fee', ''));
     expect(await rowText(page, 'bni_va')).toContain('Biaya Rp 4.000, ditanggung oleh toko');
+    await page.evaluate(() => document.querySelector('payment-checkout')!.removeAttribute('show-merchant-fee'));
     expect(await rowText(page, 'mandiri_va')).toContain('Sedang dalam pemeliharaan');
     expect(await rowText(page, 'permata_va')).toContain('Sementara tidak tersedia');
     expect(await page.locator('#pay').innerText()).toBe('Bayar');
@@ -320,6 +333,34 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
     await row(page, 'qris').click();
     // The event comes once the component has the choice's fee quote (contract §11).
     await expect.poll(async () => norm(await page.locator('#choice').innerText()), { timeout: 5_000 }).toBe('Dipilih: QRIS, total Rp 151.050');
+    // Contract §14: the chosen channel's instructions below the list, in Indonesian, the amount filled in,
+    // collapsible sections with headings and ordered lists.
+    await row(page, 'bca_va').click();
+    const panel = page.locator('payment-checkout').locator('.instructions');
+    await expect.poll(async () => norm(await panel.locator('h3').innerText()), { timeout: 5_000 }).toBe('Cara membayar dengan BCA Virtual Account');
+    expect(await panel.locator('details').count()).toBe(3);
+    expect(await panel.locator('details summary h4').allInnerTexts()).toEqual(['ATM BCA', 'm-BCA (BCA mobile)', 'KlikBCA']);
+    expect(await panel.locator('details').first().getAttribute('open')).not.toBeNull();
+    const steps = norm(await panel.locator('details').first().locator('ol').innerText());
+    expect(steps).toContain('Rp 154.000');
+    expect(steps).toContain('Masukkan nomor Virtual Account yang Anda terima dari toko, lalu pilih Benar.');
+    expect(steps).not.toMatch(/\{\{|\d{4}-\d{2}-\d{2}T/);
+    // An operator's change reaches the open page within 1 s of the CLI's exit.
+    const file = path.join(server.dataDir, 'bca-id.json');
+    fs.writeFileSync(file, JSON.stringify([{ key: 'atm', title: 'ATM BCA (baru)', steps: ['Bayar {{amount}} di ATM BCA.'] }]));
+    const set = await admin(server.dataDir, ['channel', 'instructions', 'set', 'bca_va', '--locale', 'id', '--file', file]);
+    expect(set.code, set.stderr).toBe(0);
+    await expect.poll(async () => panel.locator('details summary h4').allInnerTexts(), { timeout: 1_000, interval: 50 }).toEqual(['ATM BCA (baru)']);
+    expect(norm(await panel.locator('ol').innerText())).toBe('Bayar Rp 154.000 di ATM BCA.');
+    // instructions="off": hidden for merchants who show their own.
+    await page.evaluate(() => document.querySelector('payment-checkout')!.setAttribute('instructions', 'off'));
+    expect(await panel.isHidden()).toBe(true);
+    await page.evaluate(() => document.querySelector('payment-checkout')!.removeAttribute('instructions'));
+    await expect.poll(() => panel.isVisible(), { timeout: 5_000 }).toBe(true);
+    const restore = path.join(server.dataDir, 'bca-id-demo.json');
+    fs.writeFileSync(restore, JSON.stringify(DEMO_INSTRUCTIONS.bca_va!.id));
+    expect((await admin(server.dataDir, ['channel', 'instructions', 'set', 'bca_va', '--locale', 'id', '--file', restore])).code).toBe(0);
+    await row(page, 'qris').click();
     // Nothing English left in the component.
     const all = norm(await page.locator('payment-checkout').innerText());
     expect(all).not.toMatch(/\b(Fee|paid by|Choose|Total IDR|IDR|maintenance|unavailable)\b/);
@@ -334,7 +375,7 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
   it('the English page (?lang=en) reads English with the same Rupiah format', async () => {
     const page = await open('?amount=150000&lang=en');
     expect(await heading(page)).toBe('Choose how to pay');
-    expect(norm(await page.locator('payment-checkout').locator('.summary').innerText())).toBe('Amount: Rp 150.000');
+    expect(norm(await page.locator('payment-checkout').locator('.summary').innerText())).toMatch(/^Amount: Rp 150\.000 · valid until \d{1,2}:\d{2} [AP]M$/);
     expect((await layout(page)).map((g) => g.heading)).toEqual(['QRIS', 'Virtual Account', 'E-Wallet', 'Retail Outlet', 'Credit/Debit Card']);
     expect(await rowText(page, 'credit_card')).toContain('Credit Card');
     expect(await rowText(page, 'qris')).toContain('Fee Rp 1.050, paid by you');
@@ -423,8 +464,15 @@ describe.skipIf(!hasChromium && !inCI)('the drop-in checkout in Chromium, gatewa
   it('shows the expiry of a 60-second session; no console error and no secret anywhere in the pages', async () => {
     // The default page is Indonesian.
     const expired = 'Sesi checkout ini sudah berakhir. Muat ulang halaman untuk memulai lagi.';
+    // The session's last two minutes (all of a 60-second one): how long is left, in a polite live region.
+    const countdown = expiring.locator('payment-checkout').locator('.countdown');
+    expect(await countdown.getAttribute('aria-live')).toBe('polite');
+    if (await statusText(expiring) !== expired) expect(norm(await countdown.innerText())).toMatch(/^Sisa waktu 0:\d{2}$/);
     await expect.poll(() => statusText(expiring), { timeout: 75_000, interval: 500 }).toBe(expired);
     expect(await expiring.locator('#choice').innerText()).toBe(expired);
+    // At expiry it is said once: the countdown is gone, and the component holds the message one time.
+    expect(await countdown.innerText()).toBe('');
+    expect(norm(await expiring.locator('payment-checkout').locator('section').innerText()).split(expired).length - 1).toBe(1);
     const enabled = await expiring.locator('[role="radio"]:not([aria-disabled="true"])').count();
     expect(enabled).toBe(0);
 

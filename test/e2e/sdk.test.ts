@@ -1,6 +1,6 @@
 /** The TypeScript SDK against a real server started like `npm start`. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, GatewayError, type GatewayClient } from '../../src/client/index.js';
+import { createClient, createSessionClient, GatewayError, type GatewayClient } from '../../src/client/index.js';
 import { startRealServer, type RealServer } from '../helpers/real-server.js';
 
 let server: RealServer;
@@ -16,6 +16,25 @@ describe('SDK over a real server', () => {
     const channels = await client.listChannels();
     const qris = channels.find((c) => c.code === 'qris')!;
     expect(qris).toMatchObject({ name: 'QRIS', status: 'active', is_fee_charged_to_customer: true, fee_info: { fee_percentage: 0.7, fee_value: 0 } });
+  });
+
+  it('lists the channels of one order and reads a channel’s instructions (contract §14), signed and with a session', async () => {
+    expect((await client.listChannels({ group: ['virtual_account'], exclude: ['permata_va'] })).map((c) => c.code)).toEqual(['bca_va', 'bni_va', 'bri_va', 'mandiri_va']);
+    expect((await client.listChannels({ code: ['OVO', 'dana'] })).map((c) => c.code)).toEqual(['ovo', 'dana']);
+    const signed = await client.getInstructions({ code: 'bca_va', locale: 'en', payCode: '3901081234567890', amount: 150000, expiresAt: '2026-11-27T11:41:58Z' });
+    expect(signed.unfilled).toEqual([]);
+    expect(signed.sections.map((s) => s.key)).toEqual(['atm', 'mobile_banking', 'internet_banking']);
+    expect(signed.sections[0]!.steps.join('\n')).toContain('Rp 150.000');
+    const error = await client.getInstructions({ code: 'bca_va', payCode: '<b>' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ code: 'INVALID_REQUEST', status: 400 });
+    const session = await client.createCheckoutSession({ merchantId: server.approved.merchantId, amount: 150000, currency: 'IDR', methods: ['bca_va'], locale: 'id' });
+    const browser = createSessionClient({ baseUrl: server.baseUrl, clientSecret: session.clientSecret });
+    const own = await browser.getInstructions({ code: 'bca_va', payCode: '123' });
+    expect(own.sections[0]!.title).toBe('ATM BCA');
+    expect(own.sections[0]!.steps.join('\n')).toContain('Rp 154.000');
+    expect((await browser.listChannels({ group: ['virtual_account'] })).map((c) => c.code)).toEqual(['bca_va']);
+    browser.dispose();
   });
 
   it('calculates the seed sample (REST)', async () => {

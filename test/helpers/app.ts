@@ -84,6 +84,8 @@ export interface TestAppOptions {
   engine?: TestEngine;
   /** Serve the database (and demo keys) of this app instead of a new one: replicas in one process. */
   sharedData?: TestApp;
+  /** The master key (default: random), e.g. to hand an admin CLI process the same one as MASTER_KEY. */
+  masterKey?: Buffer;
 }
 
 export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
@@ -91,7 +93,7 @@ export async function createTestApp(opts: TestAppOptions = {}): Promise<TestApp>
   const owner = opts.sharedData;
   const dataDir = owner?.dataDir ?? makeTempDir();
   const database = owner ? null : (opts.engine ?? TEST_ENGINE) === 'postgres' ? await createTestDatabase() : null;
-  const data = owner?.data ?? (await bootData({ dataDir, masterKey: randomBytes(32), seedDemoData: true, databaseUrl: database?.url ?? null }, { watch: true }));
+  const data = owner?.data ?? (await bootData({ dataDir, masterKey: opts.masterKey ?? randomBytes(32), seedDemoData: true, databaseUrl: database?.url ?? null }, { watch: true }));
   if (!data.seeded) throw new Error('test database was not seeded');
   const clock = { now: Date.now() };
   const app = createApp({

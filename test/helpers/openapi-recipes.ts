@@ -13,6 +13,8 @@ const calc = (t: TestApp, body: Record<string, unknown>, as = t.approved) =>
 
 export const RECIPES: Record<string, Recipe> = {
   '/v1/payments/channel 200 channels': (t) => t.signedFetch('/v1/payments/channel'),
+  '/v1/payments/instruction 200 bcaVa': (t) => t.signedFetch('/v1/payments/instruction?code=bca_va&locale=id&pay_code=3901081234567890&amount=150000'),
+  '/v1/payments/instruction 400 payCodeWithMarkup': (t) => t.signedFetch('/v1/payments/instruction?code=bca_va&pay_code=%3Cb%3E'),
   '/v1/payments/channel 200 microMerchant': (t) => t.signedFetch('/v1/payments/channel', { as: t.data.seeded!.find((m) => m.category === 'micro')! }),
   '/v1/payments/channel 401 headerMissing': (t) => t.fetch('/v1/payments/channel'),
   '/v1/payments/channel 401 timestampInMilliseconds': (t) => t.signedFetch('/v1/payments/channel', { timestamp: String(t.clock.now) }),

@@ -162,3 +162,60 @@ describe('calculation parity', () => {
     expect(graph.data.calculateFee.fee).toBe(1050);
   });
 });
+
+describe('the channels of one order and instructions: parity (contract §14)', () => {
+  const codes = [...DEMO_CHANNELS.map((c) => c.code), 'QRIS', 'Bca_Va', 'bitcoin'];
+  const groups = ['qris', 'virtual_account', 'ewallet', 'retail_outlet', 'card', 'crypto'];
+  const REST_FIELD: Record<string, string> = { 'filter.codes': 'code', 'filter.excludeCodes': 'exclude', 'filter.groups': 'group' };
+
+  it('REST ?code/?exclude/?group and GraphQL codes/excludeCodes/groups list the same channels or fail with the same code and field', async () => {
+    const sub = (values: string[]) => fc.option(fc.uniqueArray(fc.constantFrom(...values), { minLength: 1, maxLength: 4 }), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(fc.record({ code: sub(codes), exclude: sub(codes), group: sub(groups), who: fc.constantFrom('approved' as const, 'pending' as const) }), async ({ who, code, exclude, group }) => {
+        const as = t[who];
+        const query = new URLSearchParams();
+        if (code) query.set('code', code.join(','));
+        if (exclude) query.set('exclude', exclude.join(','));
+        if (group) query.set('group', group.join(','));
+        const target = query.size > 0 ? `/v1/payments/channel?${query.toString()}` : '/v1/payments/channel';
+        const restRes = await t.signedFetch(target, { as });
+        const rest = (await restRes.json());
+        const filter: Record<string, unknown> = {};
+        if (code) filter.codes = code;
+        if (exclude) filter.excludeCodes = exclude;
+        // An unknown group is refused by GraphQL's enum (variable coercion); REST names `group` and the value itself.
+        const unknownGroup = group?.some((g) => g === 'crypto');
+        if (group && !unknownGroup) filter.groups = group.map((g) => g.toUpperCase());
+        const graph = (await (await gql(t, 'query($f: PaymentChannelFilter) { paymentChannels(filter: $f) { id code status group } }', { f: filter }, as)).json());
+        if (restRes.status === 200) {
+          expect(unknownGroup).toBeFalsy();
+          expect(graph.errors).toBeUndefined();
+          expect(rest.data.map((c: any) => [c.id, c.code, c.status, c.group])).toEqual(graph.data.paymentChannels.map((c: any) => [c.id, c.code, c.status.toLowerCase(), c.group.toLowerCase()]));
+        } else {
+          expect(restRes.status).toBe(400);
+          expect(rest.code).toBe('INVALID_REQUEST');
+          if (unknownGroup && rest.field === 'group') return;
+          expect(graph.errors[0].extensions.code).toBe('INVALID_REQUEST');
+          expect(rest.field).toBe(REST_FIELD[graph.errors[0].extensions.field]);
+          expect(rest.value).toBe(graph.errors[0].extensions.value);
+        }
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('REST instructions and GraphQL instructions agree for every channel, language and value', async () => {
+    const INSTR = 'query($c: [String!], $l: String, $p: String, $a: Decimal) { paymentChannels(filter: { codes: $c }) { instructions(locale: $l, payCode: $p, amount: $a) { sections { key title steps } unfilled } } }';
+    for (const c of DEMO_CHANNELS) {
+      for (const [l, p, a] of [['id', '1234-5678', 150000], ['en', undefined, undefined]] as const) {
+        const query = new URLSearchParams({ code: c.code, locale: l });
+        if (p) query.set('pay_code', p);
+        if (a) query.set('amount', String(a));
+        const rest = (await (await t.signedFetch(`/v1/payments/instruction?${query.toString()}`)).json());
+        const graph = (await (await gql(t, INSTR, { c: [c.code], l, p, a })).json());
+        const g = graph.data.paymentChannels[0].instructions;
+        expect(rest, `${c.code} ${l}`).toEqual({ status: 200, data: g.sections, unfilled: g.unfilled });
+      }
+    }
+  });
+});

@@ -70,6 +70,8 @@ const paramValue = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }).map((v) => encodeURIComponent(JSON.stringify(v))),
   fc.string({ unit: fc.constantFrom(...TARGET_CHARS), maxLength: 30 }),
   fc.constantFrom('%7Bx', '%5B', '%7B%7D', '%5B%5D', 'null', '1', '%22s%22', '%', '%zz', '%C3%28', '%00', '%FF%FE', '', '%7B__typename%7D', '1e309', '-0', `${'%5B'.repeat(3000)}`),
+  // Contract §14's parameters with values that mean something (a channel, a group, a language, a zone, an instant, a list past its bound).
+  fc.constantFrom('bca_va', 'QRIS,ovo', 'virtual_account,ewallet', 'id', 'en', 'Asia/Jakarta', '%2B07:00', '150000', '2026-11-27T11:41:58Z', Array(60).fill('ovo').join(','), ',,', '%3Cb%3E'),
 );
 /** Parameter names: the route's own, and anything else. */
 const paramName = (known: readonly string[]) => fc.oneof(fc.constantFrom(...known), fc.string({ unit: fc.constantFrom(...'abcdefqxyz_[]%.'), minLength: 1, maxLength: 12 }));
@@ -110,6 +112,7 @@ const GRAPHQL_DOCUMENTS = [
   'query Q($f: PaymentChannelFilter) { paymentChannels(filter: $f) { code availability { selectable reasons } } }',
   'mutation { createCheckoutSession(input: { amount: 150000, currency: "IDR" }) { id } }',
   'subscription { paymentChannelsChanged { code } }',
+  'query I($l: String, $p: String, $a: Decimal, $e: String, $z: String, $f: PaymentChannelFilter) { paymentChannels(filter: $f) { instructions(locale: $l, payCode: $p, amount: $a, expiresAt: $e, timeZone: $z) { sections { key title steps } unfilled } } }',
 ];
 const graphqlBody = fc.oneof(
   { weight: 4, arbitrary: fc.record({ query: fc.oneof(fc.constantFrom(...GRAPHQL_DOCUMENTS), fc.string({ maxLength: 80 })), variables: fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }), operationName: fc.option(fc.jsonValue({ maxDepth: 1 }), { nil: undefined }), extensions: fc.option(fc.jsonValue({ maxDepth: 3 }), { nil: undefined }) }, { requiredKeys: ['query'] }).map((b) => JSON.stringify(b)) },
@@ -142,7 +145,8 @@ function routeCases(): RouteCase[] {
     if (rest?.name === 'createCheckoutSession') {
       return { name: route.path, path: () => route.path, methods: [rest.method], params: ['merchantId'], body: fc.constant(null).chain(() => bodyLike({ merchantId: t.approved.merchantId, amount: 150000, currency: 'IDR', methods: ['qris'], expiresInSeconds: 900 })) };
     }
-    if (rest) return { name: route.path, path: () => route.path, methods: [rest.method], params: ['merchantId', 'amount', 'currency', 'status'], body: anyBody };
+    // A GET route's own query parameters (contract §14: the list's code/exclude/group, the instructions' parameters), and others.
+    if (rest) return { name: route.path, path: () => route.path, methods: [rest.method], params: [...(rest.query ?? []).map((q) => q.name), 'merchantId', 'status'], body: anyBody };
     if (route.path === IMAGE_PREFIX) return { name: `${route.path}*`, path: (rng) => `${route.path}${rng}`, methods: ['GET'], params: ['v'], body: anyBody };
     return { name: route.path, path: () => route.path, methods: ['GET'], params: ['token', 'format', 'v'], body: anyBody };
   });
@@ -182,6 +186,30 @@ describe('every route, every parameter, past authentication: nothing answers 5xx
         expect(error.message).toContain(`"${field}"`);
       }
     }
+    expect(errorLines().slice(before)).toEqual([]);
+  });
+
+  it('contract §14 bounds: more than 50 codes, a pay_code with markup, an unknown locale, a zone that is not IANA → 400 naming the field, no error log', async () => {
+    const before = errorLines().length;
+    const many = Array.from({ length: 51 }, (_, i) => `c${i}`).join(',');
+    for (const [target, field] of [
+      [`/v1/payments/channel?code=${many}`, 'code'],
+      [`/v1/payments/channel?exclude=${many}`, 'exclude'],
+      ['/v1/payments/channel?group=virtual_account,%3Cb%3E', 'group'],
+      ['/v1/payments/instruction?code=qris&pay_code=%3Cscript%3Ealert(1)%3C%2Fscript%3E', 'pay_code'],
+      ['/v1/payments/instruction?code=qris&locale=fr', 'locale'],
+      ['/v1/payments/instruction?code=qris&time_zone=GMT%2B7', 'time_zone'],
+      ['/v1/payments/instruction?code=qris&time_zone=%2B07:00', 'time_zone'],
+      [`/v1/payments/instruction?code=${many}`, 'code'],
+    ] as const) {
+      for (const caller of ['signed', 'session'] as const) {
+        const res = await send(caller, 'GET', target, { Accept: 'application/json' }, '');
+        expect(res.status, `${caller} ${target}: ${res.body}`).toBe(400);
+        expect(JSON.parse(res.body), `${caller} ${target}`).toMatchObject({ code: 'INVALID_REQUEST', field });
+      }
+    }
+    const graph = await send('signed', 'POST', '/graphql', { Accept: 'application/json' }, JSON.stringify({ query: GRAPHQL_DOCUMENTS.at(-1), variables: { p: '<b>', f: { codes: ['qris'] } } }));
+    expect(JSON.parse(graph.body).errors[0].extensions).toMatchObject({ code: 'INVALID_REQUEST', field: 'payCode' });
     expect(errorLines().slice(before)).toEqual([]);
   });
 

@@ -35,13 +35,20 @@ function componentDocuments(): string[] {
   const source = fs.readFileSync(projectPath('src/client/checkout/payment-checkout.ts'), 'utf8');
   const session = /const SESSION_QUERY = '([^']+)'/.exec(source)?.[1];
   const channels = /const CHANNELS_SUBSCRIPTION = `([^`]+)`/.exec(source)?.[1];
-  if (!session || !channels) throw new Error('the component’s documents moved: update componentDocuments() in this test');
-  return [session, channels];
+  const instructions = /const INSTRUCTIONS_QUERY = '([^']+)'/.exec(source)?.[1];
+  if (!session || !channels || !instructions) throw new Error('the component’s documents moved: update componentDocuments() in this test');
+  return [session, channels, instructions];
 }
 
 describe('what a document costs (work units)', () => {
   it('a plain list or calculation costs 1: the REST routes’ operations, the benchmark’s documents', () => {
-    for (const [name, query] of Object.entries(REST_OPERATIONS)) expect(cost(query), name).toBe(1);
+    // A channel's instructions (contract §14) are a list pass and the filling of one channel's steps: 2.
+    for (const [name, query] of Object.entries(REST_OPERATIONS)) expect(cost(query), name).toBe(name === 'channelInstructions' ? 2 : 1);
+    expect(cost('{ paymentChannels(filter: { codes: ["bca_va"] }) { instructions { locale sections { key title steps } unfilled } } }')).toBe(2);
+    // Every channel's fee and instructions at once: within a session's ceiling.
+    const everything = cost('{ paymentChannels { code fee(amount: 150000) { totalAmount } instructions { sections { key title steps } unfilled } } }');
+    expect(everything).toBe(4);
+    expect(everything).toBeLessThanOrEqual(DEFAULT_SESSION_MAX_COST);
     expect(cost('{ paymentChannels { code name status feeInfo { feePercentage feeValue } } }')).toBe(1);
     expect(cost('{ calculateFee(input: { amount: 150000, currency: "IDR", method: "QRIS" }) { fee totalAmount } }')).toBe(1);
   });
@@ -49,6 +56,8 @@ describe('what a document costs (work units)', () => {
   it('the component’s documents cost at most half the session ceiling; the issue’s heavy document far more', () => {
     for (const doc of componentDocuments()) expect(cost(doc) * 2, doc).toBeLessThanOrEqual(DEFAULT_SESSION_MAX_COST);
     expect(cost(componentDocuments()[1]!)).toBe(3);
+    // Contract §14: the chosen channel's instructions, asked once per choice: the narrowed list 1 + its steps 1.
+    expect(cost(componentDocuments()[2]!)).toBe(2);
     expect(cost(HEAVIEST_ALLOWED)).toBe(DEFAULT_SESSION_MAX_COST);
     expect(cost(HEAVY_DOCUMENT)).toBe(50);
   });

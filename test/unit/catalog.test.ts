@@ -32,6 +32,8 @@ function channel(id: string, code: string, sortOrder: number, extra: Partial<Cha
     channelGroup: code === 'qris' ? 'qris' : code.endsWith('_va') ? 'virtual_account' : 'ewallet',
     nameId: null,
     nameEn: null,
+    instructionsId: null,
+    instructionsEn: null,
     ...extra,
   };
 }

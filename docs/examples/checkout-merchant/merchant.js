@@ -35,6 +35,14 @@ function money(/** @type {number} */ amount, /** @type {string} */ currency) {
   return new Intl.NumberFormat(lang === 'id' ? 'id-ID' : 'en-ID', { style: 'currency', currency, minimumFractionDigits: 0 }).format(amount);
 }
 
+/** A time for the customer, in the page's language and the browser's zone ("18.41 WIB" / "6:41 PM"), never ISO. */
+function time(/** @type {string} */ iso) {
+  /** @type {Intl.DateTimeFormatOptions} */
+  const options = { hour: 'numeric', minute: '2-digit' };
+  if (lang === 'id') options.timeZoneName = 'short';
+  return new Intl.DateTimeFormat(lang === 'id' ? 'id-ID' : 'en-US', options).format(Date.parse(iso));
+}
+
 const charge = /** @type {HTMLElement} */ (document.getElementById('charge'));
 /** Bumped per choice: a late verification of an earlier choice is not shown. */
 let choiceNumber = 0;
@@ -59,7 +67,7 @@ async function verifyOnServer(/** @type {Selection} */ selected, /** @type {numb
     ? TEXTS.verified
         .replace('{total}', money(answer.totalAmount ?? 0, answer.currency ?? 'IDR'))
         .replace('{id}', answer.quoteId ?? '')
-        .replace('{until}', answer.expiresAt ?? '')
+        .replace('{until}', answer.expiresAt ? time(answer.expiresAt) : '')
     : TEXTS.notVerified.replace('{code}', answer.code ?? '');
 }
 

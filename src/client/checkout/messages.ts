@@ -43,6 +43,14 @@ export interface CheckoutTexts {
   sessionInvalid: string;
   originNotAllowed: string;
   genericProblem: string;
+  /** Contract §14: the heading of the chosen channel's instructions; `{name}`. */
+  instructionsHeading: string;
+  /** What stands for the pay code in the instructions before the shop gives one. */
+  payCodePlaceholder: string;
+  /** The session's end, in the page's language and the browser's zone: `{time}`. */
+  validUntil: string;
+  /** The last two minutes: `{time}` as m:ss. */
+  timeLeft: string;
   /** Group headings. */
   groupQris: string;
   groupVirtualAccount: string;
@@ -88,6 +96,10 @@ export const CHECKOUT_TEXTS: Readonly<Record<Locale, CheckoutTexts>> = {
     sessionInvalid: 'Sesi checkout ini tidak berlaku lagi. Muat ulang halaman untuk memulai lagi.',
     originNotAllowed: 'Halaman toko ini tidak diizinkan menampilkan checkout ini.',
     genericProblem: 'Metode pembayaran tidak dapat ditampilkan saat ini. Silakan coba lagi nanti.',
+    instructionsHeading: 'Cara membayar dengan {name}',
+    payCodePlaceholder: 'yang Anda terima dari toko',
+    validUntil: 'berlaku hingga {time}',
+    timeLeft: 'Sisa waktu {time}',
     groupQris: GROUP_NAMES.id.qris,
     groupVirtualAccount: GROUP_NAMES.id.virtual_account,
     groupEwallet: GROUP_NAMES.id.ewallet,
@@ -119,6 +131,10 @@ export const CHECKOUT_TEXTS: Readonly<Record<Locale, CheckoutTexts>> = {
     sessionInvalid: 'This checkout session is no longer valid. Reload the page to start again.',
     originNotAllowed: 'This shop’s page is not allowed to show this checkout.',
     genericProblem: 'Payment methods cannot be shown right now. Please try again later.',
+    instructionsHeading: 'How to pay with {name}',
+    payCodePlaceholder: 'you receive from the shop',
+    validUntil: 'valid until {time}',
+    timeLeft: '{time} left',
     groupQris: GROUP_NAMES.en.qris,
     groupVirtualAccount: GROUP_NAMES.en.virtual_account,
     groupEwallet: GROUP_NAMES.en.ewallet,

@@ -81,6 +81,15 @@ interface ChannelView {
   feeInfo: { minTransactions: number; maxTransactions: number };
   availability: { selectable: boolean; reasons: string[] };
   fee: Fee | null;
+  /** Moves when an operator changes the channel's instructions (contract §14): they are asked for again. */
+  instructionsVersion: string;
+}
+
+/** The chosen channel's instructions as the gateway answers them (plain text; rendered as text). */
+interface InstructionsView {
+  locale: string;
+  sections: { key: string; title: string; steps: string[] }[];
+  unfilled: string[];
 }
 
 interface SessionView {
@@ -94,6 +103,16 @@ interface SessionView {
 
 const SESSION_QUERY = '{ checkoutSession { id amount currency expiresAt locale } }';
 /**
+ * The chosen channel's instructions (contract §14), asked for once per choice, language and operator change;
+ * never part of the live list (a live event computes no instructions). The gateway fills the amount the
+ * customer pays and the session's expiry, written in the browser's time zone.
+ */
+const INSTRUCTIONS_QUERY = 'query Instructions($code: String!, $locale: String, $timeZone: String) { paymentChannels(filter: { codes: [$code] }) { instructions(locale: $locale, timeZone: $timeZone) { locale sections { key title steps } unfilled } } }';
+/** The session's last this-many milliseconds show a countdown. */
+const COUNTDOWN_MS = 120_000;
+/** How often the countdown's text (a polite live region) changes: often enough to read, rarely enough not to chatter. */
+const COUNTDOWN_STEP_MS = 10_000;
+/**
  * The chosen channel's quote, asked for when a customer chooses (and again before it expires): signing is paid
  * per choice, not per channel of every live-list event of every open checkout.
  */
@@ -102,7 +121,7 @@ const QUOTE_QUERY = 'query Quote($input: CalculateFeeInput!) { calculateFee(inpu
 const QUOTE_RENEW_MS = 30_000;
 /** The subscription's first event is the current list; later ones follow every change (the merchant's order included). */
 const CHANNELS_SUBSCRIPTION = `subscription Channels($amount: Decimal!, $locale: String) {
-  paymentChannelsChanged { code name(locale: $locale) group imageUrl status feeInfo { minTransactions maxTransactions } availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }
+  paymentChannelsChanged { code name(locale: $locale) group imageUrl status feeInfo { minTransactions maxTransactions } availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } instructionsVersion }
 }`;
 
 /** Why a channel cannot be chosen (GraphQL UnavailabilityReason → text key); AMOUNT_OUT_OF_RANGE says the limit. */
@@ -138,7 +157,7 @@ function moduleOrigin(): string {
 }
 
 export class PaymentCheckoutElement extends HTMLElement {
-  static readonly observedAttributes = ['client-secret', 'gateway', 'locale'];
+  static readonly observedAttributes = ['client-secret', 'gateway', 'locale', 'instructions', 'show-merchant-fee'];
 
   readonly #root: ShadowRoot;
   readonly #section: HTMLElement;
@@ -146,6 +165,16 @@ export class PaymentCheckoutElement extends HTMLElement {
   readonly #status: HTMLParagraphElement;
   readonly #summary: HTMLParagraphElement;
   readonly #group: HTMLDivElement;
+  /** The session's last two minutes (a polite live region). */
+  readonly #countdown: HTMLParagraphElement;
+  /** The chosen channel's instructions, below the list. */
+  readonly #instructions: HTMLDivElement;
+  /** What the instructions panel shows: for which channel, language and version (a newer answer replaces it). */
+  #shownInstructions: { code: string; locale: Locale; version: string; view: InstructionsView } | undefined;
+  /** Bumped by every instructions request: an older answer is dropped. */
+  #instructionsAsk = 0;
+  #countdownTimer: ReturnType<typeof setInterval> | undefined;
+  #countdownStart: ReturnType<typeof setTimeout> | undefined;
   readonly #items = new Map<string, Item>();
   /** ChannelGroup → its box (heading + rows), in the order of the list. */
   readonly #groups = new Map<string, { box: HTMLDivElement; heading: HTMLHeadingElement }>();
@@ -198,7 +227,14 @@ export class PaymentCheckoutElement extends HTMLElement {
       const row = (e.target as Element).closest('[role="radio"]');
       if (row instanceof HTMLElement && row.dataset.code) this.#choose(row.dataset.code, true);
     });
-    section.append(heading, this.#summary, this.#status, this.#group);
+    this.#countdown = el('p', 'countdown');
+    this.#countdown.setAttribute('role', 'timer');
+    this.#countdown.setAttribute('aria-live', 'polite');
+    this.#countdown.setAttribute('aria-atomic', 'true');
+    this.#instructions = el('div', 'instructions');
+    this.#instructions.setAttribute('part', 'instructions');
+    this.#instructions.hidden = true;
+    section.append(heading, this.#summary, this.#countdown, this.#status, this.#group, this.#instructions);
     this.#root.append(section);
   }
 
@@ -236,8 +272,12 @@ export class PaymentCheckoutElement extends HTMLElement {
   }
 
   /** A changed secret, gateway or locale starts over (the upgrade's initial attribute calls precede connectedCallback). */
-  attributeChangedCallback(_name: string, oldValue: string | null, newValue: string | null): void {
-    if (oldValue !== newValue && this.#connected) this.#start();
+  attributeChangedCallback(name: string, oldValue: string | null, newValue: string | null): void {
+    if (oldValue === newValue || !this.#connected) return;
+    // What the customer reads changes; the session and the live list stay.
+    if (name === 'show-merchant-fee') for (const item of this.#items.values()) this.#fill(item);
+    else if (name === 'instructions') this.#showInstructions();
+    else this.#start();
   }
 
   #teardown(): void {
@@ -248,6 +288,12 @@ export class PaymentCheckoutElement extends HTMLElement {
     clearTimeout(this.#expiryTimer);
     clearTimeout(this.#resumeTimer);
     clearTimeout(this.#quoteTimer);
+    clearTimeout(this.#countdownStart);
+    clearInterval(this.#countdownTimer);
+    this.#countdownStart = undefined;
+    this.#countdownTimer = undefined;
+    this.#countdown.textContent = '';
+    this.#instructionsAsk++;
     this.#expiryTimer = undefined;
     this.#resumeTimer = undefined;
     this.#quoteTimer = undefined;
@@ -263,6 +309,7 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#group.replaceChildren();
     this.#session = undefined;
     this.#summary.textContent = '';
+    this.#clearInstructions();
     // Until the session says otherwise: the attribute, else the page's language.
     this.#setLocale(pickLocale(this.getAttribute('locale'), null, document.documentElement.lang));
     const clientSecret = this.getAttribute('client-secret');
@@ -316,6 +363,36 @@ export class PaymentCheckoutElement extends HTMLElement {
     if (!Number.isFinite(due)) return;
     // setTimeout's limit is 2^31-1 ms; sessions last at most a day.
     this.#expiryTimer = setTimeout(() => this.#check(), Math.min(Math.max(due + 2_000, 0), 2_147_000_000));
+    this.#countdownStart = setTimeout(() => this.#startCountdown(), Math.min(Math.max(due - COUNTDOWN_MS, 0), 2_147_000_000));
+  }
+
+  /**
+   * The session's last two minutes: how long is left, in a polite live region changed every 10 s (a screen
+   * reader announces it between other speech). At `expiresAt` it empties: the expiry is said once, by #end.
+   */
+  #startCountdown(): void {
+    const tick = () => {
+      const left = this.#session ? Date.parse(this.#session.expiresAt) - Date.now() : 0;
+      if (this.#ended || left <= 0) {
+        clearInterval(this.#countdownTimer);
+        this.#countdownTimer = undefined;
+        this.#countdown.textContent = '';
+        return;
+      }
+      const seconds = Math.ceil(left / 1000);
+      this.#countdown.textContent = format(this.#texts.timeLeft, { time: `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}` });
+    };
+    clearInterval(this.#countdownTimer);
+    this.#countdownTimer = setInterval(tick, COUNTDOWN_STEP_MS);
+    tick();
+  }
+
+  /** A time for the customer: in the page's language and the browser's zone ("18.41 WIB" / "6:41 PM"), never ISO. */
+  #time(iso: string): string {
+    const options: Intl.DateTimeFormatOptions = { hour: 'numeric', minute: '2-digit' };
+    // Indonesian readers expect the zone's name (WIB, WITA, WIT); English ones the 12-hour clock alone.
+    if (this.#locale === 'id') options.timeZoneName = 'short';
+    return new Intl.DateTimeFormat(this.#locale === 'id' ? 'id-ID' : 'en-US', options).format(Date.parse(iso));
   }
 
   /** Re-ask the gateway for the session: an error says why it ended; success means it still holds. */
@@ -349,6 +426,7 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#teardown();
     for (const item of this.#items.values()) this.#disable(item.row);
     this.#say(key, true);
+    this.#clearInstructions();
     if (this.#selected !== undefined) {
       this.#selected = undefined;
       for (const item of this.#items.values()) item.row.setAttribute('aria-checked', 'false');
@@ -364,8 +442,10 @@ export class PaymentCheckoutElement extends HTMLElement {
   }
 
   #setLocale(locale: Locale): void {
+    const changed = locale !== this.#locale;
     this.#locale = locale;
     this.#applyTexts();
+    if (changed) this.#showInstructions();
   }
 
   /** Every text on the component again, in the current language with the merchant's replacements. */
@@ -378,10 +458,13 @@ export class PaymentCheckoutElement extends HTMLElement {
     this.#formatter = session
       ? new Intl.NumberFormat(NUMBER_LOCALES[this.#locale], { style: 'currency', currency: session.currency, minimumFractionDigits: 0 })
       : undefined;
-    this.#summary.textContent = session ? format(this.#texts.amount, { amount: this.#money(session.amount) }) : '';
+    this.#summary.textContent = session
+      ? `${format(this.#texts.amount, { amount: this.#money(session.amount) })} · ${format(this.#texts.validUntil, { time: this.#time(session.expiresAt) })}`
+      : '';
     for (const [group, { heading }] of this.#groups) heading.textContent = groupHeading(this.#texts, group);
     for (const item of this.#items.values()) this.#fill(item);
     if (this.#statusText) this.#say(this.#statusText.key, this.#statusText.problem, this.#statusText.values);
+    if (this.#shownInstructions) this.#renderInstructions(this.#shownInstructions.code, this.#shownInstructions.view);
   }
 
   #money(value: number): string {
@@ -458,12 +541,16 @@ export class PaymentCheckoutElement extends HTMLElement {
       this.#choice++;
       clearTimeout(this.#quoteTimer);
       chosen?.row.setAttribute('aria-checked', 'false');
+      this.#clearInstructions();
       if (chosen) this.#say('choiceLost', true, { name, reason: this.#reason(chosen.channel).toLocaleLowerCase(this.#locale) });
       else this.#say('choiceGone', true, { name });
       this.dispatchEvent(new CustomEvent<CheckoutSelection | null>('payment-checkout-select', { detail: null, bubbles: true, composed: true }));
     } else if (chosen && this.#quotedTotal !== undefined && chosen.channel.fee && chosen.channel.fee.totalAmount !== this.#quotedTotal) {
       // The live list moved the chosen channel's price: quote (and report) what the customer now sees.
       this.#choose(chosen.channel.code, false);
+    } else if (chosen && this.#shownInstructions && chosen.channel.instructionsVersion !== this.#shownInstructions.version) {
+      // An operator changed the chosen channel's instructions: show the new text.
+      this.#showInstructions();
     } else if (this.#statusText?.key === 'loading') {
       if (channels.length === 0) this.#say('noMethods');
       else this.#say();
@@ -515,13 +602,78 @@ export class PaymentCheckoutElement extends HTMLElement {
     item.row.setAttribute('aria-checked', String(this.#selected === channel.code));
   }
 
+  /**
+   * The fee as the customer should read it (contract §14): only what they pay. A fee the shop bears is the
+   * shop's business, shown only when the merchant asks (`show-merchant-fee`).
+   */
   #feeText(fee: Fee): string {
     const charges = fee.customerFee + fee.merchantFee;
     const t = this.#texts;
+    if (!this.hasAttribute('show-merchant-fee')) return fee.customerFee === 0 ? t.noFee : format(t.feeByCustomer, { fee: this.#money(fee.customerFee) });
     if (charges === 0) return t.noFee;
     if (fee.merchantFee === 0) return format(t.feeByCustomer, { fee: this.#money(fee.customerFee) });
     if (fee.customerFee === 0) return format(t.feeByShop, { fee: this.#money(fee.merchantFee) });
     return format(t.feeSplit, { fee: this.#money(charges), customerFee: this.#money(fee.customerFee), shopFee: this.#money(fee.merchantFee) });
+  }
+
+  #clearInstructions(): void {
+    this.#instructionsAsk++;
+    this.#shownInstructions = undefined;
+    this.#instructions.replaceChildren();
+    this.#instructions.hidden = true;
+  }
+
+  /**
+   * Ask for the chosen channel's instructions in the component's language (none: `instructions="off"`, for
+   * merchants who show their own). An answer for an older choice, language or version is dropped.
+   */
+  #showInstructions(): void {
+    const client = this.#client;
+    const code = this.#selected;
+    const item = code === undefined ? undefined : this.#items.get(code);
+    if (this.getAttribute('instructions') === 'off' || !client || !item || this.#ended) {
+      this.#clearInstructions();
+      return;
+    }
+    const ask = ++this.#instructionsAsk;
+    const locale = this.#locale;
+    const version = item.channel.instructionsVersion;
+    const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+    client.graphql<{ paymentChannels: { instructions: InstructionsView }[] }>(INSTRUCTIONS_QUERY, { code: code!, locale, timeZone }).then(
+      (data) => {
+        if (ask !== this.#instructionsAsk || this.#selected !== code || this.#ended) return;
+        const view = data.paymentChannels[0]?.instructions;
+        if (!view || view.sections.length === 0) return this.#clearInstructions();
+        this.#shownInstructions = { code: code!, locale, version, view };
+        this.#renderInstructions(code!, view);
+      },
+      (err: unknown) => {
+        // The list and the choice stand without them; an ended session is handled by the live list.
+        console.warn('payment-checkout: no instructions for this choice', err instanceof GatewayError ? err.code : err);
+      },
+    );
+  }
+
+  /** Headings and ordered lists in collapsible sections (the first open); text only, never markup. */
+  #renderInstructions(code: string, view: InstructionsView): void {
+    const name = this.#items.get(code)?.channel.name ?? code;
+    const heading = el('h3', undefined, format(this.#texts.instructionsHeading, { name }));
+    const sections = view.sections.map((s, i) => {
+      const details = el('details');
+      details.setAttribute('part', 'instruction-section');
+      details.dataset.key = s.key;
+      if (i === 0) details.open = true;
+      const summary = el('summary');
+      summary.append(el('h4', undefined, s.title));
+      const list = el('ol');
+      // The pay code comes from the shop after the choice: until then the step names it in words.
+      for (const step of s.steps) list.append(el('li', undefined, step.replaceAll('{{pay_code}}', this.#texts.payCodePlaceholder)));
+      details.append(summary, list);
+      return details;
+    });
+    this.#instructions.lang = view.locale;
+    this.#instructions.replaceChildren(heading, ...sections);
+    this.#instructions.hidden = false;
   }
 
   /** Selectable rows in the order the customer sees them (DOM order: groups and the merchant's order). */
@@ -554,7 +706,10 @@ export class PaymentCheckoutElement extends HTMLElement {
       customerFee: fee.customerFee,
       merchantFee: fee.merchantFee,
     };
+    // A new choice, or the chosen channel's total moved: the instructions' amount is asked for again.
+    const ask = this.#shownInstructions?.code !== code || this.#quotedTotal !== fee.totalAmount;
     this.#quotedTotal = fee.totalAmount;
+    if (ask) this.#showInstructions();
     void this.#quoteAndReport(detail);
   }
 

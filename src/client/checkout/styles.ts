@@ -26,6 +26,17 @@ img { width: 80px; height: 32px; object-fit: contain; border-radius: 5px; }
 .detail, .reason { font-size: 13px; color: #52606d; }
 .reason { color: #b42318; }
 .total { font-weight: 700; text-align: right; white-space: nowrap; }
+.countdown { margin: 0 0 8px; font-weight: 600; color: #b54708; }
+.countdown:empty { display: none; }
+/* Contract §14: the chosen channel's instructions, below the list. */
+.instructions { margin-top: 16px; border-top: 1px solid #d3d9e0; padding-top: 12px; }
+.instructions[hidden] { display: none; }
+.instructions h3 { font-size: 15px; margin: 0 0 8px; }
+details { border: 1px solid #d3d9e0; border-radius: 8px; padding: 0 12px; margin: 0 0 8px; background: #fff; }
+summary { cursor: pointer; padding: 10px 0; list-style-position: inside; }
+summary h4 { display: inline; font-size: 14px; margin: 0; }
+details ol { margin: 0 0 12px; padding-left: 1.4em; }
+details li { margin: 4px 0; overflow-wrap: anywhere; }
 /* Phones (320 px and up): the total goes under the name, so the name keeps the width. */
 @media (max-width: 440px) {
   section { padding: 12px; }

@@ -13,7 +13,9 @@ import { generateKey } from '../auth/keys.js';
 import type { AdminRepository } from '../../storage/model/admin-repository.js';
 import { formatInstant, parseBands } from '../pricing/domain/pricing.js';
 import { NO_FEE_SETTINGS, type FeeSettings } from '../pricing/domain/fee.js';
-import type { ChannelGroupValue, ChannelStatusValue, KycStatus } from '../../shared/vocabulary.js';
+import type { ChannelGroupValue, ChannelStatusValue, KycStatus, Locale } from '../../shared/vocabulary.js';
+import { parseInstructionSet, serialiseInstructionSet } from '../channels/domain/instructions.js';
+import { DEMO_INSTRUCTIONS } from './demo-instructions.js';
 
 /** One merchant's credentials as written to demo-credentials.json. */
 export interface DemoMerchantCredentials {
@@ -64,6 +66,12 @@ export const DEMO_SCHEDULED = { channel: 'shopeepay', bands: '*:1.6:0' } as cons
 export function demoScheduledInstant(nowMs: number): number {
   const jakarta = new Date(nowMs + 7 * 3_600_000);
   return Date.UTC(jakarta.getUTCFullYear(), jakarta.getUTCMonth(), jakarta.getUTCDate() + 3) - 7 * 3_600_000;
+}
+
+function demoInstructions(code: string, locale: Locale): string {
+  const parsed = parseInstructionSet(DEMO_INSTRUCTIONS[code]?.[locale]);
+  if (!parsed.ok) throw new Error(`demo instructions ${code} (${locale}): ${parsed.problems.join('; ')}`);
+  return serialiseInstructionSet(parsed.value);
 }
 
 function demoBands(text: string) {
@@ -130,6 +138,9 @@ export async function seedDemoData(repo: AdminRepository, box: SecretBox): Promi
         channelGroup: c.group,
         nameId: c.nameId ?? c.name,
         nameEn: c.name,
+        // Contract §14: validated like an operator's file (a demo text that breaks a rule fails the seed).
+        instructionsId: demoInstructions(c.code, 'id'),
+        instructionsEn: demoInstructions(c.code, 'en'),
         // The flat fee's implicit rule is in force from the seed, like the seeded rules (`fee list` shows it).
         feeSetAt: formatInstant(now),
       });

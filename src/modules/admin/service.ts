@@ -14,7 +14,7 @@ import os from 'node:os';
 import type { z } from 'zod';
 import { generateKey } from '../auth/keys.js';
 import type { SecretBox } from '../auth/secret-box.js';
-import type { KeyMode, KycStatus } from '../../shared/vocabulary.js';
+import { LOCALES, type KeyMode, type KycStatus, type Locale } from '../../shared/vocabulary.js';
 import {
   applyOverrides,
   channelCodeSchema,
@@ -52,6 +52,7 @@ import {
 import type { AdminRepository, AuditRow, CatalogueChannelListing as CatalogueChannel, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/model/admin-repository.js';
 import type { ApiKeyRecord, MerchantRecord } from '../../storage/model/records.js';
 import { normalizeOrigin } from '../sessions/domain/origins.js';
+import { instructionSetFromColumn, parseInstructionSet, serialiseInstructionSet, type InstructionSet } from '../channels/domain/instructions.js';
 
 /** Why an admin change was refused. `kind` decides the CLI exit code. */
 export class AdminError extends Error {
@@ -501,6 +502,35 @@ export class AdminService {
     });
   }
 
+  /**
+   * Set a channel's payment instructions in one language (contract §14), from an operator's JSON (an array of
+   * sections or `{ "sections": [...] }`): validated (every problem at once), stored, audited. Every replica and
+   * open page sees it within the propagation bound: the write is a channel change (its trigger logs it).
+   */
+  async setInstructions(code: string, localeText: unknown, json: unknown): Promise<ChannelInstructionsView> {
+    const locale = instructionLocaleOf(localeText);
+    const parsed = parseInstructionSet(json);
+    if (!parsed.ok) throw new AdminError('invalid', parsed.problems);
+    const text = serialiseInstructionSet(parsed.value);
+    return this.repo.transaction(async (repo) => {
+      const channel = await channelOf(repo, code);
+      const column = locale === 'id' ? 'instructionsId' : 'instructionsEn';
+      const before = instructionSetFromColumn(channel[column]).set;
+      await repo.updateChannel(channel.id, { [column]: text });
+      await this.#audit(repo, 'channel.instructions.set', channel.code, { locale, sections: before }, { locale, sections: parsed.value });
+      return { code: channel.code, instructions: { [locale]: parsed.value } };
+    });
+  }
+
+  /** A channel's stored instructions, in one language or both (null: none stored in that language). */
+  async showInstructions(code: string, localeText?: unknown): Promise<ChannelInstructionsView> {
+    const locales: readonly Locale[] = localeText === undefined ? LOCALES : [instructionLocaleOf(localeText)];
+    const channel = await channelOf(this.repo, code);
+    const instructions: Partial<Record<Locale, InstructionSet | null>> = {};
+    for (const l of locales) instructions[l] = instructionSetFromColumn(l === 'id' ? channel.instructionsId : channel.instructionsEn).set;
+    return { code: channel.code, instructions };
+  }
+
   /** Enable a channel for a merchant, setting (or, with null/"default", clearing) the given overrides. */
   async enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}): Promise<MerchantChannelView> {
     const parsed = parse(overridesSchema, overrides);
@@ -753,6 +783,17 @@ async function merchantOf(repo: AdminRepository, id: string): Promise<MerchantRe
 async function findChannelByCode(repo: AdminRepository, code: string): Promise<CatalogueChannelRecord | undefined> {
   const parsed = channelCodeSchema.safeParse(code.trim().toLowerCase());
   return parsed.success ? repo.findChannel(parsed.data) : undefined;
+}
+
+/** A channel's instructions as the admin CLI shows them, per language. */
+export interface ChannelInstructionsView {
+  code: string;
+  instructions: Partial<Record<Locale, InstructionSet | null>>;
+}
+
+function instructionLocaleOf(text: unknown): Locale {
+  if (text === 'id' || text === 'en') return text;
+  throw new AdminError('invalid', [`--locale must be id or en${typeof text === 'string' ? ` (got "${text.slice(0, 20)}")` : ''}`]);
 }
 
 async function channelOf(repo: AdminRepository, code: string): Promise<CatalogueChannelRecord> {

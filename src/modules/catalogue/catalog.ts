@@ -30,11 +30,13 @@
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
  * - `lastSeq` is the highest change-log sequence number already applied.
  */
+import { createHash } from 'node:crypto';
 import type { KycStatus } from '../../shared/vocabulary.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow, QuoteKeyRow } from '../../storage/model/catalogue-rows.js';
 import type { MerchantChannel } from './records.js';
 import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
+import { instructionSetFromColumn, type ChannelInstructions } from '../channels/domain/instructions.js';
 import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';
 
 /** Node's setTimeout limit (ms); farther transitions are reached by re-arming. */
@@ -62,6 +64,27 @@ const channelIdOf = (e: Enabled): string => (typeof e === 'string' ? e : e.chann
 
 /** Derived lists kept at most (cheap to rebuild: each is a handful of shared records). */
 const MAX_CACHED_LISTS = 20_000;
+
+/**
+ * Each channel row's instructions, parsed once: a row is replaced (never modified) when its channel changes,
+ * so the parse lives exactly as long as the row, and every merchant's record of the channel shares it.
+ */
+const parsedInstructions = new WeakMap<ChannelRow, { sets: ChannelInstructions; version: string }>();
+
+/**
+ * A channel row's instructions per language. The admin service validates what it writes; text written past
+ * it (an operator's SQL) that does not validate is served as none, never as unchecked text.
+ */
+function instructionsOfRow(c: ChannelRow): { sets: ChannelInstructions; version: string } {
+  let parsed = parsedInstructions.get(c);
+  if (parsed === undefined) {
+    // The same text gives the same version on every replica (a content digest, not a counter).
+    const version = createHash('sha256').update(`${c.instructionsId ?? ''}\u0000${c.instructionsEn ?? ''}`).digest('base64url').slice(0, 16);
+    parsed = { sets: { id: instructionSetFromColumn(c.instructionsId).set, en: instructionSetFromColumn(c.instructionsEn).set }, version };
+    parsedInstructions.set(c, parsed);
+  }
+  return parsed;
+}
 
 /** Options of {@link Catalog}. */
 export interface CatalogOptions {
@@ -242,6 +265,11 @@ export class Catalog {
   /** KYC status of a merchant (undefined: no such merchant). */
   kycOf(merchantId: string): KycStatus | undefined {
     return this.#merchants.get(merchantId)?.kycStatus;
+  }
+
+  /** A merchant's name (contract §14 `{{merchant_name}}`); undefined: no such merchant. */
+  merchantNameOf(merchantId: string): string | undefined {
+    return this.#merchants.get(merchantId)?.name;
   }
 
   /** Display name of a catalogue channel (any merchant, any status). */
@@ -478,6 +506,8 @@ export class Catalog {
       currency: c.currency,
       minorUnits,
       requiresKyc: c.requiresKyc,
+      instructions: instructionsOfRow(c).sets,
+      instructionsVersion: instructionsOfRow(c).version,
     };
   }
 

@@ -7,6 +7,7 @@
 import type { ChannelGroupValue, ChannelStatusValue, Locale } from '../../shared/vocabulary.js';
 import type { FeeRule } from '../pricing/domain/pricing.js';
 import type { DecimalString } from '../../shared/money.js';
+import type { ChannelInstructions } from '../channels/domain/instructions.js';
 
 /** The pricing rules of a channel for one merchant at the instant its list was built (contract §7). */
 export interface ChannelRules {
@@ -49,6 +50,13 @@ export interface MerchantChannel {
   /** Decimals of the channel currency's minor unit. */
   minorUnits: number;
   requiresKyc: boolean;
+  /**
+   * Contract §14: the payment instructions per language, validated, shared by every record of the channel
+   * (one parse per channel row: 100,000 merchants' records refer to the same object).
+   */
+  instructions: ChannelInstructions;
+  /** Contract §14: a digest of the stored instructions (every language): moves exactly when they change. */
+  instructionsVersion: string;
 }
 
 /**
@@ -56,6 +64,8 @@ export interface MerchantChannel {
  * (src/modules/catalogue/catalog.ts), which both engines keep current.
  */
 export interface ChannelRepository {
+  /** A merchant's name (contract §14 `{{merchant_name}}`). */
+  merchantNameOf(merchantId: string): string | undefined;
   /** Display name of a catalogue channel (any merchant, any status). */
   nameByCode(code: string): string | undefined;
   /** True when a catalogue channel's Indonesian and English names differ (contract §12). */

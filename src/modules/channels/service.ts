@@ -2,7 +2,7 @@
  * Channel rules (contract §5 "Channels"): which channels a merchant sees and
  * with which effective settings.
  */
-import type { ChannelStatusValue, KycStatus, Locale } from '../../shared/vocabulary.js';
+import { CHANNEL_GROUPS, type ChannelGroupValue, type ChannelStatusValue, type KycStatus, type Locale } from '../../shared/vocabulary.js';
 import { GROUP_NAMES, localeOf, MAX_LOCALE_LENGTH } from '../../shared/locales.js';
 import type { ChannelPricing } from '../pricing/domain/pricing.js';
 import type { Principal } from '../auth/principal.js';
@@ -48,6 +48,49 @@ export interface ChannelFilter {
   selectableOnly?: boolean | null;
   /** Also list channels the merchant cannot use because of KYC (with reason KYC_REQUIRED). */
   includeIneligible?: boolean | null;
+  /** Contract §14: only these channel codes (case-insensitive). */
+  codes?: readonly string[] | null;
+  /** Contract §14: leave out these channel codes. */
+  excludeCodes?: readonly string[] | null;
+  /** Contract §14: only channels of these groups. */
+  groups?: readonly ChannelGroupValue[] | null;
+}
+
+/** Most codes `codes` / `excludeCodes` (REST `code` / `exclude`) may name: more than a merchant has channels, far fewer than a query string can hold. */
+export const MAX_FILTER_CODES = 50;
+
+/** Longest text of a code echoed back in an error (a client's input, bounded). */
+const ECHOED_CODE_LENGTH = 64;
+
+/**
+ * The lower-case codes of a `codes`/`excludeCodes` list, each checked against the merchant's enabled codes
+ * (any status, KYC-gated ones included: what a merchant may name). INVALID_REQUEST naming `field` and the
+ * first unknown value; more than {@link MAX_FILTER_CODES} is refused before any is looked at.
+ */
+function codeSet(field: string, codes: readonly string[], enabled: ReadonlySet<string>): Set<string> {
+  if (codes.length > MAX_FILTER_CODES) throw new AppError('INVALID_REQUEST', `${field} may name at most ${MAX_FILTER_CODES} channels (got ${codes.length}).`, { field, max: MAX_FILTER_CODES });
+  const out = new Set<string>();
+  for (const raw of codes) {
+    const code = raw.trim().toLowerCase();
+    if (!enabled.has(code)) {
+      const value = raw.slice(0, ECHOED_CODE_LENGTH);
+      throw new AppError('INVALID_REQUEST', `${field}: no channel "${value}" is enabled for this merchant.`, { field, value });
+    }
+    out.add(code);
+  }
+  return out;
+}
+
+/** A group list as given (internal lower-case values); an unknown one (only REST can send one) is INVALID_REQUEST naming `field`. */
+function groupSet(field: string, groups: readonly string[]): Set<ChannelGroupValue> {
+  const out = new Set<ChannelGroupValue>();
+  for (const g of groups) {
+    if (!(CHANNEL_GROUPS as readonly string[]).includes(g)) {
+      throw new AppError('INVALID_REQUEST', `${field}: unknown group "${g.slice(0, ECHOED_CODE_LENGTH)}" (one of ${CHANNEL_GROUPS.join(', ')}).`, { field, value: g.slice(0, ECHOED_CODE_LENGTH) });
+    }
+    out.add(g as ChannelGroupValue);
+  }
+  return out;
 }
 
 /** True when the merchant may use a channel as far as KYC goes. */
@@ -123,9 +166,17 @@ export class ChannelService {
     }
     const statuses = f.status ? new Set(f.status) : null;
     const methods = principal.session?.methods;
+    const all = this.channels.listForMerchant(principal.merchantId);
+    const enabled = f.codes != null || f.excludeCodes != null ? new Set(all.map((c) => c.code)) : null;
+    const only = f.codes != null ? codeSet('filter.codes', f.codes, enabled!) : null;
+    const excluded = f.excludeCodes != null ? codeSet('filter.excludeCodes', f.excludeCodes, enabled!) : null;
+    const groups = f.groups != null ? groupSet('filter.groups', f.groups) : null;
     const out: ListedChannel[] = [];
-    for (const c of this.channels.listForMerchant(principal.merchantId)) {
+    for (const c of all) {
       if (methods !== undefined && !methods.includes(c.code)) continue;
+      if (only !== null && !only.has(c.code)) continue;
+      if (excluded !== null && excluded.has(c.code)) continue;
+      if (groups !== null && !groups.has(c.group)) continue;
       if (f.includeIneligible !== true && !kycAllows(c, principal.merchantKyc)) continue;
       if (statuses !== null && !statuses.has(c.status)) continue;
       const availability = availabilityOf(c, principal.merchantKyc, payment);
@@ -145,18 +196,28 @@ export class ChannelService {
    * case-insensitively from `methods` (checkout session creation); throws INVALID_REQUEST naming the first
    * unknown one. Absent: every enabled code.
    */
-  resolveMethods(principal: Principal, methods: readonly string[] | null | undefined): string[] {
+  resolveMethods(principal: Principal, methods: readonly string[] | null | undefined, groups?: readonly ChannelGroupValue[] | null): string[] {
     const enabled = this.enabledCodes(principal);
-    if (methods == null) return enabled;
-    if (methods.length === 0) throw invalidRequest('methods', 'methods must name at least one channel (omit it for every channel).');
-    const known = new Set(enabled);
-    const out: string[] = [];
-    for (const [i, m] of methods.entries()) {
-      const code = m.trim().toLowerCase();
-      if (!known.has(code)) throw invalidRequest('methods', `methods[${i}]: no channel "${m.slice(0, 64)}" is enabled for this merchant.`);
-      if (!out.includes(code)) out.push(code);
+    let out: string[];
+    if (methods == null) out = enabled;
+    else {
+      if (methods.length === 0) throw invalidRequest('methods', 'methods must name at least one channel (omit it for every channel).');
+      const known = new Set(enabled);
+      out = [];
+      for (const [i, m] of methods.entries()) {
+        const code = m.trim().toLowerCase();
+        if (!known.has(code)) throw invalidRequest('methods', `methods[${i}]: no channel "${m.slice(0, 64)}" is enabled for this merchant.`);
+        if (!out.includes(code)) out.push(code);
+      }
     }
-    return out;
+    if (groups == null) return out;
+    // Contract §14: a session with `groups` holds the channels of `methods` (default: all) that are in those groups.
+    if (groups.length === 0) throw invalidRequest('groups', 'groups must name at least one group (omit it for every group).');
+    const wanted = groupSet('groups', groups);
+    const groupOf = new Map(this.channels.listForMerchant(principal.merchantId).map((c) => [c.code, c.group]));
+    const kept = out.filter((code) => wanted.has(groupOf.get(code)!));
+    if (kept.length === 0) throw invalidRequest('groups', `none of the session's channels is in the groups ${[...wanted].join(', ')}.`);
+    return kept;
   }
 
   /** Codes of every channel enabled for the merchant, any status, KYC-gated ones included (what `method` may name). */

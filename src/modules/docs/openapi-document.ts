@@ -14,6 +14,12 @@ import { SIGNATURE_MISMATCH_HINT } from '../auth/svc1.js';
 import { CHANNEL_GROUPS } from '../../shared/vocabulary.js';
 
 const listRoute = restRoute('listChannels');
+const instructionsRoute = restRoute('channelInstructions');
+
+/** A GET route's query parameters, from the route table. */
+function queryParameters(route: RestRouteDef): Json[] {
+  return (route.query ?? []).map((q) => ({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema }));
+}
 const calculateRoute = restRoute('calculateFee');
 const createSessionRoute = restRoute('createCheckoutSession');
 const verifyQuoteRoute = restRoute('verifyQuote');
@@ -114,6 +120,9 @@ const ERROR_EXAMPLES: Record<string, Record<number, Record<string, { summary: st
     405: {
       methodNotAllowed: { summary: 'POST to the list', value: problem('METHOD_NOT_ALLOWED', '/v1/payments/channel accepts GET only.', { allow: 'GET' }) },
     },
+  },
+  '/v1/payments/instruction': {
+    400: { payCodeWithMarkup: { summary: 'pay_code with markup', value: problem('INVALID_REQUEST', 'payCode must be 1 to 64 characters of letters, digits and "-".', { field: 'pay_code' }) } },
   },
   '/v1/payments/calculate': {
     400: { missingField: { summary: 'amount missing', value: problem('INVALID_REQUEST', 'amount is required.', { field: 'amount' }) } },
@@ -224,7 +233,10 @@ export function buildOpenApiDocument(): Json {
           description:
             'All statuses are listed (hide `offline`/`maintenance` ones at checkout). Channels requiring approved KYC are left out for a merchant whose KYC is not approved. ' +
             'Responses carry an `ETag` and `Cache-Control: private, no-cache`; send `If-None-Match` to get `304 Not Modified` (after signature verification).',
-          parameters: [{ name: 'If-None-Match', in: 'header', required: false, description: 'ETag of a list you hold.', schema: { type: 'string' } }],
+          parameters: [
+            ...queryParameters(listRoute),
+            { name: 'If-None-Match', in: 'header', required: false, description: 'ETag of a list you hold.', schema: { type: 'string' } },
+          ],
           responses: {
             '200': {
               description: 'The channel list (envelope `status` mirrors the HTTP status).',
@@ -279,6 +291,56 @@ export function buildOpenApiDocument(): Json {
             },
             '304': { description: 'Not modified: `If-None-Match` matched the current ETag.', headers: { ...HEADER_DOC, ETag: { schema: { type: 'string' } } } },
             ...errorResponses(listRoute),
+          },
+        },
+      },
+      [instructionsRoute.path]: {
+        get: {
+          operationId: instructionsRoute.name,
+          tags: ['payments'],
+          security: [{ SVC1ApiKey: [], SVC1Timestamp: [], SVC1Signature: [] }, { CheckoutSession: [] }],
+          summary: 'How a customer pays with one channel (payment instructions, contract §14)',
+          description:
+            'Ordered sections (ATM, mobile banking, internet banking, the app, the cashier, the QR code) of plain-text steps, in Indonesian (`id`, default) or English. ' +
+            'The placeholders `{{pay_code}}`, `{{amount}}`, `{{merchant_name}}` and `{{expires_at}}` are filled from the query (the merchant name always); those without a value ' +
+            'stay in the text as written and are listed in `unfilled`. Amounts are written as Indonesians read them (`Rp 150.000`, both languages), times in the language and ' +
+            '`Asia/Jakarta` unless `time_zone` names another IANA zone. Render the steps as text, never as HTML. A checkout session reads its own channels only, with its ' +
+            'own amount (what its customer pays on the channel, fee included), expiry and locale by default. The query string is part of the signed target.',
+          parameters: queryParameters(instructionsRoute),
+          responses: {
+            '200': {
+              description: 'The instructions: sections as `data`, the placeholders left unfilled beside them.',
+              headers: HEADER_DOC,
+              content: {
+                'application/json': {
+                  schema: { $ref: '#/components/schemas/InstructionList' },
+                  examples: {
+                    bcaVa: {
+                      summary: 'BCA Virtual Account in Indonesian with pay_code and amount (first section shown)',
+                      value: {
+                        status: 200,
+                        data: [
+                          {
+                            key: 'atm',
+                            title: 'ATM BCA',
+                            steps: [
+                              'Masukkan kartu ATM BCA dan PIN Anda.',
+                              'Pilih menu Transaksi Lainnya, lalu Transfer, lalu ke Rekening BCA Virtual Account.',
+                              'Masukkan nomor Virtual Account 3901081234567890, lalu pilih Benar.',
+                              'Pastikan nama penerima Toko Kopi Nusantara dan jumlah tagihan Rp 150.000 sudah sesuai, lalu konfirmasi.',
+                              'Ambil struk sebagai bukti pembayaran.',
+                              'Bayar sebelum {{expires_at}}; setelah itu nomor Virtual Account tidak berlaku lagi.',
+                            ],
+                          },
+                        ],
+                        unfilled: ['expires_at'],
+                      },
+                    },
+                  },
+                },
+              },
+            },
+            ...errorResponses(instructionsRoute),
           },
         },
       },
@@ -435,6 +497,27 @@ export function buildOpenApiDocument(): Json {
           type: 'object',
           required: ['status', 'data'],
           properties: { status: { type: 'integer', const: 200 }, data: { type: 'array', items: { $ref: '#/components/schemas/Channel' } } },
+        },
+        InstructionList: {
+          type: 'object',
+          required: ['status', 'data', 'unfilled'],
+          properties: {
+            status: { type: 'integer', const: 200 },
+            data: {
+              type: 'array',
+              maxItems: 8,
+              items: {
+                type: 'object',
+                required: ['key', 'title', 'steps'],
+                properties: {
+                  key: { type: 'string', description: '`atm`, `mobile_banking`, `internet_banking`, `app`, `counter`, `qr`, `card`, …' },
+                  title: { type: 'string' },
+                  steps: { type: 'array', maxItems: 15, items: { type: 'string', description: 'Plain text (render as text).' } },
+                },
+              },
+            },
+            unfilled: { type: 'array', items: { type: 'string', enum: ['pay_code', 'amount', 'merchant_name', 'expires_at'] }, description: 'Placeholders still in the text.' },
+          },
         },
         CalculateRequest: bodySchema(calculateRoute),
         CreateCheckoutSessionRequest: bodySchema(createSessionRoute),

@@ -11,6 +11,7 @@ import type { Principal } from '../auth/principal.js';
 import { channelPricingOf, type ChannelService, type ListedChannel } from '../channels/service.js';
 import type { MerchantChannel } from '../catalogue/records.js';
 import { unavailabilityReasons, type UnavailabilityReason } from '../channels/eligibility.js';
+import type { CustomerTotal } from '../channels/instructions.js';
 
 /** A fee request, as both surfaces deliver it after type coercion. */
 export interface FeeQuoteInput {
@@ -157,4 +158,23 @@ export class FeeService {
     priced.method = channel.code;
     return priced;
   }
+}
+
+/**
+ * What a checkout session's customer pays on a channel (contract §14 `{{amount}}`): the session amount priced
+ * on the channel, fee included as the rule in force shares it. Undefined when the channel cannot take the
+ * session's payment (unavailable, out of its limits): the instructions then show the session's amount.
+ */
+export function sessionCustomerTotal(fees: FeeService): CustomerTotal {
+  return (principal, channel) => {
+    const session = principal.session;
+    if (!session) return undefined;
+    try {
+      return String(fees.quoteForChannel(principal, channel, session.amount).totalAmount);
+    } catch (err) {
+      // A contract refusal (CHANNEL_UNAVAILABLE, AMOUNT_OUT_OF_RANGE, …) is an answer here; anything else is not.
+      if (err instanceof AppError) return undefined;
+      throw err;
+    }
+  };
 }

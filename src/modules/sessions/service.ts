@@ -14,7 +14,7 @@ import { ClientSecretCodec, ClientSecretError, MAX_CLIENT_SECRET_LENGTH, newSess
 import type { ChannelService } from '../channels/service.js';
 import { assertMerchantScope } from '../pricing/service.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
-import type { Locale } from '../../shared/vocabulary.js';
+import type { ChannelGroupValue, Locale } from '../../shared/vocabulary.js';
 
 /** HKDF label of the session MAC key: its own purpose, never the key that encrypts API secrets. */
 export const SESSION_KEY_LABEL = 'payment-gateway checkout-session client-secret v1';
@@ -31,6 +31,8 @@ export interface CreateSessionInput {
   amount: string;
   currency: string;
   methods?: readonly string[] | null;
+  /** Contract §14: only channels of these groups (the intersection with `methods`). */
+  groups?: readonly ChannelGroupValue[] | null;
   expiresInSeconds?: number | null;
   /** Contract §12: `id` or `en` (any case). */
   locale?: string | null;
@@ -88,7 +90,7 @@ export class SessionService {
     if (amount.lte(0)) throw invalidRequest('amount', 'amount must be greater than 0.');
     if (scaleOf(amount) > minorUnits) throw invalidRequest('amount', `amount has more decimals than ${currency} allows (${minorUnits}).`);
     if (input.methods != null && input.methods.length > MAX_SESSION_METHODS) throw invalidRequest('methods', `methods may name at most ${MAX_SESSION_METHODS} channels.`);
-    const methods = this.channels.resolveMethods(principal, input.methods);
+    const methods = this.channels.resolveMethods(principal, input.methods, input.groups);
     // A session no channel of which settles in its currency could never show a selectable channel.
     if (!methods.some((code) => this.channels.findForMerchant(principal, code)?.currency === currency)) {
       throw invalidRequest('currency', `none of the session's channels settles in ${currency}.`);

@@ -14,7 +14,8 @@
  * before any hook, e.g. the ETag, reads the bytes).
  *
  * Invariants:
- * - Keys: REST channel list → (merchant, KYC), its only inputs; REST
+ * - Keys: REST channel list → (merchant, KYC), its only inputs (a list narrowed by its query string: the
+ *   query string as well, kept like a calculation); REST
  *   calculate and GraphQL POST → (route, API key, Content-Type, Accept, the
  *   exact body bytes). Two different bodies never share a key (latin1 maps
  *   each byte to one character).
@@ -115,8 +116,14 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       if (route !== undefined && (request.method !== route.method || route.creates)) return;
       let cache: VersionedCache<string, KeptAnswer>;
       let key: string;
-      const isList = route?.name === 'listChannels';
-      if (isList) {
+      // A list narrowed by its query string (contract §14 `?code`, `?exclude`, `?group`) is one of many per
+      // merchant: kept like a calculation (by its exact target, from its second request on), never as the list.
+      const isList = route?.name === 'listChannels' && url.search === '';
+      if (route?.name === 'listChannels' && !isList) {
+        if (options.entries === 0) return;
+        cache = results;
+        key = `listChannels${url.search}\n${principal.merchantId}\n${principal.merchantKyc}`;
+      } else if (isList) {
         cache = restLists;
         key = `${principal.merchantId}\n${principal.merchantKyc}`;
         state.rest = { name: 'listChannels' };

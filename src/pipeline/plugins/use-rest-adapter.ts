@@ -16,7 +16,8 @@ import { BufferedRequest, NodeHeaders } from '../transport/node-request.js';
 import { requestStateOf, type RequestState, type RestRoute } from '../request-state.js';
 import { problemResponse, responseHeaders } from '../responses.js';
 import { restOperationOf, toRestCalculation, toRestChannel, type GqlChannel } from '../rest-routes.js';
-import { REST_ROUTE_BY_PATH, type RestRouteDef } from '../../shared/routes.js';
+import { MAX_LIST_PARAM_VALUES, REST_ROUTE_BY_PATH, type RestRouteDef } from '../../shared/routes.js';
+import { CHANNEL_GROUPS } from '../../shared/vocabulary.js';
 
 
 /** Parse and type-check a POST route's JSON body (`schema`) into its operation's `input` variable. */
@@ -65,11 +66,97 @@ function exactNumbersOf(body: Record<string, unknown>): { placeholders: Record<s
   return found;
 }
 
+/** A comma-separated list parameter (repeats joined): trimmed values, at most {@link MAX_LIST_PARAM_VALUES}, none empty. */
+function listParam(params: URLSearchParams, name: string): string[] | undefined {
+  const given = params.getAll(name);
+  if (given.length === 0) return undefined;
+  const values = given.join(',').split(',').map((v) => v.trim());
+  if (values.length > MAX_LIST_PARAM_VALUES) {
+    throw new AppError('INVALID_REQUEST', `${name} may name at most ${MAX_LIST_PARAM_VALUES} values (got ${values.length}).`, { field: name, max: MAX_LIST_PARAM_VALUES });
+  }
+  if (values.some((v) => v === '')) throw new AppError('INVALID_REQUEST', `${name} must be values separated by commas, none empty.`, { field: name });
+  return values;
+}
+
+/** A single-valued parameter (given twice: INVALID_REQUEST, never a silent choice). */
+function oneParam(params: URLSearchParams, name: string): string | undefined {
+  const given = params.getAll(name);
+  if (given.length > 1) throw new AppError('INVALID_REQUEST', `${name} may be given once.`, { field: name });
+  return given[0];
+}
+
+/** An amount as REST writes it in a query string: decimal digits, at most 15 significant (exact as a JSON number). */
+const QUERY_AMOUNT = /^(?=[0-9.]{1,16}$)[0-9]+(?:\.[0-9]+)?$/;
+
+/**
+ * A GET route's query string as its operation's variables (contract §14), or undefined when it takes none.
+ * Values the GraphQL schema would refuse with its own wording are checked here, naming the REST parameter.
+ */
+export function queryVariables(route: RestRouteDef, params: URLSearchParams): Record<string, unknown> | undefined {
+  if (route.name === 'listChannels') {
+    const codes = listParam(params, 'code');
+    const excludeCodes = listParam(params, 'exclude');
+    const groups = listParam(params, 'group');
+    if (codes === undefined && excludeCodes === undefined && groups === undefined) return undefined;
+    const filter: Record<string, unknown> = {};
+    if (codes) filter.codes = codes;
+    if (excludeCodes) filter.excludeCodes = excludeCodes;
+    if (groups) filter.groups = groups.map((g) => restGroup(g));
+    return { filter };
+  }
+  if (route.name === 'channelInstructions') {
+    const code = oneParam(params, 'code');
+    if (code === undefined || code === '') throw new AppError('INVALID_REQUEST', 'code is required: the channel whose instructions to show.', { field: 'code' });
+    const variables: Record<string, unknown> = { filter: { codes: [code] } };
+    const locale = oneParam(params, 'locale');
+    if (locale !== undefined) variables.locale = locale;
+    const payCode = oneParam(params, 'pay_code');
+    if (payCode !== undefined) variables.payCode = payCode;
+    const amount = oneParam(params, 'amount');
+    if (amount !== undefined) {
+      if (!QUERY_AMOUNT.test(amount)) throw new AppError('INVALID_REQUEST', 'amount must be a decimal number such as 150000 (at most 15 digits).', { field: 'amount' });
+      variables.amount = Number(amount);
+    }
+    const expiresAt = oneParam(params, 'expires_at');
+    if (expiresAt !== undefined) variables.expiresAt = expiresAt;
+    const timeZone = oneParam(params, 'time_zone');
+    if (timeZone !== undefined) variables.timeZone = timeZone;
+    return variables;
+  }
+  return undefined;
+}
+
+/** A REST group name (lower case) as GraphQL's enum value; an unknown one names `group` and the value. */
+function restGroup(g: string): string {
+  if (!(CHANNEL_GROUPS as readonly string[]).includes(g.toLowerCase())) {
+    throw new AppError('INVALID_REQUEST', `group: unknown group "${g.slice(0, 64)}" (one of ${CHANNEL_GROUPS.join(', ')}).`, { field: 'group', value: g.slice(0, 64) });
+  }
+  return g.toUpperCase();
+}
+
+/** The REST parameter a GraphQL argument or filter member stands for, where their names differ. */
+const REST_FIELD_NAMES: Readonly<Record<string, string>> = {
+  'filter.codes': 'code',
+  'filter.excludeCodes': 'exclude',
+  'filter.groups': 'group',
+  payCode: 'pay_code',
+  expiresAt: 'expires_at',
+  timeZone: 'time_zone',
+};
+
 function restResponse(Response: typeof globalThis.Response, state: RequestState, result: { data?: unknown; errors?: readonly GraphQLError[] }): Response {
   const error = result.errors?.[0];
   if (error) {
     const { code, requestId: _id, http: _http, ...rest } = error.extensions as Record<string, unknown>;
+    const field = typeof rest.field === 'string' ? REST_FIELD_NAMES[rest.field] : undefined;
+    if (field !== undefined) rest.field = field;
     const appError = new AppError(isErrorCode(code) ? code : 'INTERNAL_ERROR', error.message, rest as ErrorDetails);
+    state.errorCode = appError.code;
+    return problemResponse(Response, appError, state.id);
+  }
+  if (state.rest?.name === 'channelInstructions' && ((result.data as { paymentChannels?: unknown[] } | undefined)?.paymentChannels ?? []).length === 0) {
+    // Enabled for the merchant (the filter checked the code) but not listed for this caller: KYC not approved, or outside a session's channels.
+    const appError = new AppError('CHANNEL_NOT_FOUND', 'This channel is not listed for this caller (its KYC requirement, or outside the checkout session).', { field: 'code' });
     state.errorCode = appError.code;
     return problemResponse(Response, appError, state.id);
   }
@@ -86,6 +173,11 @@ export const REST_SUCCESS_HEADERS: Readonly<Record<string, string>> = { 'Content
 export function restSuccessBody(route: RestRoute['name'] | undefined, resultData: unknown): string {
   const data = resultData as { paymentChannels?: GqlChannel[]; calculateFee?: Record<string, unknown>; createCheckoutSession?: Record<string, unknown>; verifyQuote?: Record<string, unknown> };
   // The envelope's `status` mirrors the HTTP status (seed); calculate, quote verification and session creation answer the flat object.
+  if (route === 'channelInstructions') {
+    // Contract §14: the sections as `data`, beside the envelope's status, and the placeholders left unfilled.
+    const instructions = (resultData as { paymentChannels: { instructions: { sections: unknown[]; unfilled: string[] } }[] }).paymentChannels[0]!.instructions;
+    return JSON.stringify({ status: 200, data: instructions.sections, unfilled: instructions.unfilled });
+  }
   const body =
     route === 'listChannels'
       ? { status: 200, data: (data.paymentChannels ?? []).map(toRestChannel) }
@@ -128,7 +220,7 @@ export function useRestAdapter(options: RestAdapterOptions): Plugin {
         if (request.method.toUpperCase() !== route.method) {
           throw new AppError('METHOD_NOT_ALLOWED', `${url.pathname} accepts ${route.method} only.`, { allow: route.method }, { Allow: route.method });
         }
-        const variables = route.body ? bodyVariables(route.body, request, state.verifiedBody) : undefined;
+        const variables = route.body ? bodyVariables(route.body, request, state.verifiedBody) : queryVariables(route, url.searchParams);
         state.rest = { name: route.name, variables };
         // The route's prebuilt operation, handed to Yoga as a JSON POST to the GraphQL endpoint; the params are
         // passed already parsed (BufferedRequest.json), so nothing is serialised and parsed again.

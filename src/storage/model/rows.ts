@@ -60,6 +60,9 @@ export interface ChannelRow {
   channelGroup: ChannelGroupValue;
   nameId: string | null;
   nameEn: string | null;
+  /** Contract §14: payment instructions in Indonesian / English, JSON text of validated sections (null: none). */
+  instructionsId: string | null;
+  instructionsEn: string | null;
 }
 
 /** A channel insert: what has no database default must be given. */

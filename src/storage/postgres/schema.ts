@@ -88,6 +88,12 @@ export const channels = pgTable(
     /** Display name in Indonesian / English (contract §12); null: `name` applies. */
     nameId: text('name_id'),
     nameEn: text('name_en'),
+    /**
+     * Payment instructions in Indonesian / English (contract §14): JSON text of the sections, validated by
+     * parseInstructionSet (src/modules/channels/domain/instructions.ts) before it is written; null: none.
+     */
+    instructionsId: text('instructions_id'),
+    instructionsEn: text('instructions_en'),
   },
   (t) => [
     check('channels_status', sql`${t.status} in ('active', 'offline', 'maintenance')`),
