@@ -407,7 +407,8 @@ function auditTable(io: Io, list: AuditEntry[], names: Map<string, string>): str
 function channelTable(io: Io, list: CatalogueChannel[]): string {
   return table(
     io,
-    ['CODE', { title: 'NAME', shrink: 12 }, 'STATUS', 'CUR', 'FEE %', 'FEE', 'ADD %', 'ADD FEE', 'MIN', 'MAX', 'TO CUSTOMER', 'KYC', 'MERCHANTS'],
+    // Short headers and yes/no: thirteen columns within 120 (CUST PAYS: the fee is charged to the customer; ENABLED: for how many merchants).
+    ['CODE', { title: 'NAME', shrink: 12 }, 'STATUS', 'CUR', 'FEE %', 'FEE', 'ADD %', 'ADD FEE', 'MIN', 'MAX', 'CUST PAYS', 'KYC', 'ENABLED'],
     list.map((c) => [
       c.code,
       c.name,
@@ -419,8 +420,8 @@ function channelTable(io: Io, list: CatalogueChannel[]): string {
       c.additionalFeeValue,
       c.minAmount,
       c.maxAmount,
-      c.feeChargedToCustomer,
-      c.requiresKyc ? 'required' : 'no',
+      c.feeChargedToCustomer ? 'yes' : 'no',
+      c.requiresKyc ? 'yes' : 'no',
       c.enabledFor,
     ]),
   );
