@@ -24,7 +24,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import { AppError, AUTH_ERROR_CODES } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { getOrHeadOnly, problemResponse } from '../responses.js';
+import { getOrHeadAnswer, getOrHeadOnly, problemResponse } from '../responses.js';
 
 /** Options of {@link useMetrics}. */
 export interface MetricsOptions {
@@ -131,7 +131,7 @@ export function useMetrics(options: MetricsOptions): Plugin {
       return;
     }
     const body = await registry.metrics();
-    endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } }));
+    endResponse(getOrHeadAnswer(fetchAPI.Response, request.method, body, { status: 200, headers: { 'Content-Type': registry.contentType, 'Cache-Control': 'no-store' } }));
   }
 
   return {
