@@ -50,7 +50,8 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
   // The reference has no script; its one inline style by hash, its icon a data: URL.
   const docsPolicy = pagePolicy({ inlineStyles: inlineElementsOf(html).styles, images: ['data:'] });
   const title = (options.document.info as { title?: unknown } | undefined)?.title;
-  const home = renderHomePage(typeof title === 'string' ? title : 'Payment gateway', {
+  // The document's title names the REST reference ("… — legacy REST API"); the home page is the whole service's.
+  const home = renderHomePage(typeof title === 'string' ? title.split(' — ')[0]! : 'Payment gateway', {
     graphql: options.graphqlEndpoint,
     docs: options.docsPath,
     openapi: options.openapiPath,
