@@ -66,7 +66,11 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
       ],
       example: 'merchant channels order 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 ovo,dana,bca_va',
     },
-    'merchant enable-channel': { synopsis: 'merchant enable-channel MERCHANT_ID CODE [overrides]', details: OVERRIDES, example: 'merchant enable-channel 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 ovo --fee-percentage 1.2' },
+    'merchant enable-channel': {
+      synopsis: 'merchant enable-channel MERCHANT_ID CODE [overrides] [--replace]',
+      details: [...OVERRIDES, 'a fee override replaces the merchant\'s stored rule on the channel: one with caps, tax, a customer share', 'or bands is named and kept unless --replace'],
+      example: 'merchant enable-channel 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 ovo --fee-percentage 1.2',
+    },
     'merchant disable-channel': { synopsis: 'merchant disable-channel MERCHANT_ID CODE', example: 'merchant disable-channel 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 ovo' },
     'merchant origins': {
       synopsis: 'merchant origins list|add|remove MERCHANT_ID [ORIGIN] [--allow-insecure-http]',
@@ -680,9 +684,9 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       return;
     }
     case 'merchant enable-channel': {
-      const { values, positionals, io } = run(SETTING_FLAGS, 2);
+      const { values, positionals, io } = run({ ...SETTING_FLAGS, replace: { type: 'boolean' } }, 2);
       const merchantId = positional(positionals, 0, 'MERCHANT_ID');
-      const v = await service.enableChannel(merchantId, positional(positionals, 1, 'CODE'), fields(values, SETTING_FLAGS));
+      const v = await service.enableChannel(merchantId, positional(positionals, 1, 'CODE'), fields(values, SETTING_FLAGS), { replace: values.replace === true });
       emit(io, v, () => `Channel ${v.code} is enabled for merchant ${merchantId}.\n${merchantChannelTable(io, [v])}`);
       return;
     }

@@ -151,6 +151,21 @@ describe('admin CLI: nothing dropped in silence', () => {
   }, 60_000);
 });
 
+describe('admin CLI: a merchant\'s fee override over its own rule', () => {
+  it('merchant enable-channel --fee-percentage over the demo micro merchant\'s OVO rule (tax, customer share): refused naming them, --replace confirms', async () => {
+    const micro = (await adminJson<{ id: string; category: string }[]>(dataDir, ['merchant', 'list'])).find((m) => m.category === 'micro')!;
+    const r = await admin(dataDir, ['merchant', 'enable-channel', micro.id, 'ovo', '--fee-percentage', '1']);
+    expect(r.code).toBe(1);
+    const lines = errors(r.stderr);
+    expect(lines[0]).toContain('drop its tax (--tax 11)');
+    expect(lines[1]).toContain('drop its customer share (--customer-share 50)');
+    expect(lines.at(-1)).toBe('error: nothing changed: pass --replace to drop them, or set the fee with fee set --merchant and restate them');
+    // Other overrides are not fees: no replacement.
+    expect((await admin(dataDir, ['merchant', 'enable-channel', micro.id, 'ovo', '--max', '1500000'])).code).toBe(0);
+    expect((await admin(dataDir, ['merchant', 'enable-channel', micro.id, 'ovo', '--fee-percentage', '1', '--replace'])).code).toBe(0);
+  }, 60_000);
+});
+
 describe('admin CLI: help and mistakes', () => {
   it('COMMAND --help and help COMMAND print that command alone: synopsis, options, one example', async () => {
     for (const args of [['fee', 'set', '--help'], ['help', 'fee', 'set'], ['fee', 'set', '-h']]) {

@@ -268,7 +268,7 @@ describe('the SDK package (npm pack → install outside the repository → plain
     const wrong = tsc();
     expect(wrong.status).not.toBe(0);
     expect(wrong.output).toMatch(/fees\.ts\(\d+,\d+\): error TS2339: Property 'feeInfo' does not exist/);
-    expect(wrong.output).toMatch(/fees\.ts\(\d+,\d+\): error TS18047: .*'fee' is possibly 'null'|TS18049/);
+    expect(wrong.output).toMatch(/fees\.ts\(\d+,\d+\): error TS2533: Object is possibly 'null' or 'undefined'/);
   }, 120_000);
 
   it('a TypeScript consumer type-checks against the published declarations', () => {

@@ -523,10 +523,15 @@ export class AdminService {
   }
 
   /** Enable a channel for a merchant, setting (or, with null/"default", clearing) the given overrides. */
-  async enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}): Promise<MerchantChannelView> {
+  async enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}, options: { replace?: boolean } = {}): Promise<MerchantChannelView> {
     const parsed = parse(overridesSchema, overrides);
     return this.repo.transaction(async (repo) => {
       const channel = await channelOf(repo, code);
+      // A fee override is a one-band MERCHANT rule effective now: it must not drop a stored merchant rule's settings unasked.
+      if (!options.replace && ((parsed as { feePercentage?: unknown }).feePercentage != null || (parsed as { feeValue?: unknown }).feeValue != null)) {
+        const now = this.#now();
+        await refuseDrops(repo, channel, { scope: 'MERCHANT', merchantId, category: null }, now, now, {}, [{ upTo: null, percentage: '0', fixed: '0' }], 'pass --replace to drop them, or set the fee with fee set --merchant and restate them');
+      }
       const before = (await repo.findMerchant(merchantId)) && (await repo.findEnablement(merchantId, channel.id));
       await enable(repo, merchantId, code, parsed, this.#now());
       const view = (await merchantChannelViews(repo, merchantId)).find((c) => c.code === channel.code)!;
