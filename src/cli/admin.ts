@@ -393,7 +393,9 @@ function auditTable(io: Io, list: AuditEntry[], names: Map<string, string>): str
     list.map((a) => [when(io, a.at), a.actor, a.action, a.entity, names.get(a.entity) ?? '']),
   ).split('\n');
   const indent = 6;
-  const width = Math.max(40, (process.stdout.columns || Number(process.env.COLUMNS) || 120) - indent);
+  // The terminal's width, at most the tables' 120 columns unless --wide.
+  const terminal = process.stdout.columns || Number(process.env.COLUMNS) || TABLE_WIDTH;
+  const width = Math.max(40, (io.wide ? terminal : Math.min(terminal, TABLE_WIDTH)) - indent);
   const json = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
   const lines = (c: AuditChange): string[] => {
     const text = !('before' in c) ? `+ ${c.field}: ${json(c.after)}` : !('after' in c) ? `- ${c.field}: ${json(c.before)}` : `${c.field}: ${json(c.before)} → ${json(c.after)}`;

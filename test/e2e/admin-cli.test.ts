@@ -226,6 +226,7 @@ describe('admin CLI', () => {
       [ruleId, 'scheduled'],
     ]);
     const table = await admin(dataDir, ['fee', 'list', 'qris', '--wide']);
+    expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^RULE ID\s+STATE\s+SCOPE\s+FOR\s+BANDS\s+MIN FEE\s+MAX FEE\s+TAX %\s+CUSTOMER %\s+EFFECTIVE FROM\s+CREATED\n-+/);
 
     // Contract §10: caps, tax and the customer's share, shown by fee list; every problem at once, exit 1.
