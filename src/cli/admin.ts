@@ -316,11 +316,14 @@ function zoneNote(io: Io): string {
   return `(times in ${io.zone}${io.wide ? '' : '; --wide for seconds and offsets'}; --tz ZONE for another)\n`;
 }
 
-/** A merchant as `Name (id)`; without --wide the id is shortened to its first 8 characters when a name is known. */
+/**
+ * A merchant with its name: `Name (id)` with --wide; else `3f1c9a52 Name`, the id's first 8 characters first,
+ * so a column cut to fit 120 characters still shows which merchant (and the id to look for).
+ */
 function merchantLabel(io: Io, names: Map<string, string>, id: string): string {
   const name = names.get(id);
   if (name === undefined) return id;
-  return `${name} (${io.wide ? id : `${id.slice(0, 8)}…`})`;
+  return io.wide ? `${name} (${id})` : `${id.slice(0, 8)} ${name}`;
 }
 
 function feeTable(io: Io, list: FeeRuleView[], names: Map<string, string>): string {
