@@ -240,7 +240,7 @@ describe('admin CLI: readable output', () => {
     const narrow = await admin(dataDir, ['fee', 'list', 'qris']);
     expect(narrow.stdout).toMatch(/^RULE ID\s+STATE\s+FOR\s+BANDS\s+SETTINGS\s+EFFECTIVE FROM\n/);
     // Cut to fit: the merchant's short id and the start of its name, bands and settings each ending in "…".
-    expect(narrow.stdout).toMatch(new RegExp(`${shop.id.slice(0, 8)} Toko[^ ]*…\\s+100000:0:0,[^ ]*…\\s+min 500, [^ ]*…`));
+    expect(narrow.stdout).toMatch(new RegExp(`${shop.id.slice(0, 8)} Toko[^\\n]*?…\\s+100000:0:0,\\S*…\\s+min 500, [^\\n]*?…`));
     const wide = await admin(dataDir, ['fee', 'list', 'qris', '--wide']);
     expect(wide.stdout).toMatch(/^RULE ID\s+STATE\s+SCOPE\s+FOR\s+BANDS\s+MIN FEE\s+MAX FEE\s+TAX %\s+CUSTOMER %\s+EFFECTIVE FROM\s+CREATED\n/);
     expect(wide.stdout).toContain(`Toko Nama Yang Sangat Panjang Sekali Untuk Tabel (${shop.id})`);
