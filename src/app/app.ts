@@ -280,17 +280,24 @@ export function createAppParts(options: AppOptions): AppParts {
     clientAddress: options.clientAddress,
   });
   const readiness: { lastReason?: string } = {};
+  // The verdict in a small JSON body beside the status: a person or a balancer's log sees why. The reason is
+  // coarse on purpose (a public path): the database's own message, which may name hosts or files, goes to the log.
+  const readyAnswer = (Response: typeof globalThis.Response, status: 200 | 503, body: { ready: boolean; reason?: string }) =>
+    new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store' } });
   const readinessPlugin = onlyOnPath(READY_PATH, useReadinessCheck({
     endpoint: READY_PATH,
-    check: () => {
+    check: ({ fetchAPI }) => {
       // Draining: tell load balancers to stop sending traffic before the listener closes.
-      if (lifecycle.shuttingDown) return false;
+      if (lifecycle.shuttingDown) return readyAnswer(fetchAPI.Response, 503, { ready: false, reason: 'shutting down' });
       const checked = store.check();
       const status = checked.ok ? store.probe() : checked;
       // Logged when the verdict or its reason changes, not per probe: a balancer asks every second.
       if (!status.ok && status.reason !== readiness.lastReason) logger.warn({ reason: status.reason }, 'readiness check failed');
       readiness.lastReason = status.ok ? undefined : status.reason;
-      return status.ok;
+      if (status.ok) return readyAnswer(fetchAPI.Response, 200, { ready: true });
+      // The stores word a schema wait as "... not ready until `npm run migrate` has run" (MIGRATE_ON_START=false).
+      const reason = status.reason?.includes('npm run migrate') ? 'waiting for npm run migrate (database schema older than this version)' : 'database unavailable';
+      return readyAnswer(fetchAPI.Response, 503, { ready: false, reason });
     },
   }));
   const imagesPlugin = useChannelImages({ channelName: (code) => channelRepo.nameByCode(code), nameDiffersByLanguage: (code) => channelRepo.nameDiffersByLanguage(code) });

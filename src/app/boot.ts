@@ -13,13 +13,21 @@ import type { Logger } from 'pino';
 import type { Tracer } from '@opentelemetry/api';
 import { seedDemoData, type DemoMerchantCredentials } from '../modules/admin/demo-seed.js';
 import { Catalog } from '../modules/catalogue/catalog.js';
-import { openStore, StorageOpenError, type AdminRepository, type Store } from '../storage/index.js';
+import { NoDatabaseError, openStore, StorageOpenError, type AdminRepository, type Store } from '../storage/index.js';
 import { generateQuoteKey } from '../modules/quotes/keys.js';
 
 export class BootError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'BootError';
+  }
+}
+
+/** {@link BootOptions.mustExist} and no database there: nothing was created. */
+export class MissingDatabaseError extends BootError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'MissingDatabaseError';
   }
 }
 
@@ -80,6 +88,11 @@ export interface BootOptions {
   watch?: boolean;
   /** Contract §13: the store's catch-up and database spans; absent = tracing off. */
   tracer?: Tracer;
+  /**
+   * Act only on a database that exists (the admin CLI's commands other than `init` and `migrate`): without
+   * one, throw {@link MissingDatabaseError} and create nothing (no DATA_DIR, no database, no master key).
+   */
+  mustExist?: boolean;
 }
 
 /**
@@ -170,13 +183,18 @@ export async function bootData(
 ): Promise<BootedData> {
   const migrateOnStart = config.migrateOnStart ?? true;
   const { dataDir } = config;
-  try {
-    fs.mkdirSync(dataDir, { recursive: true });
-    fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.R_OK);
-  } catch (err) {
-    throw new BootError(`DATA_DIR ${dataDir} cannot be created or is not writable: ${describe(err)}`, { cause: err });
+  const mustExist = options.mustExist ?? false;
+  if (mustExist && !config.databaseUrl && !fs.existsSync(dataDir)) throw new MissingDatabaseError(`there is no database in ${dataDir} (the directory does not exist)`);
+  // On Postgres DATA_DIR only holds master.key: an acting command does not create it either.
+  if (!mustExist || fs.existsSync(dataDir)) {
+    try {
+      fs.mkdirSync(dataDir, { recursive: true });
+      fs.accessSync(dataDir, fs.constants.W_OK | fs.constants.R_OK);
+    } catch (err) {
+      throw new BootError(`DATA_DIR ${dataDir} cannot be created or is not writable: ${describe(err)}`, { cause: err });
+    }
+    probeWritable(dataDir);
   }
-  probeWritable(dataDir);
 
   try {
     const { store, prepared } = await openStore({
@@ -188,6 +206,7 @@ export async function bootData(
       tracer: options.tracer,
       maxStalenessSeconds: config.maxStalenessSeconds,
       migrateOnStart,
+      mustExist,
       // MIGRATE_ON_START=false never seeds (a seed is a write the migration step owns).
       prepare: (admin) => prepareData(admin, { ...config, seedDemoData: config.seedDemoData && migrateOnStart, mayWrite: migrateOnStart }),
     });
@@ -195,6 +214,7 @@ export async function bootData(
     // to check the master key against yet; the store runs the same checks once the schema is there.
     return { store, ...(prepared ?? (await prepareWithoutDatabase(config))) };
   } catch (err) {
+    if (err instanceof NoDatabaseError) throw new MissingDatabaseError(err.message);
     if (err instanceof StorageOpenError) throw new BootError(err.message, { cause: err.cause });
     throw err;
   }

@@ -1,103 +1,204 @@
 /**
  * `npm run admin -- <command>` (also the `payment-gateway-admin` bin):
- * operator commands on the server's DATA_DIR. A thin layer over
+ * operator commands on the server's database. A thin layer over
  * AdminService: it parses arguments, calls one service method, prints the
  * result (a table, or JSON with --json).
  *
  * Start-up is the server's own (loadConfig + bootData): same environment
- * variables, same master-key check, and an empty database is migrated and
- * seeded exactly as `npm start` would have done (SEED_DEMO_DATA), so it does
- * not matter whether the CLI or the server touches a new DATA_DIR first.
+ * variables, same master-key check. Unlike the server, the CLI never creates
+ * or seeds a database except when asked to (`init`, `migrate`): every other
+ * command refuses a DATA_DIR (or Postgres database) without one, so a
+ * mistyped DATA_DIR or a CLI started elsewhere cannot act on a fresh copy
+ * while the operator believes they manage the live one. Without DATA_DIR it
+ * uses the project's own `data/` (beside package.json), wherever it is started
+ * from. Every command names the database it acts on, on stderr (stdout stays
+ * the command's own, --json included).
  *
  * Exit codes: 0 done; 1 refused (validation, unknown merchant/channel/key,
- * conflict) or cannot start (configuration, master key); 2 usage error.
+ * conflict, no database) or cannot start (configuration, master key); 2 usage error.
  */
 import fs from 'node:fs';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { BootError, bootData, type BootedData } from '../app/boot.js';
+import { BootError, bootData, MissingDatabaseError, type BootedData } from '../app/boot.js';
 import { refuseUnsupportedNode } from '../app/runtime.js';
 import { ConfigError, loadConfig } from '../shared/config.js';
 import { escapeUnprintable, unprintableProblem } from '../shared/operator-text.js';
+import { projectPath } from '../shared/paths.js';
+import { describeDatabase } from '../storage/index.js';
 import { auditChanges, type AuditChange } from '../modules/admin/audit-changes.js';
 import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../modules/admin/service.js';
 
-const HELP = `usage: npm run admin -- <command> [options] [--json]
+/** One command's help: its synopsis (first line), what its options mean, and one example. */
+interface CommandHelp {
+  synopsis: string;
+  details?: string[];
+  example: string;
+}
 
-merchants
-  merchant create --name NAME [--kyc approved|pending|rejected] [--category CODE] [--channels all|CODE,CODE]
-  merchant list
-  merchant set-kyc MERCHANT_ID approved|pending|rejected
-  merchant set-category MERCHANT_ID CODE             pricing category (default regular)
-  merchant channels MERCHANT_ID
-  merchant channels order MERCHANT_ID CODE[,CODE...]  list these channels first, in this order (the others
-                                                     follow in the default order); unknown codes are refused
-  merchant channels order MERCHANT_ID --reset        back to the default order
-  merchant enable-channel MERCHANT_ID CODE [overrides]
-  merchant disable-channel MERCHANT_ID CODE
-  merchant origins list MERCHANT_ID                  allowed web origins for checkout sessions
-  merchant origins add MERCHANT_ID ORIGIN [--allow-insecure-http]
-  merchant origins remove MERCHANT_ID ORIGIN
-      ORIGIN: scheme://host[:port], no path; http only for localhost/127.0.0.1 unless --allow-insecure-http
-      overrides: --fee-percentage N --fee-value N --additional-fee-percentage N
-                 --additional-fee-value N --min N --max N --fee-to-customer true|false
-                 (the value "default" clears an override)
-keys
-  key create --merchant MERCHANT_ID [--mode test|live]   prints the secret once
-  key list --merchant MERCHANT_ID                       never shows secrets
-  key revoke API_KEY
-channels
-  channel list
-  channel create --code CODE --name NAME --currency CUR --min N --max N
-                 [--status S] [--fee-percentage N] [--fee-value N]
-                 [--additional-fee-percentage N] [--additional-fee-value N]
-                 [--fee-to-customer true|false] [--requires-kyc true|false] [--sort-order N]
-                 [--group GROUP] [--name-id NAME] [--name-en NAME]
-  channel update CODE [--status active|offline|maintenance] [--name NAME] [--currency CUR]
-                 [--fee-percentage N] [--fee-value N] [--additional-fee-percentage N]
-                 [--additional-fee-value N] [--min N] [--max N]
-                 [--fee-to-customer true|false] [--requires-kyc true|false] [--sort-order N]
-                 [--group GROUP] [--name-id NAME] [--name-en NAME]
-      GROUP: qris, virtual_account, ewallet, retail_outlet or card (create: guessed from the code when absent)
-      --name-id / --name-en: the name in Indonesian / English ("default": the stored --name applies)
-  channel instructions set CODE --locale id|en --file FILE.json   payment instructions in one language
-      FILE.json: [{ "key": "atm", "title": "ATM BCA", "steps": ["...", "..."] }, ...] (or { "sections": [...] });
-      at most 8 sections of at most 15 steps of at most 300 characters, plain text (no < or >), placeholders
-      {{pay_code}} {{amount}} {{merchant_name}} {{expires_at}} only; live on every server within 1 s
-  channel instructions show CODE [--locale id|en]
-currencies
-  currency list
-  currency set CODE --minor-units N
-pricing rules
-  fee set CODE [--merchant MERCHANT_ID | --category CATEGORY] --bands "UPTO:PCT:FIXED,..."
-              [--effective-from ISO_INSTANT] [--allow-unused-category]
-              [--min-fee N] [--max-fee N] [--tax PCT] [--customer-share PCT]   prints the rule id
-      UPTO: inclusive upper bound of the band, "*" for the last band; e.g. --bands "500000:0:0,*:0.3:0"
-  fee list CODE [--merchant MERCHANT_ID]             rules in force and scheduled
-  fee cancel RULE_ID                                 only before the rule starts
-fee quote signing keys (contract §11)
-  quote-keys list                                    the key that signs and the retired ones (never key material)
-  quote-keys rotate                                  a new key signs on every server within 1 s; the old one stays
-                                                     published until its last quote has expired
-audit
-  audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N]   newest first
-database
-  migrate                                            apply pending migrations (and the demo seed of an empty
-                                                     database, SEED_DEMO_DATA) once, under the boot lock; also
-                                                     \`npm run migrate\`. Replicas with MIGRATE_ON_START=false wait for it
+const OVERRIDES = [
+  'overrides: --fee-percentage N --fee-value N --additional-fee-percentage N',
+  '           --additional-fee-value N --min N --max N --fee-to-customer true|false',
+  '           (the value "default" clears an override)',
+];
+const CHANNEL_SETTINGS = [
+  '[--status active|offline|maintenance] [--fee-percentage N] [--fee-value N]',
+  '[--additional-fee-percentage N] [--additional-fee-value N] [--fee-to-customer true|false]',
+  '[--requires-kyc true|false] [--sort-order N] [--group GROUP] [--name-id NAME] [--name-en NAME]',
+  'GROUP: qris, virtual_account, ewallet, retail_outlet or card',
+  '--name-id / --name-en: the name in Indonesian / English ("default": the stored --name applies)',
+];
 
-Every command that changes something accepts --actor NAME (recorded in the audit trail; default: the OS user).
+/** Every command, by group, in the order `help` lists them. */
+const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
+  ['merchants', {
+    'merchant create': {
+      synopsis: 'merchant create --name NAME [--kyc approved|pending|rejected] [--category CODE] [--channels all|CODE,CODE]',
+      details: ['KYC pending and category regular unless given; --channels enables those catalogue channels'],
+      example: 'merchant create --name "Toko Baru" --kyc approved --channels all',
+    },
+    'merchant list': { synopsis: 'merchant list', details: ['every merchant: id, name, KYC, category, created'], example: 'merchant list --json' },
+    'merchant set-kyc': { synopsis: 'merchant set-kyc MERCHANT_ID approved|pending|rejected', example: 'merchant set-kyc 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 approved' },
+    'merchant set-category': { synopsis: 'merchant set-category MERCHANT_ID CODE', details: ['pricing category (default regular)'], example: 'merchant set-category 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 micro' },
+    'merchant channels': {
+      synopsis: 'merchant channels MERCHANT_ID',
+      details: [
+        'the merchant\'s channels with effective values (* marks an override)',
+        'merchant channels order MERCHANT_ID CODE[,CODE...]  list these channels first, in this order (the others',
+        '                                                    follow in the default order); unknown codes are refused',
+        'merchant channels order MERCHANT_ID --reset         back to the default order',
+      ],
+      example: 'merchant channels order 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 ovo,dana,bca_va',
+    },
+    'merchant enable-channel': {
+      synopsis: 'merchant enable-channel MERCHANT_ID CODE [overrides] [--replace]',
+      details: [...OVERRIDES, 'a fee override replaces the merchant\'s stored rule on the channel: one with caps, tax, a customer share', 'or bands is named and kept unless --replace'],
+      example: 'merchant enable-channel 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 ovo --fee-percentage 1.2',
+    },
+    'merchant disable-channel': { synopsis: 'merchant disable-channel MERCHANT_ID CODE', example: 'merchant disable-channel 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 ovo' },
+    'merchant origins': {
+      synopsis: 'merchant origins list|add|remove MERCHANT_ID [ORIGIN] [--allow-insecure-http]',
+      details: ['allowed web origins for checkout sessions', 'ORIGIN: scheme://host[:port], no path; http only for localhost/127.0.0.1 unless --allow-insecure-http'],
+      example: 'merchant origins add 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 https://shop.example',
+    },
+  }],
+  ['keys', {
+    'key create': { synopsis: 'key create --merchant MERCHANT_ID [--mode test|live]', details: ['prints the secret once, then how to use the key'], example: 'key create --merchant 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13' },
+    'key list': { synopsis: 'key list --merchant MERCHANT_ID', details: ['never shows secrets'], example: 'key list --merchant 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13' },
+    'key revoke': { synopsis: 'key revoke API_KEY', details: ['the key is refused from the next request on'], example: 'key revoke pk_test_0123456789abcdef0123456789abcdef' },
+  }],
+  ['channels', {
+    'channel list': { synopsis: 'channel list', details: ['the catalogue with the number of merchants each channel is enabled for'], example: 'channel list --wide' },
+    'channel create': {
+      synopsis: 'channel create --code CODE --name NAME --currency CUR --min N --max N [settings]',
+      details: ['settings:', ...CHANNEL_SETTINGS.map((l) => `  ${l}`), '--group is guessed from the code when absent'],
+      example: 'channel create --code gopay --name GoPay --currency IDR --min 1000 --max 2000000 --fee-percentage 2',
+    },
+    'channel update': {
+      synopsis: 'channel update CODE [--name NAME] [--currency CUR] [--min N] [--max N] [settings] [--replace]',
+      details: [
+        'settings:',
+        ...CHANNEL_SETTINGS.map((l) => `  ${l}`),
+        '--fee-percentage / --fee-value set the channel\'s flat fee from now on: a stored channel rule it replaces',
+        'that has caps, tax, a customer share or bands is named and kept unless --replace',
+      ],
+      example: 'channel update bca_va --status maintenance',
+    },
+    'channel instructions': {
+      synopsis: 'channel instructions set CODE --locale id|en --file FILE.json | channel instructions show CODE [--locale id|en]',
+      details: [
+        'payment instructions in one language; FILE.json: [{ "key": "atm", "title": "ATM BCA", "steps": ["...", "..."] }, ...]',
+        '(or { "sections": [...] }); at most 8 sections of at most 15 steps of at most 300 characters, plain text',
+        '(no < or >), placeholders {{pay_code}} {{amount}} {{merchant_name}} {{expires_at}} only; live on every',
+        'server within 1 s',
+      ],
+      example: 'channel instructions set bca_va --locale id --file bca_va.id.json',
+    },
+  }],
+  ['currencies', {
+    'currency list': { synopsis: 'currency list', example: 'currency list' },
+    'currency set': { synopsis: 'currency set CODE --minor-units N', example: 'currency set SGD --minor-units 2' },
+  }],
+  ['pricing rules', {
+    'fee set': {
+      synopsis: 'fee set CODE [--merchant MERCHANT_ID | --category CATEGORY] --bands "UPTO:PCT:FIXED,..." [settings]',
+      details: [
+        'settings: [--effective-from ISO_INSTANT] [--allow-unused-category] [--min-fee N] [--max-fee N]',
+        '          [--tax PCT] [--customer-share PCT] [--replace]',
+        'UPTO: inclusive upper bound of the band, "*" for the last band; e.g. --bands "500000:0:0,*:0.3:0"',
+        'prints the rule id. A rule that replaces one in force or scheduled (same scope) and would drop its',
+        'caps, tax, customer share or bands is refused, naming each: restate them, or pass --replace',
+      ],
+      example: 'fee set qris --category micro --bands "500000:0:0,*:0.25:0" --max-fee 5000 --effective-from 2099-01-05T00:00:00+07:00',
+    },
+    'fee list': { synopsis: 'fee list CODE [--merchant MERCHANT_ID]', details: ['rules in force and scheduled'], example: 'fee list qris' },
+    'fee cancel': { synopsis: 'fee cancel RULE_ID', details: ['only before the rule starts'], example: 'fee cancel 0193b9c2-5f1e-7c3a-9d2b-4e6f8a1c3d5e' },
+  }],
+  ['fee quote signing keys (contract §11)', {
+    'quote-keys list': { synopsis: 'quote-keys list', details: ['the key that signs and the retired ones (never key material)'], example: 'quote-keys list' },
+    'quote-keys rotate': {
+      synopsis: 'quote-keys rotate',
+      details: ['a new key signs on every server within 1 s; the old one stays published until its last quote has expired'],
+      example: 'quote-keys rotate --actor alice',
+    },
+  }],
+  ['audit', {
+    'audit list': { synopsis: 'audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N]', details: ['newest first; each record with the fields it changed'], example: 'audit list --entity qris --limit 5' },
+  }],
+  ['database', {
+    init: {
+      synopsis: 'init',
+      details: ['create the database (DATA_DIR, or DATABASE_URL\'s schema) as the server\'s first start does: migrations,', 'master key, and the demo data unless SEED_DEMO_DATA=false. Refused when there is one already'],
+      example: 'DATA_DIR=/var/lib/payment-gateway SEED_DEMO_DATA=false npm run admin -- init',
+    },
+    migrate: {
+      synopsis: 'migrate',
+      details: [
+        'apply pending migrations (and the demo seed of an empty database, SEED_DEMO_DATA) once, under the boot',
+        'lock; also `npm run migrate`. Replicas with MIGRATE_ON_START=false wait for it',
+      ],
+      example: 'DATABASE_URL=postgres://gateway@db.internal/gateway npm run migrate',
+    },
+  }],
+];
 
-Environment: the server's (DATA_DIR, MASTER_KEY, SEED_DEMO_DATA, ...). Exit: 0 ok, 1 refused, 2 usage.
+const HELP_OF = new Map(COMMAND_HELP.flatMap(([, commands]) => Object.entries(commands)));
+
+const FOOTER = `Every command that changes something accepts --actor NAME (recorded in the audit trail; default: the OS user).
+Output: --json (data on stdout), --tz ZONE (times in that IANA zone; default TZ or the system's),
+        --wide (every column, nothing shortened; tables fit 120 columns otherwise).
+Database: DATA_DIR (default: the project's own data/ directory), or DATABASE_URL for Postgres; the
+          database acted on is printed on stderr. Only init and migrate create one.
+Environment: the server's (DATA_DIR, DATABASE_URL, MASTER_KEY, SEED_DEMO_DATA, ...).
+Exit: 0 ok, 1 refused (invalid value, unknown id, conflict, no database), 2 usage.
 `;
+
+const HELP = `usage: npm run admin -- <command> [options] [--json]
+       npm run admin -- help COMMAND   (or COMMAND --help): that command alone
+
+${COMMAND_HELP.map(([group, commands]) => `${group}\n${Object.values(commands).map((h) => [`  ${h.synopsis}`, ...(h.details ?? []).map((l) => `      ${l}`)].join('\n')).join('\n')}`).join('\n')}
+
+${FOOTER}`;
+
+/** One command's help: synopsis, its options, one example, the exit codes. */
+function commandHelp(command: string): string {
+  const h = HELP_OF.get(command)!;
+  const common = CHANGING.has(command) ? '--actor NAME, --json, --tz ZONE, --wide' : '--json, --tz ZONE, --wide';
+  return `usage: npm run admin -- ${h.synopsis}
+${(h.details ?? []).map((l) => `  ${l}\n`).join('')}  also: ${common}
+
+example:
+  ${h.example.includes('npm run') ? h.example : `npm run admin -- ${h.example}`}
+
+Exit: 0 ok, 1 refused, 2 usage.
+`;
+}
 
 class UsageError extends Error {}
 
-const COMMANDS = new Set([
-  'merchant create', 'merchant list', 'merchant set-kyc', 'merchant channels', 'merchant enable-channel', 'merchant disable-channel',
-  'key create', 'key list', 'key revoke', 'channel list', 'channel create', 'channel update', 'currency list', 'currency set',
-  'merchant set-category', 'fee set', 'fee list', 'fee cancel', 'audit list',
-  'merchant origins', 'migrate', 'quote-keys list', 'quote-keys rotate', 'channel instructions',
-]);
+const COMMANDS = new Set(HELP_OF.keys());
+
+/** Commands that may create a database; every other one refuses to run without one. */
+const INITIALISING = new Set(['init', 'migrate']);
 
 /** Commands that change something: they take --actor (contract §7 audit). */
 const CHANGING = new Set([
@@ -145,12 +246,38 @@ function fields(values: Record<string, unknown>, flags: Options): Record<string,
   return out;
 }
 
-/** A plain text table: header row, dashes, rows; columns padded to their widest cell. */
-function table(headers: string[], rows: (string | number | boolean | null | undefined)[][]): string {
+/** A column of {@link table}: its title; `wide`: shown only with --wide (`narrow`: only without); `shrink`: may be cut down to this width. */
+type Column = string | { title: string; wide?: boolean; narrow?: boolean; shrink?: number };
+
+/** Width tables keep to without --wide (a common terminal, and readable in a log or a ticket). */
+const TABLE_WIDTH = 120;
+
+/**
+ * A plain text table: header row, dashes, rows; columns padded to their widest cell. Without --wide, columns
+ * marked `wide` are left out and, while the table is wider than {@link TABLE_WIDTH}, the widest shrinkable
+ * column loses a character (a cut cell ends in "…"); ids and amounts are never shrinkable.
+ */
+function table(io: Io, columns: Column[], rows: (string | number | boolean | null | undefined)[][]): string {
+  const specs = columns.map((c) => (typeof c === 'string' ? { title: c } : c));
+  const keep = specs.map((c, i) => ((io.wide ? !c.narrow : !c.wide) ? i : -1)).filter((i) => i >= 0);
+  const headers = keep.map((i) => specs[i]!.title);
   // Escaped before the widths are measured, so a cell holding an escape still lines up.
-  const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : escapeUnprintable(String(c)))));
+  const cells = rows.map((r) => keep.map((i) => (r[i] === null || r[i] === undefined ? '-' : escapeUnprintable(String(r[i])))));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-  const line = (r: string[]) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  if (!io.wide) {
+    const floor = keep.map((i, k) => Math.max(specs[i]!.title.length, specs[i]!.shrink ?? widths[k]!));
+    const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (widths.length - 1);
+    while (total() > TABLE_WIDTH) {
+      let widest = -1;
+      widths.forEach((w, k) => {
+        if (w > floor[k]! && (widest === -1 || w > widths[widest]!)) widest = k;
+      });
+      if (widest === -1) break;
+      widths[widest]! -= 1;
+    }
+  }
+  const fit = (c: string, w: number) => (c.length > w ? `${c.slice(0, w - 1)}…` : c);
+  const line = (r: string[]) => r.map((c, i) => fit(c, widths[i]!).padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
 }
 
@@ -170,16 +297,99 @@ function writeErr(text: string): void {
 interface Io {
   out: (text: string) => void;
   json: boolean;
+  /** --wide: every column, nothing cut. */
+  wide: boolean;
+  /** The IANA zone times are shown in (--tz, else TZ, else the system's). */
+  zone: string;
 }
 
 function emit(io: Io, value: unknown, human: () => string): void {
   io.out(io.json ? `${JSON.stringify(value, null, 2)}\n` : human());
 }
 
-function feeTable(list: FeeRuleView[]): string {
-  return table(
-    ['RULE ID', 'STATE', 'SCOPE', 'FOR', 'BANDS', 'MIN FEE', 'MAX FEE', 'TAX %', 'CUSTOMER %', 'EFFECTIVE FROM', 'CREATED'],
-    list.map((r) => [r.id, r.state, r.scope, r.merchantId ?? r.category ?? '(channel default)', r.bandsText, r.minFee ?? '-', r.maxFee ?? '-', r.taxPercentage ?? '-', r.customerShare ?? '-', r.effectiveFrom, r.createdAt]),
+/** The zone --tz names (refused as a usage error when the runtime does not know it), else TZ, else the system's. */
+function zoneOf(flag: string | undefined): string {
+  const zone = flag ?? (process.env.TZ || undefined);
+  try {
+    const resolved = new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+    // A system without a configured zone resolves to Etc/Unknown, which no formatter accepts: UTC is what it means.
+    return resolved === 'Etc/Unknown' ? 'UTC' : resolved;
+  } catch {
+    throw new UsageError(`${flag !== undefined ? '--tz' : 'TZ'}: unknown time zone ${JSON.stringify(zone)} (an IANA name such as Asia/Jakarta or UTC)`);
+  }
+}
+
+/**
+ * An ISO instant in the operator's zone: `2099-01-05 00:00` in tables (the zone named under them), with seconds
+ * and the offset (`2099-01-05 00:00:00 +07:00`) in sentences and with --wide.
+ */
+function when(io: Io, iso: string | null | undefined, full = io.wide): string | null {
+  if (iso === null || iso === undefined) return null;
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', { timeZone: io.zone, year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23', timeZoneName: 'longOffset' })
+      .formatToParts(at)
+      .map((p) => [p.type, p.value]),
+  );
+  const day = `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  if (!full) return day;
+  const offset = parts.timeZoneName === 'GMT' ? '+00:00' : String(parts.timeZoneName).replace('GMT', '');
+  return `${day}:${parts.second} ${offset}`;
+}
+
+/** The line under a table with times: which zone they are in and how to choose another. */
+function zoneNote(io: Io): string {
+  return `(times in ${io.zone}${io.wide ? '' : '; --wide for seconds and offsets'}; --tz ZONE for another)\n`;
+}
+
+/**
+ * A merchant with its name: `Name (id)` with --wide; else `3f1c9a52 Name`, the id's first 8 characters first,
+ * so a column cut to fit 120 characters still shows which merchant (and the id to look for).
+ */
+function merchantLabel(io: Io, names: Map<string, string>, id: string): string {
+  const name = names.get(id);
+  if (name === undefined) return id;
+  return io.wide ? `${name} (${id})` : `${id.slice(0, 8)} ${name}`;
+}
+
+function feeTable(io: Io, list: FeeRuleView[], names: Map<string, string>): string {
+  // Without --wide: scope and the four settings fold into FOR and SETTINGS so the table fits 120 columns.
+  const settings = (r: FeeRuleView) =>
+    [r.minFee && `min ${r.minFee}`, r.maxFee && `max ${r.maxFee}`, r.taxPercentage && `tax ${r.taxPercentage}%`, r.customerShare && `customer ${r.customerShare}%`].filter(Boolean).join(', ') || '-';
+  const target = (r: FeeRuleView) => (r.merchantId ? merchantLabel(io, names, r.merchantId) : (r.category ?? '(channel default)'));
+  return (
+    table(
+      io,
+      [
+        'RULE ID',
+        'STATE',
+        { title: 'SCOPE', wide: true },
+        { title: 'FOR', shrink: 12 },
+        { title: 'BANDS', shrink: 19 },
+        { title: 'SETTINGS', narrow: true, shrink: 10 },
+        { title: 'MIN FEE', wide: true },
+        { title: 'MAX FEE', wide: true },
+        { title: 'TAX %', wide: true },
+        { title: 'CUSTOMER %', wide: true },
+        'EFFECTIVE FROM',
+        { title: 'CREATED', wide: true },
+      ],
+      list.map((r) => [
+        r.id,
+        r.state,
+        r.scope,
+        io.wide || r.scope !== 'CATEGORY' ? target(r) : `category ${r.category}`,
+        r.bandsText,
+        settings(r),
+        r.minFee ?? '-',
+        r.maxFee ?? '-',
+        r.taxPercentage ?? '-',
+        r.customerShare ?? '-',
+        when(io, r.effectiveFrom),
+        when(io, r.createdAt),
+      ]),
+    ) + zoneNote(io)
   );
 }
 
@@ -201,14 +411,21 @@ function wrapWhole(text: string, width: number): string[] {
 }
 
 /**
- * The audit trail: one table row per record, then what it changed, one field a line (`auditChanges`:
- * `field: before → after`, `+ field: value` for a field that appeared, `- field: value` for one that went),
- * values as JSON wrapped to the terminal's width. `--json` gives the whole records as data.
+ * The audit trail: one table row per record (a merchant's name beside its id), then what it changed, one
+ * field a line (`auditChanges`: `field: before → after`, `+ field: value` for a field that appeared, `- field:
+ * value` for one that went; a created record lists only the fields it has a value for), values as JSON wrapped
+ * to the terminal's width. `--json` gives the whole records as data.
  */
-function auditTable(list: AuditEntry[]): string {
-  const head = table(['AT', 'ACTOR', 'ACTION', 'ENTITY'], list.map((a) => [a.at, a.actor, a.action, a.entity])).split('\n');
+function auditTable(io: Io, list: AuditEntry[], names: Map<string, string>): string {
+  const head = table(
+    io,
+    ['AT', { title: 'ACTOR', shrink: 12 }, 'ACTION', 'ENTITY', { title: 'NAME', shrink: 12 }],
+    list.map((a) => [when(io, a.at), a.actor, a.action, a.entity, names.get(a.entity) ?? '']),
+  ).split('\n');
   const indent = 6;
-  const width = Math.max(40, (process.stdout.columns || Number(process.env.COLUMNS) || 120) - indent);
+  // The terminal's width, at most the tables' 120 columns unless --wide.
+  const terminal = process.stdout.columns || Number(process.env.COLUMNS) || TABLE_WIDTH;
+  const width = Math.max(40, (io.wide ? terminal : Math.min(terminal, TABLE_WIDTH)) - indent);
   const json = (v: unknown) => (v === undefined ? '-' : JSON.stringify(v));
   const lines = (c: AuditChange): string[] => {
     const text = !('before' in c) ? `+ ${c.field}: ${json(c.after)}` : !('after' in c) ? `- ${c.field}: ${json(c.before)}` : `${c.field}: ${json(c.before)} → ${json(c.after)}`;
@@ -216,15 +433,18 @@ function auditTable(list: AuditEntry[]): string {
   };
   const out = [head[0]!, head[1]!];
   list.forEach((a, i) => {
-    const changes = auditChanges(a.before, a.after);
+    // On a creation or deletion an unset (null) field is not news: only the values the record has are listed.
+    const changes = auditChanges(a.before, a.after).filter((c) => !((a.before === null && c.after === null) || (a.after === null && c.before === null)));
     out.push(head[i + 2]!, ...(changes.length === 0 ? ['    (no field changed)'] : changes.flatMap(lines)));
   });
-  return `${out.join('\n')}\n`;
+  return `${out.join('\n')}\n${zoneNote(io)}`;
 }
 
-function channelTable(list: CatalogueChannel[]): string {
+function channelTable(io: Io, list: CatalogueChannel[]): string {
   return table(
-    ['CODE', 'NAME', 'STATUS', 'CUR', 'FEE %', 'FEE', 'ADD %', 'ADD FEE', 'MIN', 'MAX', 'TO CUSTOMER', 'KYC', 'MERCHANTS'],
+    io,
+    // Short headers and yes/no: thirteen columns within 120 (CUST PAYS: the fee is charged to the customer; ENABLED: for how many merchants).
+    ['CODE', { title: 'NAME', shrink: 12 }, 'STATUS', 'CUR', 'FEE %', 'FEE', 'ADD %', 'ADD FEE', 'MIN', 'MAX', 'CUST PAYS', 'KYC', 'ENABLED'],
     list.map((c) => [
       c.code,
       c.name,
@@ -236,17 +456,18 @@ function channelTable(list: CatalogueChannel[]): string {
       c.additionalFeeValue,
       c.minAmount,
       c.maxAmount,
-      c.feeChargedToCustomer,
-      c.requiresKyc ? 'required' : 'no',
+      c.feeChargedToCustomer ? 'yes' : 'no',
+      c.requiresKyc ? 'yes' : 'no',
       c.enabledFor,
     ]),
   );
 }
 
-function merchantChannelTable(list: MerchantChannelView[]): string {
+function merchantChannelTable(io: Io, list: MerchantChannelView[]): string {
   const show = (v: MerchantChannelView, k: keyof MerchantChannelView['effective']) => `${v.effective[k]}${v.overrides[k] !== undefined ? '*' : ''}`;
   return (
     table(
+      io,
       ['CODE', 'STATUS', 'FEE %', 'FEE', 'ADD %', 'ADD FEE', 'MIN', 'MAX', 'TO CUSTOMER'],
       list.map((v) => [
         v.code,
@@ -363,13 +584,32 @@ function usageErrorOf(err: unknown): UsageError | null {
   return new UsageError(err.message.replace(/'/g, ''));
 }
 
+/**
+ * `--fee-percentage -1` as `--fee-percentage=-1`: parseArgs reads a value starting with "-" as the next option
+ * and reports the flag as missing its value; a negative number is a value, refused by the service for what it
+ * is ("must not be negative").
+ */
+function negativeValuesJoined(argv: string[], options: Options): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') return [...out, ...argv.slice(i)];
+    const next = argv[i + 1];
+    if (arg.startsWith('--') && options[arg.slice(2)]?.type === 'string' && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 /** Parse one command's arguments strictly (unknown flags and extra positionals are usage errors). */
 function args(argv: string[], options: Options, positionalCount: number, command: string) {
-  const all: Options = { ...options, json: { type: 'boolean' } };
+  const all: Options = { ...options, json: { type: 'boolean' }, tz: str, wide: { type: 'boolean' } };
   refuseUnknownOptions(argv, all, command);
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: all, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: negativeValuesJoined(argv, all), options: all, allowPositionals: true, strict: true });
   } catch (err) {
     throw usageErrorOf(err) ?? err;
   }
@@ -396,8 +636,8 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
   const command = `${group ?? ''} ${action ?? ''}`.trim();
   const run = (options: Options, positionalCount: number) => {
     const parsed = args(rest, CHANGING.has(command) ? { ...options, actor: str } : options, positionalCount, command);
-    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- the commands read `io` as Io, not as this literal
-    return { ...parsed, io: { out, json: parsed.values.json === true } as Io };
+    const io: Io = { out, json: parsed.values.json === true, wide: parsed.values.wide === true, zone: zoneOf(parsed.values.tz as string | undefined) };
+    return { ...parsed, io };
   };
 
   switch (command) {
@@ -440,7 +680,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
     }
     case 'fee set': {
       const { values, positionals, io } = run(
-        { merchant: str, category: str, bands: str, 'effective-from': str, 'allow-unused-category': { type: 'boolean' }, 'min-fee': str, 'max-fee': str, tax: str, 'customer-share': str },
+        { merchant: str, category: str, bands: str, 'effective-from': str, 'allow-unused-category': { type: 'boolean' }, 'min-fee': str, 'max-fee': str, tax: str, 'customer-share': str, replace: { type: 'boolean' } },
         1,
       );
       if (values.merchant !== undefined && values.category !== undefined) throw new UsageError('give --merchant or --category, not both');
@@ -455,34 +695,37 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
         maxFee: values['max-fee'] as string | undefined,
         taxPercentage: values.tax as string | undefined,
         customerShare: values['customer-share'] as string | undefined,
+        replace: values.replace === true,
       });
       // The rule id alone on stdout, so scripts can capture it (RULE=$(admin fee set ...)).
       emit(io, r, () => `${r.id}\n`);
-      if (!io.json) writeErr(`${r.state === 'scheduled' ? 'Scheduled' : 'Set'} ${r.scope} rule on ${r.channel} (${r.bandsText}) effective from ${r.effectiveFrom}.\n`);
+      if (!io.json) writeErr(`${r.state === 'scheduled' ? 'Scheduled' : 'Set'} ${r.scope} rule on ${r.channel} (${r.bandsText}) effective from ${when(io, r.effectiveFrom, true)} (${io.zone}).\n`);
       return;
     }
     case 'fee list': {
       const { values, positionals, io } = run({ merchant: str }, 1);
       const list = await service.listFees(positional(positionals, 0, 'CODE'), values.merchant as string | undefined);
-      emit(io, list, () => feeTable(list));
+      const names = io.json ? new Map<string, string>() : await service.merchantNames(list.flatMap((r) => (r.merchantId ? [r.merchantId] : [])));
+      emit(io, list, () => feeTable(io, list, names));
       return;
     }
     case 'fee cancel': {
       const { positionals, io } = run({}, 1);
       const r = await service.cancelFee(positional(positionals, 0, 'RULE_ID'));
-      emit(io, r, () => `Cancelled rule ${r.id} on ${r.channel} (it would have started at ${r.effectiveFrom}).\n`);
+      emit(io, r, () => `Cancelled rule ${r.id} on ${r.channel} (it would have started at ${when(io, r.effectiveFrom, true)}, ${io.zone}).\n`);
       return;
     }
     case 'audit list': {
       const { values, io } = run({ entity: str, since: str, limit: str }, 0);
       const list = await service.listAudit({ entity: values.entity as string | undefined, since: values.since as string | undefined, limit: values.limit as string | undefined });
-      emit(io, list, () => auditTable(list));
+      const names = io.json ? new Map<string, string>() : await service.merchantNames(list.map((a) => a.entity));
+      emit(io, list, () => auditTable(io, list, names));
       return;
     }
     case 'merchant list': {
       const { io } = run({}, 0);
       const list = await service.listMerchants();
-      emit(io, list, () => table(['MERCHANT ID', 'NAME', 'KYC', 'CREATED'], list.map((m) => [m.id, m.name, m.kycStatus, m.createdAt])));
+      emit(io, list, () => table(io, ['MERCHANT ID', { title: 'NAME', shrink: 16 }, 'KYC', { title: 'CATEGORY', shrink: 10 }, 'CREATED'], list.map((m) => [m.id, m.name, m.kycStatus, m.category, when(io, m.createdAt)])) + zoneNote(io));
       return;
     }
     case 'merchant set-kyc': {
@@ -498,7 +741,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
         if (values.reset !== undefined) throw new UsageError('--reset belongs to "merchant channels order"');
         if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
         const list = await service.merchantChannels(positional(positionals, 0, 'MERCHANT_ID'));
-        emit(io, list, () => merchantChannelTable(list));
+        emit(io, list, () => merchantChannelTable(io, list));
         return;
       }
       const merchantId = positional(positionals, 1, 'MERCHANT_ID');
@@ -510,10 +753,10 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       return;
     }
     case 'merchant enable-channel': {
-      const { values, positionals, io } = run(SETTING_FLAGS, 2);
+      const { values, positionals, io } = run({ ...SETTING_FLAGS, replace: { type: 'boolean' } }, 2);
       const merchantId = positional(positionals, 0, 'MERCHANT_ID');
-      const v = await service.enableChannel(merchantId, positional(positionals, 1, 'CODE'), fields(values, SETTING_FLAGS));
-      emit(io, v, () => `Channel ${v.code} is enabled for merchant ${merchantId}.\n${merchantChannelTable([v])}`);
+      const v = await service.enableChannel(merchantId, positional(positionals, 1, 'CODE'), fields(values, SETTING_FLAGS), { replace: values.replace === true });
+      emit(io, v, () => `Channel ${v.code} is enabled for merchant ${merchantId}.\n${merchantChannelTable(io, [v])}`);
       return;
     }
     case 'merchant disable-channel': {
@@ -528,7 +771,20 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       const { values, io } = run({ merchant: str, mode: str }, 0);
       const k = await service.createKey(required(values, 'merchant'), values.mode ?? 'test');
       emit(io, { apiKey: k.apiKey, apiSecret: k.apiSecret, merchantId: k.merchantId }, () =>
-        `Created ${k.mode} key for merchant ${k.merchantId}.\n\n  API key:    ${k.apiKey}\n  API secret: ${k.apiSecret}\n\nThe secret is shown only now; it is stored encrypted and cannot be displayed again.\n`,
+        [
+          `Created ${k.mode} key for merchant ${k.merchantId}.`,
+          '',
+          `  API key:    ${k.apiKey}`,
+          `  API secret: ${k.apiSecret}`,
+          '',
+          'The secret is shown only now; it is stored encrypted and cannot be displayed again.',
+          '',
+          'To use it: export the pair, then sign a request (npm run sign prints the three X-SERVICE-* headers and a curl):',
+          `  export API_KEY=${k.apiKey} API_SECRET=${k.apiSecret}`,
+          '  npm run sign -- GET /v1/payments/channel',
+          'The SDK takes the same pair: createClient({ baseUrl, apiKey: process.env.API_KEY, apiSecret: process.env.API_SECRET }).',
+          '',
+        ].join('\n'),
       );
       return;
     }
@@ -536,33 +792,33 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       const { values, io } = run({ merchant: str }, 0);
       const list = await service.listKeys(required(values, 'merchant'));
       emit(io, list, () =>
-        table(['API KEY', 'MODE', 'STATUS', 'CREATED', 'REVOKED'], list.map((k) => [k.id, k.mode, k.revokedAt ? 'revoked' : 'active', k.createdAt, k.revokedAt])),
+        table(io, ['API KEY', 'MODE', 'STATUS', 'CREATED', 'REVOKED'], list.map((k) => [k.id, k.mode, k.revokedAt ? 'revoked' : 'active', when(io, k.createdAt), when(io, k.revokedAt)])) + zoneNote(io),
       );
       return;
     }
     case 'key revoke': {
       const { positionals, io } = run({}, 1);
       const k = await service.revokeKey(positional(positionals, 0, 'API_KEY'));
-      emit(io, k, () => `Revoked ${k.id} (merchant ${k.merchantId}) at ${k.revokedAt}.\n`);
+      emit(io, k, () => `Revoked ${k.id} (merchant ${k.merchantId}) at ${when(io, k.revokedAt, true)} (${io.zone}).\n`);
       return;
     }
     case 'quote-keys list': {
       const { io } = run({}, 0);
       const keys = await service.listQuoteKeys();
-      emit(io, keys, () => table(['KEY ID', 'STATE', 'CREATED', 'RETIRED'], keys.map((k) => [k.id, k.state, k.createdAt, k.retiredAt])));
+      emit(io, keys, () => table(io, ['KEY ID', 'STATE', 'CREATED', 'RETIRED'], keys.map((k) => [k.id, k.state, when(io, k.createdAt), when(io, k.retiredAt)])) + zoneNote(io));
       return;
     }
     case 'quote-keys rotate': {
       const { io } = run({}, 0);
       const r = await service.rotateQuoteKey();
-      emit(io, r, () => `Quote key ${r.signing.id} signs now${r.retired ? `; ${r.retired.id} retired at ${r.retired.retiredAt} (published until its last quote has expired)` : ''}.
+      emit(io, r, () => `Quote key ${r.signing.id} signs now${r.retired ? `; ${r.retired.id} retired at ${when(io, r.retired.retiredAt, true)} (${io.zone}; published until its last quote has expired)` : ''}.
 `);
       return;
     }
     case 'channel list': {
       const { io } = run({}, 0);
       const list = await service.listChannels();
-      emit(io, list, () => channelTable(list));
+      emit(io, list, () => channelTable(io, list));
       return;
     }
     case 'channel create': {
@@ -570,13 +826,13 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       const { values, io } = run(flags, 0);
       requiredAll(values, ['code', 'name', 'currency', 'min', 'max']);
       const c = await service.createChannel(fields(values, flags) as Parameters<AdminService['createChannel']>[0]);
-      emit(io, c, () => `Created channel ${c.code}.\n${channelTable([c])}`);
+      emit(io, c, () => `Created channel ${c.code}.\n${channelTable(io, [c])}`);
       return;
     }
     case 'channel update': {
-      const { values, positionals, io } = run(CHANNEL_FLAGS, 1);
-      const c = await service.updateChannel(positional(positionals, 0, 'CODE'), fields(values, CHANNEL_FLAGS));
-      emit(io, c, () => `Updated channel ${c.code}.\n${channelTable([c])}`);
+      const { values, positionals, io } = run({ ...CHANNEL_FLAGS, replace: { type: 'boolean' } }, 1);
+      const c = await service.updateChannel(positional(positionals, 0, 'CODE'), fields(values, CHANNEL_FLAGS), { replace: values.replace === true });
+      emit(io, c, () => `Updated channel ${c.code}.\n${channelTable(io, [c])}`);
       return;
     }
     case 'channel instructions': {
@@ -601,7 +857,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
     case 'currency list': {
       const { io } = run({}, 0);
       const list = await service.listCurrencies();
-      emit(io, list, () => table(['CURRENCY', 'MINOR UNITS'], list.map((c) => [c.code, c.minorUnits])));
+      emit(io, list, () => table(io, ['CURRENCY', 'MINOR UNITS'], list.map((c) => [c.code, c.minorUnits])));
       return;
     }
     case 'currency set': {
@@ -615,24 +871,90 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
   }
 }
 
+/** The command `argv` names: one word (`init`, `migrate`) or two (`fee set`). */
+function commandOf(argv: string[]): string {
+  return INITIALISING.has(argv[0] ?? '') || argv[0] === 'help' ? argv[0]! : argv.slice(0, 2).join(' ');
+}
+
+/** "unknown command" with the closest command(s), or the group's commands when only the group was right. */
+function unknownCommand(command: string): string {
+  const words = command.split(' ');
+  const close = [...COMMANDS].map((c) => ({ c, d: editDistance(command, c) })).filter(({ d }) => d <= Math.max(1, Math.floor(command.length / 5))).sort((x, y) => x.d - y.d);
+  if (close.length > 0) return `unknown command: ${command}; did you mean ${close[0]!.c}?`;
+  const group = [...COMMANDS].filter((c) => c.startsWith(`${words[0]} `));
+  if (group.length > 0) return `unknown command: ${command}; "${words[0]}" takes: ${group.map((c) => c.split(' ')[1]).join(', ')}`;
+  return command === '' ? 'missing command' : `unknown command: ${command}`;
+}
+
+/** Where the CLI looks, and how to point it elsewhere, for the refusal of a missing database. */
+function noDatabaseMessage(err: MissingDatabaseError, dataDirFromEnv: boolean, databaseUrl: string | null): string {
+  const where = databaseUrl ? 'DATABASE_URL points at it.' : dataDirFromEnv ? 'DATA_DIR points there.' : "DATA_DIR is not set, so the CLI looked in the project's own data directory.";
+  return [
+    `error: ${err.message}; nothing was created.`,
+    `${where} The CLI acts only on an existing database: set DATA_DIR to the server's data directory`,
+    '(or DATABASE_URL to its Postgres database), or create a new one with "npm run admin -- init".',
+  ].join('\n');
+}
+
 async function main(argv: string[]): Promise<number> {
-  if (argv.length === 0 || argv[0] === 'help' || argv.includes('--help') || argv.includes('-h')) {
+  if (argv.length === 0) {
     writeOut(HELP);
-    return argv.length === 0 ? 2 : 0;
-  }
-  // Usage errors need no database: report them before touching DATA_DIR.
-  const command = argv.slice(0, 2).join(' ');
-  if (!COMMANDS.has(command)) {
-    writeErr(`error: unknown command: ${command}\nrun "npm run admin -- help" for the commands.\n`);
     return 2;
   }
+  const command = commandOf(argv);
+  // `help COMMAND` and `COMMAND --help`: that command alone; `help` (or --help without a command): all of them.
+  if (command === 'help' || argv.includes('--help') || argv.includes('-h')) {
+    const asked = command === 'help' ? argv.slice(1).filter((a) => !a.startsWith('-')).join(' ') : command;
+    if (asked === '' || (command !== 'help' && !COMMANDS.has(asked))) {
+      writeOut(HELP);
+      return 0;
+    }
+    if (!COMMANDS.has(asked)) {
+      writeErr(`error: ${unknownCommand(asked)}\nrun "npm run admin -- help" for the commands.\n`);
+      return 2;
+    }
+    writeOut(commandHelp(asked));
+    return 0;
+  }
+  // Usage errors need no database: report them before touching DATA_DIR.
+  if (!COMMANDS.has(command)) {
+    writeErr(`error: ${unknownCommand(command)}\nrun "npm run admin -- help" for the commands.\n`);
+    return 2;
+  }
+  // Without DATA_DIR the CLI acts on the project's own data/, wherever it is started from (the server's default,
+  // ./data, is relative to where `npm start` runs: the project root).
+  const dataDirFromEnv = process.env.DATA_DIR !== undefined && process.env.DATA_DIR !== '';
+  if (!dataDirFromEnv) process.env.DATA_DIR = projectPath('data');
   let data: BootedData;
+  let config;
   try {
+    config = loadConfig();
+    const where = describeDatabase(config);
+    // Which database this command acts on, before anything happens to it (stderr: stdout stays the command's).
+    writeErr(`database: ${where}${dataDirFromEnv || config.databaseUrl ? '' : ' (DATA_DIR not set: the project\'s own data directory)'}\n`);
+    if (command === 'init') {
+      // Only where there is nothing yet: read-only look (no migration, no write), refused when a database answers.
+      let existing: BootedData | null = null;
+      try {
+        existing = await bootData({ ...config, migrateOnStart: false, seedDemoData: false }, { watch: false, mustExist: true });
+      } catch (err) {
+        if (!(err instanceof MissingDatabaseError)) throw err;
+      }
+      if (existing) {
+        await existing.store.close();
+        writeErr(`error: there is a database already (${where}); nothing was changed. "npm run admin -- migrate" brings it to this version.\n`);
+        return 1;
+      }
+    }
+    const initialising = INITIALISING.has(command);
     // One-shot: no change watching; the config's DATABASE_URL selects Postgres exactly as for the server.
-    // `migrate` is the migration step itself, whatever MIGRATE_ON_START says.
-    const config = loadConfig();
-    data = await bootData(command === 'migrate' ? { ...config, migrateOnStart: true } : config, { watch: false });
+    // `init` and `migrate` are the migration step itself, whatever MIGRATE_ON_START says; only they seed.
+    data = await bootData(initialising ? { ...config, migrateOnStart: true } : { ...config, seedDemoData: false }, { watch: false, mustExist: !initialising });
   } catch (err) {
+    if (err instanceof MissingDatabaseError) {
+      writeErr(`${noDatabaseMessage(err, dataDirFromEnv, config?.databaseUrl ?? null)}\n`);
+      return 1;
+    }
     if (err instanceof ConfigError || err instanceof BootError) {
       writeErr(`error: ${err.message}\n`);
       return 1;
@@ -641,6 +963,10 @@ async function main(argv: string[]): Promise<number> {
   }
   try {
     if (data.seeded) writeErr(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
+    if (command === 'init') {
+      writeOut(`Created the database ${describeDatabase(config)}${data.seeded ? ` with demo data (credentials in ${data.credentialsFile})` : ''}.\n`);
+      return 0;
+    }
     if (command === 'migrate') {
       writeOut(`Database ${data.store.location} is at this version's schema.\n`);
       return 0;
@@ -653,7 +979,7 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (err instanceof UsageError) {
-      writeErr(`error: ${err.message}\nrun "npm run admin -- help" for the commands.\n`);
+      writeErr(`error: ${err.message}\nrun "npm run admin -- help ${command}" for its options.\n`);
       return 2;
     }
     throw err;

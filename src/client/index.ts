@@ -20,6 +20,7 @@ import { graphqlData, restError } from './errors.js';
 import { channelListTarget, instructionsTarget, type Channel, type ChannelListFilter, type CheckoutLocale, type RestChannelGroup, type InstructionsQuery, type PaymentInstructions } from './wire.js';
 import { signRequestWeb } from './svc1-web.js';
 import { createQuoteVerifier, type VerifiedQuote } from './quotes.js';
+import { documentText, type TypedDocument } from './typed-document.js';
 
 export { signRequestWeb, sha256HexWeb, hmacHexWeb, type WebSignInput, type WebSignature } from './svc1-web.js';
 export type { ErrorCode } from '../shared/errors.js';
@@ -28,6 +29,7 @@ export type { Channel, ChannelListFilter, CheckoutLocale, FeeTier, InstructionSe
 export type { CheckoutTexts, CheckoutTranslations } from './checkout/messages.js';
 export { createQuoteVerifier, QUOTE_TYP, type QuoteVerifier, type QuoteVerifierOptions, type VerifiedQuote } from './quotes.js';
 export { createSessionClient, type SessionClient, type SessionClientOptions, type SubscriptionHandlers } from './session.js';
+export type { DocumentTypeDecoration, TypedDocument } from './typed-document.js';
 
 /** `POST /v1/payments/calculate` request body (seed field names). */
 export interface CalculateFeeInput {
@@ -134,6 +136,11 @@ export interface GatewayClient {
   verifyQuoteOnline(token: string): Promise<VerifiedQuote>;
   /** `POST /graphql`; resolves with `data`, rejects with a {@link GatewayError} when any error is returned. */
   graphql<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>, operationName?: string): Promise<TData>;
+  /**
+   * The same with a typed document (a `TypedDocumentNode`, or graphql-codegen's `TypedDocumentString`):
+   * variables and result typed by the document (README, "Typed GraphQL").
+   */
+  graphql<TResult, TVariables>(document: TypedDocument<TResult, TVariables>, variables?: TVariables, operationName?: string): Promise<TResult>;
   /** Any signed request (body sent exactly as given); the raw Response. */
   request(method: string, target: string, body?: string, headers?: Record<string, string>): Promise<Response>;
 }
@@ -192,8 +199,8 @@ export function createClient(options: ClientOptions): GatewayClient {
       if (!res.ok) throw await restError(res);
       return (await res.json()) as CheckoutSession;
     },
-    async graphql<TData>(query: string, variables?: Record<string, unknown>, operationName?: string) {
-      return graphqlData<TData>(await request('POST', '/graphql', JSON.stringify({ query, variables, operationName })));
+    async graphql<TData>(document: string | TypedDocument<TData, unknown>, variables?: unknown, operationName?: string): Promise<TData> {
+      return graphqlData<TData>(await request('POST', '/graphql', JSON.stringify({ query: documentText(document), variables, operationName })));
     },
   };
 }

@@ -18,6 +18,7 @@
 import { createClient as createSseClient, type Client as SseClient } from 'graphql-sse';
 import { channelListTarget, instructionsTarget, type Channel, type ChannelListFilter, type InstructionsQuery, type PaymentInstructions } from './wire.js';
 import { graphqlData, restError, type GraphQLErrorPayload } from './errors.js';
+import { documentText, type TypedDocument } from './typed-document.js';
 
 /** Options of {@link createSessionClient}. */
 export interface SessionClientOptions {
@@ -45,6 +46,8 @@ export interface SubscriptionHandlers<T> {
 export interface SessionClient {
   /** `POST /graphql` with the session; resolves with `data`, rejects with a GatewayError on any error. */
   graphql<TData = Record<string, unknown>>(query: string, variables?: Record<string, unknown>): Promise<TData>;
+  /** The same with a typed document (`TypedDocumentNode`, or graphql-codegen's `TypedDocumentString`). */
+  graphql<TResult, TVariables>(document: TypedDocument<TResult, TVariables>, variables?: TVariables): Promise<TResult>;
   /** `GET /v1/payments/channel` with the session: the session's channels (seed field names), narrowed by `filter`. */
   listChannels(filter?: ChannelListFilter): Promise<Channel[]>;
   /** `GET /v1/payments/instruction` with the session: one of its channels' instructions, with its amount and locale by default. */
@@ -181,7 +184,8 @@ export function createSessionClient(options: SessionClientOptions): SessionClien
   }
 
   return {
-    async graphql<TData>(query: string, variables?: Record<string, unknown>) {
+    async graphql<TData>(document: string | TypedDocument<TData, unknown>, variables?: unknown): Promise<TData> {
+      const query = documentText(document);
       const res = await doFetch(endpoint, {
         method: 'POST',
         headers: { authorization, accept: 'application/json', 'content-type': 'application/json' },

@@ -138,6 +138,17 @@ export function errorResponseFor(Response: ResponseCtor, state: RequestState, er
 }
 
 /**
+ * The answer to a GET or HEAD of a resource whose bytes are `body`: a HEAD answer has no body but carries the
+ * Content-Length the GET answer has (RFC 9110 §9.3.2: a client sizes a download by it). The node transport
+ * keeps that declared length for a bodiless HEAD answer (node-transport.ts, writeWhole).
+ */
+export function getOrHeadAnswer(Response: ResponseCtor, method: string, body: string | Uint8Array, init: { status?: number; headers: Record<string, string> }): Response {
+  if (method.toUpperCase() !== 'HEAD') return new Response(body as BodyInit, init);
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+  return new Response(null, { ...init, headers: { ...init.headers, 'Content-Length': String(length) } });
+}
+
+/**
  * A read-only public resource (pages, documents, the checkout module, /metrics) answers GET and HEAD only:
  * the 405 problem for any other method, recorded on the request state for the log and metrics; null when the
  * method is fine.

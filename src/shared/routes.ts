@@ -35,6 +35,8 @@ export const INSTRUCTIONS_PATH = `${REST_PREFIX}/instruction`;
 /** Quote verification (contract §11): a signed REST route. */
 export const VERIFY_QUOTE_PATH = `${REST_PREFIX}/quotes/verify`;
 export const HEALTH_PATH = '/health';
+/** The way in: a small page linking GraphiQL, the reference, the OpenAPI document, the checkout example and /health. An exact path, not a prefix. */
+export const HOME_PATH = '/';
 export const READY_PATH = '/ready';
 
 /** The seed's calculate request: types only here; values (amount > 0, precision, limits) are judged by the fee service. */
@@ -193,6 +195,7 @@ export interface Route {
 export const ROUTES: readonly Route[] = [
   { path: GRAPHQL_ENDPOINT, surface: 'graphql' },
   ...REST_ROUTES.map((r): Route => ({ path: r.path, surface: 'rest' })),
+  { path: HOME_PATH, surface: 'public' },
   { path: HEALTH_PATH, surface: 'public' },
   { path: READY_PATH, surface: 'public' },
   { path: METRICS_PATH, surface: 'public' },
@@ -207,8 +210,13 @@ export const ROUTES: readonly Route[] = [
 /** Paths (exact, or prefixes ending in "/") that are served without a signature. */
 export const PUBLIC_PATHS: readonly string[] = ROUTES.filter((r) => r.surface === 'public').map((r) => r.path);
 
-const EXACT_LABELS = new Set(ROUTES.filter((r) => !r.path.endsWith('/')).map((r) => r.path));
-const PREFIX_LABELS = ROUTES.filter((r) => r.path.endsWith('/')).map((r) => r.path);
+/** A path ending in "/" names every path under it, except "/" itself (the home page, not every path). */
+export function isPrefixPath(path: string): boolean {
+  return path.endsWith('/') && path !== HOME_PATH;
+}
+
+const EXACT_LABELS = new Set(ROUTES.filter((r) => !isPrefixPath(r.path)).map((r) => r.path));
+const PREFIX_LABELS = ROUTES.filter((r) => isPrefixPath(r.path)).map((r) => r.path);
 
 /**
  * The metric label of a request path: the route's path, a prefix route as `<prefix>:file`, anything else

@@ -20,6 +20,17 @@ export class StorageOpenError extends Error {
 }
 
 /**
+ * `mustExist` was asked and there is no database where the configuration points: no SQLite file in
+ * DATA_DIR, or a Postgres database without this project's schema. Nothing was created.
+ */
+export class NoDatabaseError extends StorageOpenError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoDatabaseError';
+  }
+}
+
+/**
  * The underlying cause of a storage failure for logs and operator messages (wrappers such as drizzle's
  * `Failed query: …` and AggregateError unwrapped down to the socket or server error: address, port, code).
  */

@@ -5,18 +5,26 @@
  * (.dependency-cruiser.cjs enforces it).
  */
 import type { Tracer } from '@opentelemetry/api';
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdminRepository } from './model/admin-repository.js';
-import { StorageOpenError } from './errors.js';
+import { NoDatabaseError, StorageOpenError } from './errors.js';
 import { describePostgresError } from './postgres/errors.js';
-import { openPgStore, redactUrl } from './postgres/store.js';
+import { describePgTarget, openPgStore, redactUrl } from './postgres/store.js';
 import { openSqliteStore } from './sqlite/store.js';
 import type { CatalogueSink, Store } from './model/store.js';
 
 export type { AdminRepository } from './model/admin-repository.js';
 export type { CatalogueSink, DatabaseStatus, Store } from './model/store.js';
-export { describeStorageFailure, isStorageUnavailable, StorageOpenError } from './errors.js';
+export { describeStorageFailure, isStorageUnavailable, NoDatabaseError, StorageOpenError } from './errors.js';
+
+/**
+ * Where the data is, for an operator: the SQLite file, or `host:port/database` on Postgres (never a password).
+ */
+export function describeDatabase(options: { dataDir: string; databaseUrl?: string | null }): string {
+  return options.databaseUrl ? `Postgres ${describePgTarget(options.databaseUrl)}` : `SQLite ${path.join(options.dataDir, DATABASE_FILE)}`;
+}
 
 /** The SQLite database file inside DATA_DIR. */
 export const DATABASE_FILE = 'gateway.db';
@@ -53,6 +61,11 @@ export interface OpenStoreOptions<C extends CatalogueSink, T> {
   migrateOnStart?: boolean;
   /** Contract §13: catch-up spans and database CLIENT spans (Postgres); absent = tracing off. */
   tracer?: Tracer;
+  /**
+   * Refuse with {@link NoDatabaseError}, creating nothing, when there is no database yet (no SQLite file in
+   * DATA_DIR; a Postgres database without this project's schema). For tools that must act on existing data.
+   */
+  mustExist?: boolean;
 }
 
 /** Why `prepare` failed, carried through the engine's own error handling unchanged. */
@@ -84,13 +97,18 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
         maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
         migrate: options.migrateOnStart ?? true,
         tracer: options.tracer,
+        mustExist: options.mustExist,
       });
     } catch (err) {
       if (err instanceof PrepareFailure) throw err.error;
+      if (err instanceof NoDatabaseError) throw err;
       throw new StorageOpenError(`cannot open or migrate the Postgres database ${redactUrl(options.databaseUrl)}: ${describePostgresError(err)}`, { cause: err });
     }
   }
 
+  const file = path.join(options.dataDir, DATABASE_FILE);
+  // better-sqlite3 creates a missing file: look first.
+  if (options.mustExist && !fs.existsSync(file)) throw new NoDatabaseError(`there is no database in ${options.dataDir} (no ${DATABASE_FILE})`);
   let store;
   try {
     store = openSqliteStore(path.join(options.dataDir, DATABASE_FILE), options.catalogue, {

@@ -9,9 +9,11 @@ import { admin, adminJson } from '../helpers/ops.js';
 import { DEMO_APPROVED_MERCHANT_ID as M } from '../../src/modules/admin/demo-seed.js';
 
 let dataDir: string;
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = makeTempDir('pgw-cli-origins-');
-});
+  // The CLI acts only on an existing database: create it (with the demo data) as the server's first start would.
+  expect((await admin(dataDir, ['init'])).code).toBe(0);
+}, 60_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 describe('admin CLI: merchant origins', () => {

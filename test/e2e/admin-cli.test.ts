@@ -31,11 +31,16 @@ describe('admin CLI', () => {
     expect(help.stdout).toContain('key create --merchant MERCHANT_ID');
   });
 
-  it('on an empty DATA_DIR seeds the demo data like npm start, then lists merchants as a table and as JSON', async () => {
+  it('on an empty DATA_DIR refuses; init seeds the demo data like npm start; then lists merchants as a table and as JSON', async () => {
+    const refused = await admin(dataDir, ['merchant', 'list']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`there is no database in ${dataDir}`);
+    const init = await admin(dataDir, ['init']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stderr).toContain('seeded with demo data');
     const table = await admin(dataDir, ['merchant', 'list']);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stderr).toContain('seeded with demo data');
-    expect(table.stdout).toMatch(/^MERCHANT ID\s+NAME\s+KYC\s+CREATED\n-+/);
+    expect(table.stdout).toMatch(/^MERCHANT ID\s+NAME\s+KYC\s+CATEGORY\s+CREATED\n-+/);
     expect(table.stdout).toContain('Toko Kopi Nusantara');
     expect(fs.existsSync(path.join(dataDir, 'demo-credentials.json'))).toBe(true);
 
@@ -210,17 +215,18 @@ describe('admin CLI', () => {
     expect(shop.category).toBe('micro');
     expect(await adminJson(dataDir, ['merchant', 'set-category', shop.id, 'nano', '--actor', 'carol'])).toMatchObject({ category: 'nano' });
 
-    const set = await admin(dataDir, ['fee', 'set', 'qris', '--category', 'nano', '--bands', '100000:0:0,*:0.2:0', '--effective-from', '2099-01-05T00:00:00+07:00', '--actor', 'carol']);
+    const set = await admin(dataDir, ['fee', 'set', 'qris', '--category', 'nano', '--bands', '100000:0:0,*:0.2:0', '--effective-from', '2099-01-05T00:00:00+07:00', '--actor', 'carol', '--tz', 'UTC']);
     expect(set.code, set.stderr).toBe(0);
     const ruleId = set.stdout.trim();
     expect(ruleId).toMatch(/^[0-9a-f-]{36}$/);
-    expect(set.stderr).toContain('Scheduled CATEGORY rule on qris (100000:0:0,*:0.2:0) effective from 2099-01-04T17:00:00.000Z');
+    expect(set.stderr).toContain('Scheduled CATEGORY rule on qris (100000:0:0,*:0.2:0) effective from 2099-01-04 17:00:00 +00:00 (UTC).');
     const listed = await adminJson<{ id: string; state: string }[]>(dataDir, ['fee', 'list', 'qris', '--merchant', shop.id]);
     expect(listed.map((r) => [r.id, r.state])).toEqual([
       ['flat:qris', 'in-force'],
       [ruleId, 'scheduled'],
     ]);
-    const table = await admin(dataDir, ['fee', 'list', 'qris']);
+    const table = await admin(dataDir, ['fee', 'list', 'qris', '--wide']);
+    expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/^RULE ID\s+STATE\s+SCOPE\s+FOR\s+BANDS\s+MIN FEE\s+MAX FEE\s+TAX %\s+CUSTOMER %\s+EFFECTIVE FROM\s+CREATED\n-+/);
 
     // Contract §10: caps, tax and the customer's share, shown by fee list; every problem at once, exit 1.
@@ -228,7 +234,7 @@ describe('admin CLI', () => {
       'fee', 'set', 'qris', '--merchant', shop.id, '--bands', '*:0.7:0', '--min-fee', '500', '--max-fee', '5000', '--tax', '11', '--customer-share', '50', '--actor', 'carol',
     ]);
     expect(split).toMatchObject({ minFee: '500', maxFee: '5000', taxPercentage: '11', customerShare: '50' });
-    expect((await admin(dataDir, ['fee', 'list', 'qris', '--merchant', shop.id])).stdout).toMatch(new RegExp(`${split.id}\\s+in-force\\s+MERCHANT\\s+${shop.id}\\s+\\*:0\\.7:0\\s+500\\s+5000\\s+11\\s+50\\s`));
+    expect((await admin(dataDir, ['fee', 'list', 'qris', '--merchant', shop.id, '--wide'])).stdout).toMatch(new RegExp(`${split.id}\\s+in-force\\s+MERCHANT\\s+Tiny Shop \\(${shop.id}\\)\\s+\\*:0\\.7:0\\s+500\\s+5000\\s+11\\s+50\\s`));
     const badSettings = await admin(dataDir, ['fee', 'set', 'qris', '--bands', '*:0.7:0', '--min-fee=-1', '--max-fee', '0.5', '--tax', '200', '--customer-share', '101']);
     expect(badSettings.code).toBe(1);
     expect(badSettings.stderr.split('\n').filter((l) => l.startsWith('error:'))).toHaveLength(4);
@@ -266,7 +272,7 @@ describe('admin CLI', () => {
     expect(latest).toMatchObject({ action: 'merchant.set-kyc', actor: os.userInfo().username });
     expect((await admin(dataDir, ['audit', 'list', '--since', 'yesterday'])).code).toBe(1);
     expect((await admin(dataDir, ['audit', 'list', '--limit'])).code).toBe(2);
-  }, 120_000);
+  }, 300_000); // some 40 CLI runs: minutes on a loaded 2-core machine
 
   it('runs built (dist/admin.mjs under plain node, as npm run admin and the package bin do), rebuilt when a source is newer', async () => {
     const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
@@ -288,6 +294,7 @@ describe('admin CLI', () => {
     const fresh = makeTempDir('pgw-cli-seed-');
     try {
       const before = Date.now();
+      expect((await admin(fresh, ['init'])).code).toBe(0);
       const rules = await adminJson<{ id: string; effectiveFrom: string }[]>(fresh, ['fee', 'list', 'qris']);
       const flat = rules.find((r) => r.id === 'flat:qris')!;
       expect(Date.parse(flat.effectiveFrom)).toBeGreaterThanOrEqual(before);
@@ -305,7 +312,7 @@ describe('admin CLI', () => {
     const out = await admin(dataDir, ['audit', 'list', '--entity', 'qris', '--limit', '1'], { COLUMNS: '80' });
     expect(out.code, out.stderr).toBe(0);
     const lines = out.stdout.split('\n');
-    expect(lines[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+ENTITY$/);
+    expect(lines[0]).toMatch(/^AT\s+ACTOR\s+ACTION\s+ENTITY\s+NAME$/);
     expect(lines).toContain('    + minFee: "500"');
     const start = lines.findIndex((l) => l.startsWith('    + bands: '));
     const bandLines = [lines[start]!.slice('    + bands: '.length)];
@@ -329,14 +336,14 @@ describe('admin CLI', () => {
   it('a misspelled option: a short error naming the command\'s options, with "did you mean" when one is close', async () => {
     const typo = await admin(dataDir, ['channel', 'update', 'qris', '--stauts', 'offline']);
     expect(typo.code).toBe(2);
-    const [first, second, third] = typo.stderr.trim().split('\n').filter((l) => !l.startsWith('note:'));
+    const [first, second, third] = typo.stderr.trim().split('\n').filter((l) => !l.startsWith('database:'));
     expect(first).toBe('error: unknown option --stauts for "channel update"; did you mean --status?');
-    expect(second).toMatch(/^"channel update" takes: --fee-percentage, .*--status, .*--json$/);
-    expect(third).toBe('run "npm run admin -- help" for the commands.');
+    expect(second).toMatch(/^"channel update" takes: --fee-percentage, .*--status, .*--json, --tz, --wide$/);
+    expect(third).toBe('run "npm run admin -- help channel update" for its options.');
     expect(typo.stderr).not.toContain("'");
     const far = await admin(dataDir, ['merchant', 'list', '--colour']);
     expect(far.code).toBe(2);
-    expect(far.stderr).toContain('error: unknown option --colour for "merchant list"\n"merchant list" takes: --json\n');
+    expect(far.stderr).toContain('error: unknown option --colour for "merchant list"\n"merchant list" takes: --json, --tz, --wide\n');
     const missing = await admin(dataDir, ['merchant', 'create', '--name']);
     expect(missing.stderr).toContain('error: --name needs a value\n');
   }, 60_000);

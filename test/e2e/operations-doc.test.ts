@@ -42,7 +42,8 @@ describe('docs/OPERATIONS.md walkthrough', () => {
     expect(stdout).toMatch(/"code":"bca_va"[^}]*"status":"maintenance"/);
     expect(stdout).toContain('"code":"CHANNEL_UNAVAILABLE"');
     // The pricing step: the banded micro rule listed as scheduled, and who set it.
-    expect(stdout).toMatch(/scheduled\s+CATEGORY\s+micro\s+500000:0:0,\*:0\.25:0\s+(-\s+){4}\d{4}-\d\d-\d\dT17:00:00\.000Z/);
+    expect(stdout).toMatch(/scheduled\s+category micro\s+500000:0:0,\*:0\.25:0\s+max 5000\s+\d{4}-\d\d-\d\d 00:00\n/);
+    expect(stdout).toContain('(times in Asia/Jakarta;');
     expect(stdout).toMatch(/ops-walkthrough\s+fee\.set\s+qris/);
     expect(stdout).toMatch(/^auth_failures_total\{code="INVALID_API_KEY"\} 1$/m);
     expect(stdout).toMatch(/^http_requests_total\{method="GET",route="\/v1\/payments\/channel",status="200"\} 4$/m); // the maintenance list is piped through grep

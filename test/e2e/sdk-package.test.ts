@@ -232,6 +232,45 @@ describe('the SDK package (npm pack → install outside the repository → plain
     expect(result.outputFiles[0]!.text).not.toMatch(/from\s*["']node:/);
   });
 
+  it('the README\'s typed GraphQL: graphql-codegen (client preset) from the committed schema, then tsc compiles the snippet', () => {
+    const readme = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+    const codegen = /<!-- sdk-test:codegen -->\s*```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    const snippet = /<!-- sdk-test:typed-query -->\s*```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(codegen).toBeDefined();
+    expect(snippet).toBeDefined();
+    const app = path.join(project, 'typed-app');
+    fs.mkdirSync(path.join(app, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(app, 'package.json'), JSON.stringify({ name: 'typed-app', private: true, type: 'module' }));
+    // The README's config as written, but for where this repository's schema is (the README assumes a checkout beside the project).
+    const schemaAt = "'../payment-gateway/schema/*.graphql'";
+    expect(codegen).toContain(schemaAt);
+    fs.writeFileSync(path.join(app, 'codegen.ts'), codegen!.replace(schemaAt, JSON.stringify(path.join(PROJECT_ROOT, 'schema', '*.graphql'))));
+    fs.writeFileSync(path.join(app, 'src', 'fees.ts'), snippet!);
+    // What `npm install -D @graphql-codegen/cli @graphql-codegen/client-preset` gives the project (this repository's
+    // copies; the client preset brings @graphql-typed-document-node/core), and the SDK as installed from its tarball.
+    fs.mkdirSync(path.join(app, 'node_modules', '@payment-gateway'), { recursive: true });
+    for (const dir of ['@graphql-codegen', '@graphql-typed-document-node', 'graphql']) fs.symlinkSync(path.join(PROJECT_ROOT, 'node_modules', dir), path.join(app, 'node_modules', dir));
+    fs.symlinkSync(path.join(project, 'node_modules', '@payment-gateway', 'client'), path.join(app, 'node_modules', '@payment-gateway', 'client'));
+    const generated = spawnSync(process.execPath, [path.join(PROJECT_ROOT, 'node_modules/@graphql-codegen/cli/cjs/bin.js'), '--config', 'codegen.ts'], { cwd: app, encoding: 'utf8' });
+    expect(generated.status, generated.stdout + generated.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(app, 'src/gql/graphql.ts'), 'utf8')).toContain('export type ChannelFeesQuery');
+    fs.writeFileSync(
+      path.join(app, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true, lib: ['ES2023', 'DOM'], types: [] }, include: ['src/**/*.ts'] }),
+    );
+    const tsc = () => {
+      const r = spawnSync(process.execPath, [TSC, '-p', 'tsconfig.json'], { cwd: app, encoding: 'utf8' });
+      return { status: r.status, output: r.stdout + r.stderr };
+    };
+    expect(tsc()).toEqual({ status: 0, output: '' });
+    // The result is typed by the document: a field it did not select, or a nullable one used as if present, is refused.
+    fs.writeFileSync(path.join(app, 'src', 'fees.ts'), `${snippet!}\nexport async function wrong(s: string) {\n  const d = await createSessionClient({ baseUrl: '', clientSecret: s }).graphql(ChannelFees, { amount: '1' });\n  return [d.paymentChannels[0]?.feeInfo, d.paymentChannels[0]?.fee.totalAmount];\n}\n`);
+    const wrong = tsc();
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.output).toMatch(/fees\.ts\(\d+,\d+\): error TS2339: Property 'feeInfo' does not exist/);
+    expect(wrong.output).toMatch(/fees\.ts\(\d+,\d+\): error TS2533: Object is possibly 'null' or 'undefined'/);
+  }, 120_000);
+
   it('a TypeScript consumer type-checks against the published declarations', () => {
     fs.writeFileSync(path.join(project, 'typed.ts'), TYPED_CONSUMER);
     fs.writeFileSync(

@@ -39,9 +39,9 @@ function merchant(label: string): DemoMerchantCredentials {
 /** Run one documented admin command in-process (the CLI's flags, mapped to the service call it makes). */
 async function runCommand(command: string): Promise<void> {
   const micro = merchant('micro').merchantId;
-  const fee = /^fee set (\S+)(?: --category (\S+))?(?: --merchant (\S+))? --bands "([^"]+)"(?: --effective-from (\S+))?$/.exec(command);
+  const fee = /^fee set (\S+)(?: --category (\S+))?(?: --merchant (\S+))? --bands "([^"]+)"(?: --max-fee (\S+))?(?: --effective-from (\S+))?$/.exec(command);
   if (fee) {
-    await admin.setFee({ channel: fee[1]!, category: fee[2], merchantId: fee[3]?.replace('$MICRO', micro), bands: fee[4]!, effectiveFrom: fee[5] });
+    await admin.setFee({ channel: fee[1]!, category: fee[2], merchantId: fee[3]?.replace('$MICRO', micro), bands: fee[4]!, maxFee: fee[5], effectiveFrom: fee[6] });
     return;
   }
   const update = /^channel update (\S+) --fee-percentage (\S+)$/.exec(command);

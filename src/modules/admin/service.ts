@@ -124,6 +124,11 @@ export interface FeeSetInput {
   maxFee?: string;
   taxPercentage?: string;
   customerShare?: string;
+  /**
+   * Replace the rule of the same scope in force at `effectiveFrom` even when the new rule drops some of its
+   * settings (caps, tax, customer share, bands). Without it such a `fee set` is refused, naming each one.
+   */
+  replace?: boolean;
 }
 
 /** An audit record as listed (`before`/`after` parsed). */
@@ -284,6 +289,18 @@ export class AdminService {
 
   listMerchants(): Promise<MerchantRecord[]> {
     return this.repo.listMerchants();
+  }
+
+  /** The names of the given merchant ids that exist (for output that shows a name beside an id). */
+  async merchantNames(ids: Iterable<string>): Promise<Map<string, string>> {
+    const names = new Map<string, string>();
+    for (const id of new Set(ids)) {
+      // Audit entities are also channel codes and rule ids; only a UUID can be a merchant (Postgres refuses other text as uuid).
+      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) continue;
+      const m = await this.repo.findMerchant(id);
+      if (m) names.set(id, m.name);
+    }
+    return names;
   }
 
   // Allowed web origins for checkout sessions (contract §9)
@@ -475,7 +492,12 @@ export class AdminService {
     });
   }
 
-  async updateChannel(code: string, input: ChannelUpdateInput): Promise<CatalogueChannel> {
+  /**
+   * Change catalogue settings of a channel. A new flat fee (`feePercentage`/`feeValue`) is a one-band CHANNEL
+   * rule effective now: when it would replace a stored rule with caps, tax, a customer share or bands, it is
+   * refused naming each of them unless `options.replace`.
+   */
+  async updateChannel(code: string, input: ChannelUpdateInput, options: { replace?: boolean } = {}): Promise<CatalogueChannel> {
     const parsed = channelUpdateSchema.safeParse(input);
     if (!parsed.success) {
       // Every problem at once: the fields, and an unknown channel or currency named as well.
@@ -494,6 +516,10 @@ export class AdminService {
     return this.repo.transaction(async (repo) => {
       const channel = await channelOf(repo, code);
       if (defined.currency !== undefined) await currencyOf(repo, defined.currency as string);
+      if (defined.feeSetAt !== undefined && !options.replace) {
+        const now = this.#now();
+        await refuseDrops(repo, channel, { scope: 'CHANNEL', merchantId: null, category: null }, now, now, {}, [{ upTo: null, percentage: '0', fixed: '0' }], 'pass --replace to drop them, or set the fee with fee set and restate them');
+      }
       await repo.updateChannel(channel.id, defined);
       await assertChannelConsistent(repo, await channelOf(repo, code));
       const after = (await repo.listChannels()).find((x) => x.code === channel.code)!;
@@ -532,10 +558,15 @@ export class AdminService {
   }
 
   /** Enable a channel for a merchant, setting (or, with null/"default", clearing) the given overrides. */
-  async enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}): Promise<MerchantChannelView> {
+  async enableChannel(merchantId: string, code: string, overrides: OverridesInput = {}, options: { replace?: boolean } = {}): Promise<MerchantChannelView> {
     const parsed = parse(overridesSchema, overrides);
     return this.repo.transaction(async (repo) => {
       const channel = await channelOf(repo, code);
+      // A fee override is a one-band MERCHANT rule effective now: it must not drop a stored merchant rule's settings unasked.
+      if (!options.replace && ((parsed as { feePercentage?: unknown }).feePercentage != null || (parsed as { feeValue?: unknown }).feeValue != null)) {
+        const now = this.#now();
+        await refuseDrops(repo, channel, { scope: 'MERCHANT', merchantId, category: null }, now, now, {}, [{ upTo: null, percentage: '0', fixed: '0' }], 'pass --replace to drop them, or set the fee with fee set --merchant and restate them');
+      }
       const before = (await repo.findMerchant(merchantId)) && (await repo.findEnablement(merchantId, channel.id));
       await enable(repo, merchantId, code, parsed, this.#now());
       const view = (await merchantChannelViews(repo, merchantId)).find((c) => c.code === channel.code)!;
@@ -604,6 +635,9 @@ export class AdminService {
       if (problems.length > 0 || !channel || !bands.ok || !settings.ok) throw new AdminError(notFound && problems.length === 1 ? 'not_found' : 'invalid', problems);
 
       const scope: RuleScope = input.merchantId !== undefined ? 'MERCHANT' : category !== undefined ? 'CATEGORY' : 'CHANNEL';
+      if (!input.replace) {
+        await refuseDrops(repo, channel, { scope, merchantId: input.merchantId ?? null, category: category ?? null }, effectiveFrom, now, input, bands.value, 'restate these settings, or pass --replace to drop them');
+      }
       const row: FeeRuleRow = {
         id: randomUUID(),
         channelId: channel.id,
@@ -721,6 +755,49 @@ function ruleView(r: FeeRule, state: FeeRuleView['state']): FeeRuleView {
     taxPercentage: r.settings?.taxPercentage ?? null,
     customerShare: r.settings?.customerShare ?? null,
   };
+}
+
+/**
+ * What a new rule would lose of the rule it replaces, as the flags that would keep it: each cap, the tax, the
+ * customer share the old rule has and the new one does not give, and each bounded band whose upper bound the
+ * new bands do not restate.
+ */
+function droppedSettings(old: FeeRuleView, input: Pick<FeeSetInput, 'minFee' | 'maxFee' | 'taxPercentage' | 'customerShare'>, bands: readonly FeeBand[]): string[] {
+  const out: string[] = [];
+  if (old.minFee !== null && input.minFee === undefined) out.push(`its minimum fee (--min-fee ${old.minFee})`);
+  if (old.maxFee !== null && input.maxFee === undefined) out.push(`its maximum fee (--max-fee ${old.maxFee})`);
+  if (old.taxPercentage !== null && input.taxPercentage === undefined) out.push(`its tax (--tax ${old.taxPercentage})`);
+  if (old.customerShare !== null && input.customerShare === undefined) out.push(`its customer share (--customer-share ${old.customerShare})`);
+  const bounds = new Set(bands.map((b) => (b.upTo === null ? null : Number(b.upTo))));
+  for (const b of old.bands) if (b.upTo !== null && !bounds.has(Number(b.upTo))) out.push(`its band up to ${b.upTo} (${formatBands([b])})`);
+  return out;
+}
+
+/**
+ * Refuse (AdminError 'conflict', naming each setting) a new rule of `target`'s scope effective at `atMs` that
+ * would drop settings of the stored rule it takes over from: the one of the same scope and target in force at
+ * that instant (in force now, or scheduled before it). Implicit flat rules carry one unbounded band and no
+ * settings, so only stored rules can lose something.
+ */
+async function refuseDrops(
+  repo: AdminRepository,
+  channel: CatalogueChannelRecord,
+  target: { scope: RuleScope; merchantId: string | null; category: string | null },
+  atMs: number,
+  nowMs: number,
+  given: Pick<FeeSetInput, 'minFee' | 'maxFee' | 'taxPercentage' | 'customerShare'>,
+  bands: readonly FeeBand[],
+  howToConfirm: string,
+): Promise<void> {
+  const sameScope = (await repo.feeRulesOf(channel.id))
+    .map((r) => ruleFromRow(r, channel.code))
+    .filter((r) => r.scope === target.scope && (r.merchantId ?? null) === target.merchantId && (r.category ?? null) === target.category);
+  const replaced = ruleInForce(sameScope, { merchantId: target.merchantId ?? '', category: target.category ?? '' }, atMs);
+  if (!replaced) return;
+  const dropped = droppedSettings(ruleView(replaced, 'in-force'), given, bands);
+  if (dropped.length === 0) return;
+  const since = parseInstant(replaced.effectiveFrom)! > nowMs ? `scheduled from ${replaced.effectiveFrom}` : `in force since ${replaced.effectiveFrom}`;
+  throw new AdminError('conflict', [...dropped.map((d) => `the new rule would drop ${d} of rule ${replaced.id} (${since})`), `nothing changed: ${howToConfirm}`]);
 }
 
 /** The channel's implicit rule and every merchant override's implicit rule. */

@@ -107,13 +107,18 @@ export function renderApiReference(doc: Json, links: { openapi: string; graphql:
 </section>`);
     }
   }
+  // On a narrow screen (a phone, 375 px) the tables stack: each row a block, each cell a line, nested schemas
+  // indented (the @media rule); whatever is still wider than the page (a long code span) scrolls in its own box.
+  const scrolling = (html: string) => html.replace(/<table/g, '<div class="tw"><table').replace(/<\/table>/g, '</table></div>');
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${esc(doc.info.title)}</title>
 <link rel="icon" href="${esc(FAVICON_DATA_URL)}">
 <style>
 body{font:15px/1.5 system-ui,sans-serif;margin:0;color:#111827;background:#fff}
-main{max-width:980px;margin:0 auto;padding:24px}
+main{max-width:980px;margin:0 auto;padding:24px;overflow-wrap:break-word}
+.tw{overflow-x:auto;max-width:100%}
+@media (max-width:600px){main{padding:12px}table,tbody,tr,td,th{display:block;width:auto}thead{display:none}tr{border-top:1px solid #e5e7eb;padding:4px 0}td,th{border:0;padding:2px 4px}td table{border-left:3px solid #e5e7eb;margin-left:4px}}
 code,pre{font-family:ui-monospace,monospace;font-size:13px}
 code{background:#f3f4f6;padding:1px 4px;border-radius:3px}
 pre{background:#0f172a;color:#e2e8f0;padding:12px;border-radius:6px;overflow:auto}
@@ -130,6 +135,6 @@ details{margin:4px 0}
 <p>${md(doc.info.description)}</p>
 <p>Machine-readable: <a href="${esc(links.openapi)}">${esc(links.openapi)}</a> (OpenAPI ${esc(doc.openapi)}). GraphQL and its signing GraphiQL: <a href="${esc(links.graphql)}">${esc(links.graphql)}</a>.</p>
 <ul>${toc.join('')}</ul>
-${ops.join('\n')}
+${scrolling(ops.join('\n'))}
 </main></body></html>`;
 }

@@ -1,7 +1,7 @@
 /**
  * Public API documentation: the OpenAPI 3.1 document of the /v1 routes as
  * JSON, a human-readable reference generated from it (no CDN, no script),
- * and the signing GraphiQL page (`GET` of the GraphQL endpoint from a
+ * the home page at `/` linking them, and the signing GraphiQL page (`GET` of the GraphQL endpoint from a
  * browser, contract §1/§3: public). The first two are built when the plugin
  * is created, the GraphiQL page on its first view (src/modules/docs/graphiql-page.ts).
  * The docs paths must be listed in useRequestContext's publicPaths; they
@@ -13,10 +13,11 @@
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { getOrHeadOnly, problemResponse } from '../responses.js';
+import { getOrHeadAnswer, getOrHeadOnly, problemResponse } from '../responses.js';
 import { renderApiReference } from '../../modules/docs/openapi-page.js';
 import { buildGraphiQLPage, FAVICON_DATA_URL, graphiqlPageResponse, isGraphiQLPageRequest, type GraphiQLPage } from '../../modules/docs/graphiql-page.js';
-import { FAVICON_PATH } from '../../shared/routes.js';
+import { renderHomePage } from '../../modules/docs/home-page.js';
+import { CHECKOUT_COMPONENT_PATH, FAVICON_PATH, HEALTH_PATH, HOME_PATH, READY_PATH } from '../../shared/routes.js';
 import { inlineElementsOf, pagePolicy } from '../../shared/security-headers.js';
 
 /** The site icon's path (public). */
@@ -48,11 +49,23 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
   let graphiql: Promise<GraphiQLPage> | undefined;
   // The reference has no script; its one inline style by hash, its icon a data: URL.
   const docsPolicy = pagePolicy({ inlineStyles: inlineElementsOf(html).styles, images: ['data:'] });
+  const title = (options.document.info as { title?: unknown } | undefined)?.title;
+  // The document's title names the REST reference ("… — legacy REST API"); the home page is the whole service's.
+  const home = renderHomePage(typeof title === 'string' ? title.split(' — ')[0]! : 'Payment gateway', {
+    graphql: options.graphqlEndpoint,
+    docs: options.docsPath,
+    openapi: options.openapiPath,
+    checkoutComponent: CHECKOUT_COMPONENT_PATH,
+    health: HEALTH_PATH,
+    ready: READY_PATH,
+  });
+  const homePolicy = pagePolicy({ inlineStyles: inlineElementsOf(home).styles, images: ['data:'] });
   /** Set when the GraphiQL page is built: only then can an answer carry the page. */
   let graphiqlPolicy: string | undefined;
   const pages = new Map([
     [options.openapiPath, { body: json, type: 'application/json; charset=utf-8' }],
     [options.docsPath, { body: html, type: 'text/html; charset=utf-8' }],
+    [HOME_PATH, { body: home, type: 'text/html; charset=utf-8' }],
     // The pages carry this icon inline; served here too so a browser or tool asking for it directly gets no 404.
     [FAVICON_PATH, { body: decodeURIComponent(FAVICON_DATA_URL.slice(FAVICON_DATA_URL.indexOf(',') + 1)), type: 'image/svg+xml' }],
   ]);
@@ -83,7 +96,7 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
   }
 
   const pagePolicyOf = (pathname: string): string | undefined =>
-    pathname === options.docsPath ? docsPolicy : pathname === options.graphqlEndpoint ? graphiqlPolicy : undefined;
+    pathname === options.docsPath ? docsPolicy : pathname === HOME_PATH ? homePolicy : pathname === options.graphqlEndpoint ? graphiqlPolicy : undefined;
 
   const plugin: Plugin = {
     // Synchronous unless it serves the GraphiQL page: an async hook would make every request's remaining
@@ -96,12 +109,7 @@ export function createApiDocs(options: ApiDocsOptions): ApiDocs {
       const refused = getOrHeadOnly(fetchAPI.Response, request.method, url.pathname, state);
       if (refused) return endResponse(refused);
       const method = request.method.toUpperCase();
-      endResponse(
-        new fetchAPI.Response(method === 'HEAD' ? null : page.body, {
-          status: 200,
-          headers: { 'Content-Type': page.type, 'Cache-Control': 'public, max-age=300' },
-        }),
-      );
+      endResponse(getOrHeadAnswer(fetchAPI.Response, method, page.body, { status: 200, headers: { 'Content-Type': page.type, 'Cache-Control': 'public, max-age=300' } }));
     },
   };
   return { plugin, pagePolicyOf };

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 import { AppError } from '../../shared/errors.js';
 import { requestStateOf } from '../request-state.js';
-import { problemResponse } from '../responses.js';
+import { getOrHeadAnswer, problemResponse } from '../responses.js';
 import { IMAGE_PREFIX } from '../../shared/routes.js';
 
 
@@ -110,7 +110,7 @@ export function useChannelImages(options: ChannelImagesOptions): Plugin {
         return;
       }
       endResponse(
-        new fetchAPI.Response(request.method === 'HEAD' ? null : renderBadge(match[1]!, name, { symbol: options.nameDiffersByLanguage?.(match[1]!) === true }), {
+        getOrHeadAnswer(fetchAPI.Response, request.method, renderBadge(match[1]!, name, { symbol: options.nameDiffersByLanguage?.(match[1]!) === true }), {
           status: 200,
           headers: { 'Content-Type': 'image/svg+xml; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
         }),

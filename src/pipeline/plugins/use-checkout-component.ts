@@ -20,7 +20,7 @@ import { ifNoneMatchMatches } from '../../shared/http-conditional.js';
 import { projectPath } from '../../shared/paths.js';
 import { CHECKOUT_COMPONENT_PATH } from '../../shared/routes.js';
 import { requestStateOf } from '../request-state.js';
-import { getOrHeadOnly, problemResponse } from '../responses.js';
+import { getOrHeadAnswer, getOrHeadOnly, problemResponse } from '../responses.js';
 
 interface Bundle {
   code: string;
@@ -80,7 +80,7 @@ export function useCheckoutComponent(): Plugin {
             endResponse(new fetchAPI.Response(null, { status: 304, headers }));
             return;
           }
-          endResponse(new fetchAPI.Response(method === 'HEAD' ? null : code, { status: 200, headers }));
+          endResponse(getOrHeadAnswer(fetchAPI.Response, method, code, { status: 200, headers }));
         },
         (err: unknown) => {
           // Logged with the request id by useRequestContext; the client sees the masked problem only.

@@ -7,7 +7,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { JWKS_PATH } from '../../shared/routes.js';
 import { requestStateOf } from '../request-state.js';
-import { getOrHeadOnly } from '../responses.js';
+import { getOrHeadAnswer, getOrHeadOnly } from '../responses.js';
 
 /** Five minutes: short against a retired key's window (QUOTE_TTL_SECONDS + 60 s at least 2 minutes). */
 export const JWKS_CACHE_CONTROL = 'public, max-age=300';
@@ -24,7 +24,7 @@ export function useJwks(options: JwksOptions): Plugin {
       const refused = getOrHeadOnly(fetchAPI.Response, request.method, url.pathname, requestStateOf(serverContext));
       if (refused) return endResponse(refused);
       endResponse(
-        new fetchAPI.Response(request.method.toUpperCase() === 'HEAD' ? null : JSON.stringify(options.jwks()), {
+        getOrHeadAnswer(fetchAPI.Response, request.method, JSON.stringify(options.jwks()), {
           status: 200,
           headers: {
             'Content-Type': 'application/jwk-set+json',

@@ -24,7 +24,7 @@ import type { Plugin } from 'graphql-yoga';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { AppError, AUTH_ERROR_CODES } from '../../shared/errors.js';
 import { loggedStatus, requestStateOf } from '../request-state.js';
-import { getOrHeadOnly, problemResponse } from '../responses.js';
+import { getOrHeadAnswer, getOrHeadOnly, problemResponse } from '../responses.js';
 
 /** Options of {@link useMetrics}. */
 export interface MetricsOptions {
@@ -170,7 +170,7 @@ export function useMetrics(options: MetricsOptions): Plugin {
     const openMetrics = exemplars && (request.headers.get('accept') ?? '').includes('application/openmetrics-text');
     const body = openMetrics ? await openMetricsText() : exemplars ? await prometheusText() : await registry.metrics();
     const contentType = openMetrics ? Registry.OPENMETRICS_CONTENT_TYPE : registry.contentType;
-    endResponse(new fetchAPI.Response(request.method === 'HEAD' ? null : body, { status: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } }));
+    endResponse(getOrHeadAnswer(fetchAPI.Response, request.method, body, { status: 200, headers: { 'Content-Type': contentType, 'Cache-Control': 'no-store' } }));
   }
 
   return {

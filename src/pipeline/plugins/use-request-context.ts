@@ -14,6 +14,7 @@ import { nodeRequestOf } from '../transport/node-request.js';
 import { parseGraphQLGetRequest } from '../graphql-get-params.js';
 import { isGraphiQLPageRequest } from '../../modules/docs/graphiql-page.js';
 import { errorResponseFor, problemResponse } from '../responses.js';
+import { isPrefixPath } from '../../shared/routes.js';
 import { clientAddressOf, plainAddress, type TrustedProxies } from '../../shared/client-address.js';
 import { isRefusal, refusalLogOf, type RefusalLog } from '../refusal-log.js';
 
@@ -115,8 +116,8 @@ function writeRequestLine(logger: Logger, state: RequestState, status: number): 
 export function useRequestContext(options: RequestContextOptions): Plugin {
   const { graphqlEndpoint, restPrefix, logger } = options;
   if (!graphqlEndpoint.startsWith('/') || !restPrefix.startsWith('/')) throw new Error('useRequestContext: paths must start with "/"');
-  const exact = new Set(options.publicPaths.filter((p) => !p.endsWith('/')));
-  const prefixes = options.publicPaths.filter((p) => p.endsWith('/'));
+  const exact = new Set(options.publicPaths.filter((p) => !isPrefixPath(p)));
+  const prefixes = options.publicPaths.filter(isPrefixPath);
   const restPaths = new Set(options.restPaths ?? []);
   const clientAddress = options.clientAddress ?? socketClientAddress(options.trustedProxies ?? null);
   const refusals = options.refusalLog ?? refusalLogOf(logger);

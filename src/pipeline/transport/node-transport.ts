@@ -74,7 +74,8 @@ function writeWhole(req: IncomingMessage, res: ServerResponse, response: Respons
   if (cookies) return false;
   const status = response.status;
   if (status === 204 || status === 304) delete head['content-length'];
-  else head['content-length'] = String(bytes.length);
+  // A HEAD answer declares the length its GET would send (responses.ts, getOrHeadAnswer); Node sends no body for HEAD.
+  else if (!(req.method === 'HEAD' && bytes.length === 0 && head['content-length'] !== undefined)) head['content-length'] = String(bytes.length);
   closeIfUnread(req, head);
   res.writeHead(status, head);
   res.end(status === 204 || status === 304 ? undefined : bytes);

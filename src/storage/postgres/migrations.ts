@@ -37,6 +37,11 @@ async function newestApplied(db: PgDb): Promise<number | null> {
   return m === null || m === undefined ? null : Number(m);
 }
 
+/** True once any of this project's migrations has been applied (read-only: creates nothing). */
+export async function hasSchema(db: PgDb): Promise<boolean> {
+  return (await newestApplied(db)) !== null;
+}
+
 /** How far the database's schema is from this build's: the number of committed migrations not applied yet (0: at version). */
 export async function pendingMigrationCount(db: PgDb): Promise<number> {
   const applied = await newestApplied(db);

@@ -36,8 +36,9 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { PgAdminRepository, type PgDb } from './admin.js';
 import { PgCatalogReader } from './catalog-reader.js';
 import { describePostgresError, isPostgresUnavailable } from './errors.js';
-import { applyMigrations, pendingMigrationCount } from './migrations.js';
+import { applyMigrations, hasSchema, pendingMigrationCount } from './migrations.js';
 import * as schema from './schema.js';
+import { NoDatabaseError } from '../errors.js';
 import { CatalogueFreshness } from '../model/freshness.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 import { endWithError, startClientSpan } from '../../shared/tracing.js';
@@ -440,6 +441,23 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
 }
 
 /**
+ * `host:port/database` of a URL: where the data is, for an operator (never the user or password).
+ */
+export function describePgTarget(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '5432'}${u.pathname || '/'}`;
+  } catch {
+    return '(unparseable URL)';
+  }
+}
+
+/** Before any write (migrations create their bookkeeping schema): a database without ours is not the one meant. */
+async function refuseWithoutSchema(store: PgStore<CatalogueSink>, url: string): Promise<void> {
+  if (!(await hasSchema(store.db))) throw new NoDatabaseError(`the Postgres database ${describePgTarget(url)} holds no payment-gateway schema`);
+}
+
+/**
  * Open a Postgres store: migrate (once across replicas, under the boot lock) and, if asked, run `prepare` under
  * it too. With `migrate: false` (MIGRATE_ON_START=false) nothing is written: `prepare` runs without the lock
  * when the schema is at version, and a server (watch) on an older schema waits for it (see `waitForSchema`).
@@ -447,11 +465,12 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
 export async function openPgStore<C extends CatalogueSink, T>(
   url: string,
   catalog: C,
-  options: PgStoreOptions & { prepare?: (admin: PgAdminRepository) => Promise<T>; migrate?: boolean } = {},
+  options: PgStoreOptions & { prepare?: (admin: PgAdminRepository) => Promise<T>; migrate?: boolean; mustExist?: boolean } = {},
 ): Promise<{ store: PgStore<C>; prepared: T | undefined }> {
   if (options.migrate === false) {
     const store = new PgStore(url, catalog, options);
     try {
+      if (options.mustExist) await refuseWithoutSchema(store, url);
       const pending = await pendingMigrationCount(store.db);
       if (pending > 0 && options.watch === false) {
         throw new Error(`the database schema is not at this version (${pending} migration(s) pending) and MIGRATE_ON_START=false: run \`npm run migrate\` first`);
@@ -471,6 +490,7 @@ export async function openPgStore<C extends CatalogueSink, T>(
   }
   const store = new PgStore(url, catalog, options);
   try {
+    if (options.mustExist) await refuseWithoutSchema(store, url);
     const prepared = await store.withBootLock(async (tx) => {
       const applied = await applyMigrations(tx);
       if (applied > 0) options.logger?.info({ database: store.location, applied }, 'database migrated');
