@@ -14,9 +14,12 @@ import { DATABASE_FILE } from '../../src/storage/index.js';
 import { DEMO_APPROVED_MERCHANT_ID as M } from '../../src/modules/admin/demo-seed.js';
 
 let dataDir: string;
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = makeTempDir('pgw-cli-text-');
-});
+  // The CLI acts only on an existing database: create it (demo data included) as an operator would.
+  const init = await admin(dataDir, ['init']);
+  if (init.code !== 0) throw new Error(`admin init exited ${init.code}: ${init.stderr}`);
+}, 60_000);
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 /** Anything that would act on a terminal or reorder what it shows. */
@@ -66,9 +69,10 @@ describe('admin CLI: operator text taken as typed or refused', () => {
       const json = await admin(dataDir, [...args, '--json']);
       expect(json.stdout, `${args.join(' ')} --json`).not.toMatch(RAW);
     }
-    expect((await admin(dataDir, ['channel', 'list'])).stdout).toContain('Bank\\u001b]0;pwned\\u0007\\u001b[2J VA');
-    expect((await admin(dataDir, ['merchant', 'list'])).stdout).toContain('Transfer \\u202eAV knaB');
-    expect((await admin(dataDir, ['audit', 'list', '--limit', '5'])).stdout).toContain('ops\\u001b[8m\\u0085');
+    // --wide: tables otherwise cut long cells to fit 120 columns.
+    expect((await admin(dataDir, ['channel', 'list', '--wide'])).stdout).toContain('Bank\\u001b]0;pwned\\u0007\\u001b[2J VA');
+    expect((await admin(dataDir, ['merchant', 'list', '--wide'])).stdout).toContain('Transfer \\u202eAV knaB');
+    expect((await admin(dataDir, ['audit', 'list', '--limit', '5', '--wide'])).stdout).toContain('ops\\u001b[8m\\u0085');
     // --json stays JSON, with the stored values unchanged.
     const channels = await adminJson<{ code: string; name: string }[]>(dataDir, ['channel', 'list']);
     expect(channels.find((c) => c.code === 'qris')?.name).toBe(OSC_TITLE);
