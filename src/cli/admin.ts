@@ -490,13 +490,13 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
     case 'quote-keys list': {
       const { io } = run({}, 0);
       const keys = await service.listQuoteKeys();
-      emit(io, keys, () => table(['KEY ID', 'STATE', 'CREATED', 'RETIRED'], keys.map((k) => [k.id, k.state, k.createdAt, k.retiredAt])));
+      emit(io, keys, () => table(['KEY ID', 'STATE', 'CREATED', 'RETIRED', 'LONGEST TTL', 'PUBLISHED UNTIL'], keys.map((k) => [k.id, k.state, k.createdAt, k.retiredAt, k.maxTtlSeconds === null ? 'unknown (86400)' : String(k.maxTtlSeconds), k.publishedUntil])));
       return;
     }
     case 'quote-keys rotate': {
       const { io } = run({}, 0);
       const r = await service.rotateQuoteKey();
-      emit(io, r, () => `Quote key ${r.signing.id} signs now${r.retired ? `; ${r.retired.id} retired at ${r.retired.retiredAt} (published until its last quote has expired)` : ''}.
+      emit(io, r, () => `Quote key ${r.signing.id} signs now${r.retired ? `; ${r.retired.id} retired at ${r.retired.retiredAt} (published until its last quote has expired: ${r.retired.publishedUntil})` : ''}.
 `);
       return;
     }
