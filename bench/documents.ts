@@ -48,5 +48,13 @@ export const HEAVY_DOCUMENT = `query Heavy($a: Decimal!) { ${Array.from(
   (_, i) => `l${i}: paymentChannels(filter: { amount: $a, currency: "IDR" }) { code feeRule { bands { upTo } } availability { selectable reasons } fee(amount: $a) { fee breakdown { fee { total } pricing { ruleId } } } }`,
 ).join(' ')} }`;
 
+/**
+ * The most quote work a checkout session may ask for in one request (issue 42): the channel list with every
+ * channel's fee and its signed quote, a signature per channel (ten on the demo data) for 6 work units, the
+ * session ceiling (list 1, pricing pass 2, signing pass 3: test/security/session-cost.test.ts asserts it on
+ * this very text).
+ */
+export const QUOTE_HEAVY = 'query Quotes($a: Decimal!) { paymentChannels(filter: { amount: $a, currency: "IDR" }) { code fee(amount: $a) { totalAmount quote { token expiresAt } } } }';
+
 /** {@link HEAVIEST_ALLOWED} as a request body, for 150,000 IDR. */
 export const GQL_HEAVIEST_ALLOWED = JSON.stringify({ query: HEAVIEST_ALLOWED, variables: { a: 150000 } });

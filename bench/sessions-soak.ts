@@ -9,7 +9,9 @@
  *    units: the component's list plus a second full pricing pass) at the documented rate, 20/s after a burst
  *    of 40 each (a load generator process of its own, bench/session-crowd.ts);
  * 3. refused: the same six sessions send the issue's heavy document (15 aliased lists with fees, 50 units),
- *    which a session may not send: every one is refused before it executes.
+ *    which a session may not send: every one is refused before it executes;
+ * 4. quotes: the same six sessions send the most quote work a session may ask for (issue 42): the list with
+ *    every channel's signed quote, ten signatures a request, 6 units.
  *
  * Reported: the probe's p50/p99 per phase, the loaded/idle p99 factor, the crowd's status counts and the
  * server's CPU per phase. Exits 1 when a loaded p99 is 50 ms or more, or more than 5× the idle p99 of the
@@ -23,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { bootData } from '../src/app/boot.js';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { cpuMs, sleep, startProcess, stopProcess } from './processes.js';
-import { HEAVIEST_ALLOWED, HEAVY_DOCUMENT } from './documents.js';
+import { HEAVIEST_ALLOWED, HEAVY_DOCUMENT, QUOTE_HEAVY } from './documents.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -146,6 +148,7 @@ try {
   await phase('idle', null);
   await phase('crowd: 6 sessions, heaviest allowed (6 units)', HEAVIEST_ALLOWED);
   await phase('refused: 6 sessions, the heavy document (50 units)', HEAVY_DOCUMENT);
+  await phase('quotes: 6 sessions, a signed quote for every channel (6 units, 10 signatures)', QUOTE_HEAVY);
   await phase('idle again', null);
 
   const idle = rows[0]!.p99;

@@ -44,7 +44,7 @@ export async function baselineSetup(): Promise<BaselineSetup> {
     instructions: new InstructionService(data.store.catalog, sessionCustomerTotal(fees)),
     changes: new ChangeFeed({ store: data.store, catchUpIntervalMs: 200 }),
     sessions: new SessionService(data.secretBox.deriveKey(SESSION_KEY_LABEL), data.store.catalog, channels),
-    quotes: new QuoteService(data.store.catalog, data.secretBox, { issuer: () => 'http://localhost', ttlSeconds: QUOTE_TTL.default }),
+    quotes: new QuoteService(data.store.catalog, data.secretBox, { issuer: () => 'http://localhost', ttlSeconds: QUOTE_TTL.default, recordTtl: (id, ttl) => data.store.admin.raiseQuoteKeyMaxTtl(id, ttl) }),
   };
   const principal: Principal = { apiKeyId: approved.apiKey, mode: 'test', merchantId: approved.merchantId, merchantKyc: 'approved' };
   return { schema: buildSchema(), services, principal, context: () => ({ principal, services, requestId: 'bench', answerDependsOnClock: () => {} }), dataDir };

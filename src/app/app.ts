@@ -224,6 +224,8 @@ export function createAppParts(options: AppOptions): AppParts {
   const quotes = new QuoteService(catalog, options.secretBox, {
     issuer: options.quotes?.issuer ?? (() => 'http://localhost'),
     ttlSeconds: options.quotes?.ttlSeconds ?? QUOTE_TTL.default,
+    // A key records the longest TTL it signed with before this process's first signature with it (issue 42).
+    recordTtl: (keyId, ttlSeconds) => store.admin.raiseQuoteKeyMaxTtl(keyId, ttlSeconds),
     now: options.now,
   });
   const fees = new FeeService(channelService);
@@ -352,7 +354,7 @@ export function createAppParts(options: AppOptions): AppParts {
     // Compiled execution per (cached) document.
     ['jit', queriesOnly(useGraphQlJit())],
     ['abuseLimits', useAbuseLimits(options.abuseLimits ?? DEFAULT_ABUSE_LIMITS)],
-    // Introspection for SVC1-signed callers only: a checkout session's secret is public (SECURITY.md).
+    // Introspection and quote verification for SVC1-signed callers only: a checkout session's secret is public (SECURITY.md).
     ['introspectionPolicy', useIntrospectionPolicy()],
     ...(options.plugins ?? []).map((p, i): [string, Plugin] => [`extra${i}`, p]),
   ];

@@ -805,13 +805,13 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
     case 'quote-keys list': {
       const { io } = run({}, 0);
       const keys = await service.listQuoteKeys();
-      emit(io, keys, () => table(io, ['KEY ID', 'STATE', 'CREATED', 'RETIRED'], keys.map((k) => [k.id, k.state, when(io, k.createdAt), when(io, k.retiredAt)])) + zoneNote(io));
+      emit(io, keys, () => table(io, ['KEY ID', 'STATE', 'CREATED', 'RETIRED', 'LONGEST TTL', 'PUBLISHED UNTIL'], keys.map((k) => [k.id, k.state, when(io, k.createdAt), when(io, k.retiredAt), k.maxTtlSeconds === null ? 'unknown (86400)' : String(k.maxTtlSeconds), when(io, k.publishedUntil)])) + zoneNote(io));
       return;
     }
     case 'quote-keys rotate': {
       const { io } = run({}, 0);
       const r = await service.rotateQuoteKey();
-      emit(io, r, () => `Quote key ${r.signing.id} signs now${r.retired ? `; ${r.retired.id} retired at ${when(io, r.retired.retiredAt, true)} (${io.zone}; published until its last quote has expired)` : ''}.
+      emit(io, r, () => `Quote key ${r.signing.id} signs now${r.retired ? `; ${r.retired.id} retired at ${when(io, r.retired.retiredAt, true)} (${io.zone}; published until its last quote has expired: ${when(io, r.retired.publishedUntil, true)})` : ''}.
 `);
       return;
     }

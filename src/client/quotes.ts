@@ -10,7 +10,7 @@
 import { createLocalJWKSet, decodeProtectedHeader, errors as joseErrors, jwtVerify, type JSONWebKeySet, type JWTPayload } from 'jose';
 import { ERROR_STATUS, titleOf } from '../shared/errors.js';
 import { GatewayError, restError } from './errors.js';
-import type { VerifiedQuote } from '../shared/quote-claims.js';
+import { compactJwsProblem, quoteProblemOf, type VerifiedQuote } from '../shared/quote-claims.js';
 
 /** What a verified quote states (the endpoint's answer; offline, the same fields from the claims). */
 export type { VerifiedQuote } from '../shared/quote-claims.js';
@@ -65,11 +65,14 @@ export function createQuoteVerifier(options: QuoteVerifierOptions): QuoteVerifie
 
   return {
     async verifyQuote(token: string): Promise<VerifiedQuote> {
+      // One text per quote, as the endpoint insists (jose alone accepts padding and spare bits).
+      const malformed = compactJwsProblem(token);
+      if (malformed) throw quoteError('QUOTE_INVALID', quoteProblemOf(malformed));
       let kid: string | undefined;
       try {
         kid = decodeProtectedHeader(token).kid;
       } catch {
-        throw quoteError('QUOTE_INVALID', 'This is not a fee quote (not a JWS in compact serialisation).');
+        throw quoteError('QUOTE_INVALID', quoteProblemOf('ERR_JWS_INVALID'));
       }
       if (!kept || (!kept.kids.has(kid) && now() - kept.at >= REFETCH_INTERVAL_MS)) await load();
       let payload: JWTPayload;
@@ -80,7 +83,8 @@ export function createQuoteVerifier(options: QuoteVerifierOptions): QuoteVerifie
           if (options.merchantId !== undefined && err.payload.sub !== options.merchantId) throw quoteError('QUOTE_INVALID', 'This quote was not issued to this merchant.');
           throw quoteError('QUOTE_EXPIRED', `This quote expired at ${new Date(Number(err.payload.exp) * 1000).toISOString()}.`);
         }
-        if (err instanceof joseErrors.JOSEError) throw quoteError('QUOTE_INVALID', `This is not a valid fee quote of this gateway (${err.code}).`);
+        // Plain words, never the library's code (the endpoint's detail for the same token).
+        if (err instanceof joseErrors.JOSEError) throw quoteError('QUOTE_INVALID', quoteProblemOf(err.code));
         throw err;
       }
       if (options.merchantId !== undefined && payload.sub !== options.merchantId) throw quoteError('QUOTE_INVALID', 'This quote was not issued to this merchant.');

@@ -215,8 +215,11 @@ export type FeeCalculation = {
   merchantFee: Scalars['Decimal']['output'];
   /**
    * A signed statement of this calculation that the gateway honours until it
-   * expires (contract §11). Computed (signed) only when selected. A checkout
-   * session's quote never outlives the session.
+   * expires (contract §11). Computed (signed) only when selected: 1 work unit
+   * on `calculateFee`, 3 for the quotes of a whole list (`PaymentChannel.fee`).
+   * A checkout session's quote never outlives the session. Always null in a
+   * live event (`paymentChannelsChanged`): a quote belongs to one shopper, so
+   * ask `calculateFee { quote }` when the customer chooses.
    */
   quote: Maybe<FeeQuote>;
   /** What the customer pays: `amount` + `customerFee`. */
@@ -501,8 +504,11 @@ export type Query = {
   /**
    * Check a fee quote (contract §11) and return what it states, whatever the
    * pricing is now. Errors carry `extensions.code`: QUOTE_INVALID (malformed,
-   * bad signature, unknown key, or another merchant's quote) or QUOTE_EXPIRED.
-   * Same as REST POST /v1/payments/quotes/verify.
+   * not in the canonical encoding, bad signature, unknown key, or another
+   * merchant's quote), QUOTE_EXPIRED, MERCHANT_MISMATCH (`merchantId` is not
+   * the key's merchant). A signed (SVC1) call only: a checkout session gets
+   * SESSION_SCOPE (HTTP 403) before anything executes. Each verification costs
+   * 1 work unit. Same as REST POST /v1/payments/quotes/verify.
    */
   verifyQuote: VerifiedQuote;
 };
@@ -537,6 +543,7 @@ export type QueryPaymentChannelsArgs = {
  * its merchant read-only within the session's amount, currency and methods.
  */
 export type QueryVerifyQuoteArgs = {
+  merchantId?: InputMaybe<Scalars['ID']['input']>;
   token: Scalars['String']['input'];
 };
 

@@ -16,10 +16,18 @@
  * document of issue 29 (15 aliases of the list with fees, breakdowns, rules, availability) costs 50; the
  * drop-in component's subscription costs 3; the REST list and calculate cost 1.
  *
+ * Quote work (contract §11; issue 42: it was free) has units of its own, measured the same way, as server CPU
+ * per request against a plain list request's (`npx tsx bench/quote-costs.ts`, three runs, docs/PERFORMANCE.md):
+ * one signature (`FeeCalculation.quote` on `calculateFee`) added 0.3–0.55 of a list and costs 1; a signature
+ * for every channel of a list (`FeeCalculation.quote` under `PaymentChannel.fee`, ten signatures on the demo
+ * data) added 1.4–2.3 lists and costs {@link LIST_SIGNING_UNITS}; one verification (`Query.verifyQuote`, each
+ * alias again) added 0.2–0.4 of a list and costs 1. Rounded up: a price never below the work. A subscription
+ * signs nothing (its events carry no quote, README "Decisions"), so a `quote` it selects costs nothing there.
+ *
  * Only the operation that executes is counted; fragments are followed (each spread counts again, as it
  * executes again). Introspection's root fields cost 1 each (a walk over the schema).
  */
-import { getOperationAST, getNamedType, isObjectType, Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { getNamedType, getNullableType, getOperationAST, isListType, isObjectType, Kind, OperationTypeNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLObjectType, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 
 /** Work units per field, `Type.field`; absent fields cost 0. */
 export const FIELD_WORK_UNITS: Readonly<Record<string, number>> = {
@@ -31,7 +39,20 @@ export const FIELD_WORK_UNITS: Readonly<Record<string, number>> = {
   'PaymentChannel.instructions': 1,
   'Query.__schema': 1,
   'Query.__type': 1,
+  // Quote work (contract §11; module comment): one signature, one verification.
+  'FeeCalculation.quote': 1,
+  'Query.verifyQuote': 1,
 };
+
+/**
+ * Work units of a field inside a list of items (each occurrence signs once per item): the quote of every
+ * channel of a list (`PaymentChannel.fee { quote }`), measured 1.4–2.3 lists for the demo's ten signatures.
+ */
+export const LIST_SIGNING_UNITS = 3;
+const PER_ITEM_UNITS: Readonly<Record<string, number>> = { 'FeeCalculation.quote': LIST_SIGNING_UNITS };
+
+/** Fields a subscription's events never execute (they answer null there): they cost nothing in one. */
+const NOT_IN_EVENTS: ReadonlySet<string> = new Set(['FeeCalculation.quote']);
 
 /** Selected fields that cost one work unit together. */
 export const FIELDS_PER_UNIT = 40;
@@ -63,30 +84,34 @@ function computeCost(schema: GraphQLSchema, document: DocumentNode, operationNam
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
 
+  const inEvents = operation.operation === OperationTypeNode.SUBSCRIPTION;
   let fields = 0;
-  const walk = (set: SelectionSetNode, type: GraphQLObjectType, depth: number): number => {
+  /** `inList`: the selection is made once per item of a list (a channel of the list). */
+  const walk = (set: SelectionSetNode, type: GraphQLObjectType, depth: number, inList: boolean): number => {
     if (depth > MAX_WALK_DEPTH) return 0;
     let units = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
         const fieldName = selection.name.value;
         if (fieldName !== '__typename') fields++;
-        units += FIELD_WORK_UNITS[`${type.name}.${fieldName}`] ?? 0;
+        const key = `${type.name}.${fieldName}`;
+        if (!(inEvents && NOT_IN_EVENTS.has(key))) units += (inList ? PER_ITEM_UNITS[key] : undefined) ?? FIELD_WORK_UNITS[key] ?? 0;
         if (!selection.selectionSet) continue;
         const field = type.getFields()[fieldName];
-        const inner = field ? getNamedType(field.type) : undefined;
-        if (inner && isObjectType(inner)) units += walk(selection.selectionSet, inner, depth + 1);
+        if (!field) continue;
+        const inner = getNamedType(field.type);
+        if (isObjectType(inner)) units += walk(selection.selectionSet, inner, depth + 1, inList || isListType(getNullableType(field.type)));
       } else {
         const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : fragments.get(selection.name.value);
         if (!fragment) continue;
         // The schema has no interfaces or unions: a fragment's condition is the enclosing type (or absent).
         const conditionName = fragment.typeCondition?.name.value;
         const conditionType = conditionName ? schema.getType(conditionName) : type;
-        if (conditionType && isObjectType(conditionType)) units += walk(fragment.selectionSet, conditionType, depth + 1);
+        if (conditionType && isObjectType(conditionType)) units += walk(fragment.selectionSet, conditionType, depth + 1, inList);
       }
     }
     return units;
   };
-  const passes = walk(operation.selectionSet, root, 0);
+  const passes = walk(operation.selectionSet, root, 0, false);
   return Math.max(1, passes + Math.floor(fields / FIELDS_PER_UNIT));
 }

@@ -2,6 +2,7 @@
  * Resolvers: thin adapters from GraphQL to the services. No business rule
  * lives here.
  */
+import { OperationTypeNode } from 'graphql';
 import type { FeeCalculationResolvers, MutationResolvers, FeeRuleResolvers, PaymentChannelResolvers, QueryResolvers, Resolvers } from './generated.js';
 import { DecimalScalar } from './decimal-scalar.js';
 import { paymentChannelsChanged } from './subscriptions.js';
@@ -11,9 +12,9 @@ const paymentChannels: NonNullable<QueryResolvers['paymentChannels']> = (_parent
 
 const calculateFee: NonNullable<QueryResolvers['calculateFee']> = (_parent, { input }, ctx) => ctx.services.fees.quote(ctx.principal, input);
 
-const verifyQuote: NonNullable<QueryResolvers['verifyQuote']> = (_parent, { token }, ctx) => {
+const verifyQuote: NonNullable<QueryResolvers['verifyQuote']> = (_parent, { token, merchantId }, ctx) => {
   ctx.answerDependsOnClock();
-  return ctx.services.quotes.verify(ctx.principal, token);
+  return ctx.services.quotes.verify(ctx.principal, token, merchantId);
 };
 
 const checkoutSession: NonNullable<QueryResolvers['checkoutSession']> = (_parent, _args, ctx) => {
@@ -38,8 +39,12 @@ const PaymentChannel: PaymentChannelResolvers = {
 };
 
 const FeeCalculation: FeeCalculationResolvers = {
-  // Signed only when selected (contract §11: every other request costs what it cost before).
-  quote: (result, _args, ctx) => {
+  // Signed only when selected (contract §11: every other request costs what it cost before). Never in a live
+  // event (issue 42, README "Decisions"): one event's answer is shared by the streams asking the same question,
+  // and a quote belongs to one shopper and one session; a page asks `calculateFee { quote }` when its customer
+  // chooses, as the checkout component does.
+  quote: (result, _args, ctx, info) => {
+    if (info.operation.operation === OperationTypeNode.SUBSCRIPTION) return null;
     ctx.answerDependsOnClock();
     return ctx.services.quotes.issue(ctx.principal, result);
   },

@@ -50,8 +50,8 @@ export const REST_CALCULATE_FEE_QUOTED = /* GraphQL */ `
 `;
 
 export const REST_VERIFY_QUOTE = /* GraphQL */ `
-  query RestVerifyQuote($token: String!) {
-    verifyQuote(token: $token) {
+  query RestVerifyQuote($token: String!, $merchantId: ID) {
+    verifyQuote(token: $token, merchantId: $merchantId) {
       amount fee additionalFee totalAmount getBalance currency feeTax customerFee merchantFee
       method chargeFeeToCustomer ruleId quoteId merchantId issuedAt expiresAt
     }
@@ -76,14 +76,18 @@ export const REST_OPERATIONS: Readonly<Record<RestRouteDef['name'], string>> = {
 /**
  * The GraphQL request a REST route's (type-checked) body becomes: its prebuilt operation and variables. A
  * calculate body with `"quote": true` selects the quote (signing is paid only by requests that ask); the
- * verification body's `quote` is the operation's `token`.
+ * verification body's `quote` is the operation's `token`, its `merchantId` the operation's.
  */
 export function restOperationOf(name: RestRouteDef['name'], variables: Record<string, unknown> | undefined): { query: string; variables: Record<string, unknown> | undefined } {
   if (name === 'calculateFee' && variables) {
     const { quote, ...input } = variables.input as Record<string, unknown>;
     return { query: quote === true ? REST_CALCULATE_FEE_QUOTED : REST_CALCULATE_FEE, variables: { input } };
   }
-  if (name === 'verifyQuote' && variables) return { query: REST_VERIFY_QUOTE, variables: { token: (variables.input as { quote: string }).quote } };
+  if (name === 'verifyQuote' && variables) {
+    // `merchantId` (optional) is held to the key's merchant as everywhere (contract §5: MERCHANT_MISMATCH).
+    const { quote, merchantId } = variables.input as { quote: string; merchantId?: string | null };
+    return { query: REST_VERIFY_QUOTE, variables: { token: quote, merchantId: merchantId ?? null } };
+  }
   if (name === 'listChannels' && variables) return { query: REST_LIST_CHANNELS_FILTERED, variables };
   if (name === 'createCheckoutSession' && variables) {
     // REST names groups in lower case, like a channel object's `group`; GraphQL's enum in upper case.

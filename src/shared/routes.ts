@@ -64,7 +64,8 @@ export type CreateSessionRequestBody = z.infer<typeof createSessionRequestBody>;
 
 /** Contract §11's verification body. */
 export const verifyQuoteRequestBody = z.object({
-  quote: z.string().meta({ minLength: 1, maxLength: 4096, description: 'The token of a fee quote (`quote` of a calculate answer).' }),
+  quote: z.string().meta({ minLength: 1, maxLength: 4096, description: 'The token of a fee quote (`quote` of a calculate answer), exactly as received.' }),
+  merchantId: z.string().nullish().meta({ description: "Optional; must be the API key's merchant (else 403 MERCHANT_MISMATCH)." }),
 });
 export type VerifyQuoteRequestBody = z.infer<typeof verifyQuoteRequestBody>;
 
@@ -160,7 +161,7 @@ export const REST_ROUTES: readonly RestRouteDef[] = [
     path: VERIFY_QUOTE_PATH,
     method: 'POST',
     name: 'verifyQuote',
-    errorCodes: [...COMMON_REST_CODES, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'QUOTE_INVALID', 'QUOTE_EXPIRED'],
+    errorCodes: [...COMMON_REST_CODES, 'INVALID_REQUEST', 'UNSUPPORTED_MEDIA_TYPE', 'MERCHANT_MISMATCH', 'SESSION_SCOPE', 'QUOTE_INVALID', 'QUOTE_EXPIRED'],
     body: verifyQuoteRequestBody,
     successStatus: 200,
     sessionAllowed: false,

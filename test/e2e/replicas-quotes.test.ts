@@ -3,7 +3,8 @@
  * Postgres, each with its own DATA_DIR, started at the same moment (the boot lock and the one-signing-key
  * index leave exactly one signing key). A quote made on one replica verifies on the others (endpoint, and
  * offline with jose against another replica's JWKS); after `quote-keys rotate` with the admin CLI every
- * replica signs with the new key within 1 s, and the old quotes still verify everywhere.
+ * replica signs with the new key within 1 s, and the old quotes still verify everywhere. A fourth replica with a
+ * longer QUOTE_TTL_SECONDS records it on the key before it signs, so the key stays published for its quotes.
  */
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';
@@ -100,5 +101,21 @@ describe.skipIf(skip)('fee quotes on three replicas on one Postgres', () => {
     expect(audit[0]).toMatchObject({ action: 'quote-key.rotate', actor: 'replicas-quotes-test' });
     // Audited, never logged: no replica's log carries key material.
     for (const r of replicas) expect(r.stdout() + r.stderr()).not.toMatch(/"d":|private_key_ciphertext|privateKeyCiphertext/);
+  });
+
+  it('a replica with a longer QUOTE_TTL_SECONDS (a rolling change) records it on the key before it signs: after a rotation the key is published until its 1-hour quote has expired', async () => {
+    const dir = makeTempDir('pgw-q4-');
+    dirs.push(dir);
+    const longer = await startServer(dir, { ...env, QUOTE_TTL_SECONDS: '3600' });
+    replicas.push(longer);
+    const hour = ((await (await signed(longer.baseUrl, '/v1/payments/calculate', { amount: 150000, currency: 'IDR', method: 'QRIS', merchantId: approved.merchantId, quote: true })).json()) as { quote: string; quoteExpiresAt: string });
+    expect(Date.parse(hour.quoteExpiresAt) - Date.now()).toBeGreaterThan(3500_000);
+    const rotated = await adminJson<{ retired: { id: string; maxTtlSeconds: number; retiredAt: string; publishedUntil: string } }>(['quote-keys', 'rotate']);
+    expect(rotated.retired.id).toBe(decodeProtectedHeader(hour.quote).kid);
+    expect(rotated.retired.maxTtlSeconds).toBe(3600);
+    // Every replica (the others sign with 900 s) publishes it until the hour quote has expired, plus the margin.
+    expect(Date.parse(rotated.retired.publishedUntil)).toBeGreaterThanOrEqual(Date.parse(hour.quoteExpiresAt) + 59_000);
+    await onEvery(replicas.map((r) => r.baseUrl), CONTRACT_PROPAGATION_MS, async (url) => (await jwksOf(url)).keys.some((k) => k.kid === rotated.retired.id));
+    for (const r of replicas) expect((await signed(r.baseUrl, '/v1/payments/quotes/verify', { quote: hour.quote })).status).toBe(200);
   });
 });

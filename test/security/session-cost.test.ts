@@ -18,7 +18,7 @@ import { REST_OPERATIONS } from '../../src/pipeline/rest-routes.js';
 import { MerchantShare, OVERLOADED_FLOOR } from '../../src/pipeline/plugins/merchant-share.js';
 import { DEFAULT_SESSION_MAX_COST } from '../../src/pipeline/plugins/use-rate-limit.js';
 import { projectPath } from '../../src/shared/paths.js';
-import { HEAVIEST_ALLOWED, HEAVY_DOCUMENT } from '../../bench/documents.js';
+import { HEAVIEST_ALLOWED, HEAVY_DOCUMENT, QUOTE_HEAVY } from '../../bench/documents.js';
 import { createTestApp, gql, UNREACHABLE_RATE_LIMIT, type TestApp } from '../helpers/app.js';
 import { localServicesSkipReason, throwawayRedisPerFile } from '../helpers/local-services.js';
 import { CHANNELS_SUBSCRIPTION, openEventStream } from '../helpers/sse.js';
@@ -60,6 +60,12 @@ describe('what a document costs (work units)', () => {
     expect(cost(componentDocuments()[2]!)).toBe(2);
     expect(cost(HEAVIEST_ALLOWED)).toBe(DEFAULT_SESSION_MAX_COST);
     expect(cost(HEAVY_DOCUMENT)).toBe(50);
+    // The benchmark's quote-heavy document (issue 42): a session may send it, at its price.
+    expect(cost(QUOTE_HEAVY)).toBe(DEFAULT_SESSION_MAX_COST);
+    // The component's quote of the chosen channel: a calculation and one signature (issue 42).
+    const quoteQuery = /const QUOTE_QUERY = '([^']+)'/.exec(fs.readFileSync(projectPath('src/client/checkout/payment-checkout.ts'), 'utf8'))?.[1];
+    expect(quoteQuery).toBeDefined();
+    expect(cost(quoteQuery!)).toBe(2);
   });
 
   it('counts aliases, fragments and fields; comments and whitespace change nothing', () => {

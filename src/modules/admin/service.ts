@@ -7,6 +7,7 @@
  * next request, Postgres replicas within a second (docs/SCALING.md).
  */
 import { generateQuoteKey } from '../quotes/keys.js';
+import { publishedUntilOf } from '../quotes/service.js';
 import type { QuoteKeyRow } from '../../storage/model/rows.js';
 import { randomUUID } from 'node:crypto';
 import { v7 as timeOrderedUuid } from 'uuid';
@@ -171,10 +172,21 @@ export interface QuoteKeyListing {
   state: string;
   createdAt: string;
   retiredAt: string | null;
+  /** The longest QUOTE_TTL_SECONDS any server signed with it; null: unknown (an older key, read as 86,400). */
+  maxTtlSeconds: number | null;
+  /** A retired key: until when it stays published (its last quote's latest expiry plus the margin); else null. */
+  publishedUntil: string | null;
 }
 
 function quoteKeyAudit(k: QuoteKeyRow): QuoteKeyListing {
-  return { id: k.id, state: k.state, createdAt: k.createdAt, retiredAt: k.retiredAt };
+  return {
+    id: k.id,
+    state: k.state,
+    createdAt: k.createdAt,
+    retiredAt: k.retiredAt,
+    maxTtlSeconds: k.maxTtlSeconds,
+    publishedUntil: k.state === 'retired' && k.retiredAt !== null ? formatInstant(publishedUntilOf(k)) : null,
+  };
 }
 
 /** Labels for CLI-facing messages (the CLI flag names). */

@@ -60,9 +60,9 @@ const CODE_MEANING: Record<ErrorCode, string> = {
   INTERNAL_ERROR: 'anything unexpected (masked; quote the requestId)',
   SESSION_INVALID: 'checkout session client secret malformed, unknown, forged, or its API key revoked',
   SESSION_EXPIRED: 'checkout session past its `expiresAt`',
-  SESSION_SCOPE: 'outside the checkout session: another amount, currency or method, a mutation, or a route sessions may not call',
+  SESSION_SCOPE: 'outside the checkout session: another amount, currency or method, a mutation, quote verification, or a route sessions may not call',
   ORIGIN_NOT_ALLOWED: 'the `Origin` is not an allowed web origin of the session\'s merchant (admin CLI `merchant origins add`)',
-  QUOTE_INVALID: 'not a fee quote of this gateway for this merchant: malformed, bad signature, unknown key, or another merchant\'s quote',
+  QUOTE_INVALID: 'not a fee quote of this gateway for this merchant: malformed, not its one canonical text (unpadded base64url, no spare bits), bad signature, unknown key, or another merchant\'s quote; `detail` says which in plain words',
   QUOTE_EXPIRED: 'a genuine quote past its `expiresAt`; ask for a new one',
 };
 
@@ -400,7 +400,8 @@ export function buildOpenApiDocument(): Json {
           summary: 'Verify a fee quote and get the calculation it states',
           description:
             'Contract §11. `200` with the quoted calculation (the calculate fields plus `method`, `chargeFeeToCustomer`, `ruleId`, `quoteId`, `issuedAt`, `expiresAt`), whatever the pricing is now: ' +
-            'charge what the quote says. `422 QUOTE_INVALID`: malformed, bad signature, unknown key, or another merchant\'s quote; `422 QUOTE_EXPIRED`: a genuine quote past `expiresAt`. ' +
+            'charge what the quote says. `422 QUOTE_INVALID`: malformed, not the token\'s one canonical text, bad signature, unknown key, or another merchant\'s quote; `422 QUOTE_EXPIRED`: a genuine quote past `expiresAt`; ' +
+            '`403 MERCHANT_MISMATCH`: `merchantId` (optional) names another merchant. A checkout session may not call it (`403 SESSION_SCOPE`). Each verification costs 1 work unit of the key\'s budget. ' +
             'The same check works offline with any JOSE library and the keys at `/.well-known/jwks.json`.',
           requestBody: {
             required: true,

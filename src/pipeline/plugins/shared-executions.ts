@@ -18,7 +18,12 @@
  * subscription event (no clock: scheduled rules move the version, session
  * expiry is the stream's own final event). Events that end a stream
  * (expired, revoked) are executed per stream: they carry the stream's own
- * error.
+ * error. Nothing in an event belongs to one caller alone: a fee quote, which
+ * does (one shopper, one session, its own id and expiry; contract §11), is
+ * never signed in an event (`FeeCalculation.quote` answers null in a
+ * subscription, src/graphql/resolvers.ts; issue 42: two sessions differing
+ * only in lifetime shared one quote, which outlived the shorter session). So
+ * the session's id and expiry are rightly not in the key.
  *
  * Each event is executed by graphql-jit, the document compiled once (as queries are, app.ts `jit`):
  * measured on the checkout component's subscription with its own amount per page (2,000 pages, one change),

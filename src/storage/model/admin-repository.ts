@@ -116,4 +116,10 @@ export interface AdminRepository {
   insertSigningQuoteKey(key: Pick<QuoteKeyRow, 'id' | 'publicJwk' | 'privateKeyCiphertext'>): Promise<boolean>;
   /** Retire the signing key (if any) at `at` (canonical ISO); returns the retired key's id. */
   retireSigningQuoteKey(at: string): Promise<string | undefined>;
+  /**
+   * Raise key `id`'s `maxTtlSeconds` to `ttlSeconds` if it is lower (never lowers it; a null, unknown, stays
+   * null: it already stands for the largest TTL). Whatever the key's state: a server that has not yet seen a
+   * rotation may still sign with the old key for up to the propagation bound. Logged as a `quote_key` change.
+   */
+  raiseQuoteKeyMaxTtl(id: string, ttlSeconds: number): Promise<void>;
 }

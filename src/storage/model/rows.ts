@@ -141,6 +141,12 @@ export interface QuoteKeyRow {
   createdAt: string;
   /** When it stopped signing (null while it signs). */
   retiredAt: string | null;
+  /**
+   * The longest QUOTE_TTL_SECONDS any server signed with it (raised before that server's first signature):
+   * with `retiredAt`, when its last quote expires. Null: unknown (a key older than the column), read as the
+   * largest TTL allowed.
+   */
+  maxTtlSeconds: number | null;
 }
 
 /** The row type of each table, by the name both schemas export it under. */

@@ -5,7 +5,7 @@
  * one pooled connection and a throw rolls everything back; the change-log
  * triggers write and NOTIFY in the same transaction.
  */
-import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql, type ExtractTablesWithRelations } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, isNotNull, isNull, lt, max, sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import type { NodePgDatabase, NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema.js';
@@ -247,10 +247,15 @@ export class PgAdminRepository implements AdminRepository {
 
   async insertSigningQuoteKey(key: Pick<QuoteKeyRow, 'id' | 'publicJwk' | 'privateKeyCiphertext'>): Promise<boolean> {
     // DO NOTHING on the one-signing-key index: a concurrent first start lost the race, which is not an error.
-    return (await this.db.insert(quoteKeys).values({ ...key, state: 'signing' }).onConflictDoNothing().returning({ id: quoteKeys.id })).length === 1;
+    // maxTtlSeconds 0: nothing signed yet (each server raises it before its first signature).
+    return (await this.db.insert(quoteKeys).values({ ...key, state: 'signing', maxTtlSeconds: 0 }).onConflictDoNothing().returning({ id: quoteKeys.id })).length === 1;
   }
 
   async retireSigningQuoteKey(at: string): Promise<string | undefined> {
     return (await this.db.update(quoteKeys).set({ state: 'retired', retiredAt: at }).where(eq(quoteKeys.state, 'signing')).returning({ id: quoteKeys.id }))[0]?.id;
+  }
+
+  async raiseQuoteKeyMaxTtl(id: string, ttlSeconds: number): Promise<void> {
+    await this.db.update(quoteKeys).set({ maxTtlSeconds: ttlSeconds }).where(and(eq(quoteKeys.id, id), isNotNull(quoteKeys.maxTtlSeconds), lt(quoteKeys.maxTtlSeconds, ttlSeconds)));
   }
 }

@@ -5,7 +5,7 @@
  * twin is src/storage/postgres/admin.ts. Every change commits in one transaction (`transaction`), and
  * the change-log triggers record it in that same transaction.
  */
-import { and, asc, desc, eq, getTableColumns, gt, gte, isNull, max, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, gte, isNotNull, isNull, lt, max, sql } from 'drizzle-orm';
 import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
 import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
@@ -282,10 +282,15 @@ export class SqliteAdminRepository implements AdminRepository {
 
   async insertSigningQuoteKey(key: Pick<QuoteKeyRow, 'id' | 'publicJwk' | 'privateKeyCiphertext'>): Promise<boolean> {
     // DO NOTHING on the one-signing-key index: a concurrent first start lost the race, which is not an error.
-    return this.db.insert(quoteKeys).values({ ...key, state: 'signing' }).onConflictDoNothing().run().changes === 1;
+    // maxTtlSeconds 0: nothing signed yet (each server raises it before its first signature).
+    return this.db.insert(quoteKeys).values({ ...key, state: 'signing', maxTtlSeconds: 0 }).onConflictDoNothing().run().changes === 1;
   }
 
   async retireSigningQuoteKey(at: string): Promise<string | undefined> {
     return this.db.update(quoteKeys).set({ state: 'retired', retiredAt: at }).where(eq(quoteKeys.state, 'signing')).returning({ id: quoteKeys.id }).all()[0]?.id;
+  }
+
+  async raiseQuoteKeyMaxTtl(id: string, ttlSeconds: number): Promise<void> {
+    this.db.update(quoteKeys).set({ maxTtlSeconds: ttlSeconds }).where(and(eq(quoteKeys.id, id), isNotNull(quoteKeys.maxTtlSeconds), lt(quoteKeys.maxTtlSeconds, ttlSeconds))).run();
   }
 }

@@ -261,6 +261,13 @@ export const quoteKeys = sqliteTable(
     privateKeyCiphertext: text('private_key_ciphertext').notNull(),
     createdAt: text('created_at').notNull().default(now),
     retiredAt: text('retired_at'),
+    /**
+     * The longest lifetime (QUOTE_TTL_SECONDS) of any quote this key signed, seconds: every server raises it to
+     * its own TTL before its first signature with the key (issue 42). A retired key stays published until
+     * `retired_at` + this + a margin. NULL on keys made before it existed: unknown, read as the largest TTL
+     * allowed (86,400).
+     */
+    maxTtlSeconds: integer('max_ttl_seconds'),
   },
   (t) => [
     check('quote_keys_state', sql`${t.state} in ('signing', 'retired')`),
