@@ -6,7 +6,7 @@
  * over the same seeded DATA_DIR, and drives each with 50 signed connections. Reported per build: req/s, p99
  * and server CPU µs per request, every round and the median. On a shared machine the absolute figures of two
  * separate runs move by ±50 %; alternating the two builds round by round is what lets a 10 % change be told
- * from the noise (issue 12: "compare ratios and server CPU per request within one run").
+ * from the noise ("compare ratios and server CPU per request within one run").
  *
  * - `<commit>`: that commit (checked out into a temporary git worktree that borrows this clone's
  *   node_modules, built as `npm start` builds it) against the working tree.

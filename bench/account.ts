@@ -1,5 +1,5 @@
 /**
- * Per-request CPU account of a V8 `.cpuprofile` (issue 12 item 3): every sample is charged to the innermost
+ * Per-request CPU account of a V8 `.cpuprofile`: every sample is charged to the innermost
  * frame of its stack that belongs to a known cost centre (a source file of the project, a package, a Node
  * subsystem), so the table adds up to the whole process and each row answers "what does this part cost per
  * request". Frames without a home of their own (native builtins such as `writev`, `JSON.parse`, `Hmac`) are

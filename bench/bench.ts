@@ -358,7 +358,7 @@ function simpleTable(ms: Measurement[], firstCol: string): string {
 }
 
 /**
- * The project again on Postgres (contract §6, one replica; issue 11): a throwaway server from Debian's
+ * The project again on Postgres (contract §6, one replica): a throwaway server from Debian's
  * package, the project seeding its own data there. Requests are served from the in-memory catalogue on both
  * engines, so the request path costs should match SQLite's. Skipped, with the reason, without the package.
  */
@@ -406,7 +406,7 @@ async function main(): Promise<void> {
     const { dataDir, approved } = await seedDataDir(tmp, 'main');
     const scs = scenarios(approved.merchantId);
     const results: Measurement[] = [];
-    // The in-memory peers serve the project's own REST answer (issue 12's method): captured before any peer starts.
+    // The in-memory peers serve the project's own REST answer (the comparison method): captured before any peer starts.
     process.env.REST_ANSWER_FILE = await captureRestAnswer(dataDir, tmp, approved);
     process.stderr.write(`bench: ${QUICK ? 'quick' : 'full'} mode, ${CONNECTIONS} connections, warm-up ${TIMING.warmupS}s + ${TIMING.rounds}×${TIMING.roundS}s per cell\n`);
     // One server at a time: the two cores are shared by the server and the load generator only.
@@ -494,7 +494,7 @@ async function main(): Promise<void> {
       `Load average before/after: ${machine.loadavgBefore.join(' ')} / ${machine.loadavgAfter.join(' ')} (other work on the machine shares its cores).`,
       `autocannon: ${CONNECTIONS} connections, warm-up ${TIMING.warmupS} s, median of ${TIMING.rounds} rounds × ${TIMING.roundS} s; every request SVC1-signed with a fresh timestamp.`,
       '',
-      '## Targets (issue 12): the project with everything on vs the in-memory peers, same run',
+      '## Targets: the project with everything on vs the in-memory peers, same run',
       '',
       targetTable(results),
       '',

@@ -49,7 +49,7 @@ export const HEAVY_DOCUMENT = `query Heavy($a: Decimal!) { ${Array.from(
 ).join(' ')} }`;
 
 /**
- * The most quote work a checkout session may ask for in one request (issue 42): the channel list with every
+ * The most quote work a checkout session may ask for in one request: the channel list with every
  * channel's fee and its signed quote, a signature per channel (ten on the demo data) for 6 work units, the
  * session ceiling (list 1, pricing pass 2, signing pass 3: test/security/session-cost.test.ts asserts it on
  * this very text).

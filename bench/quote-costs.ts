@@ -1,13 +1,12 @@
 /**
- * `npx tsx bench/quote-costs.ts [--requests 3000]`: what quote work costs against the work unit (issue 42,
- * contract §9 "budgets spend what a request costs, where a plain list or calculation costs 1"), measured as
+ * `npx tsx bench/quote-costs.ts [--requests 3000]`: what quote work costs against the work unit (contract §9 "budgets spend what a request costs, where a plain list or calculation costs 1"), measured as
  * the other units were: server CPU per request of the bundle (`npm start`, demo data, limits raised), read
  * from /proc over many requests of one document, a few at a time, each request's body distinct where the
  * answer cache could otherwise answer it.
  *
  * Documents: a plain list (the unit), a calculation, a calculation with its quote (one signature), a list
  * priced per channel, the same with each channel's quote (one signature per channel), one verification, and
- * 15 aliased verifications (issue 42's probe). Printed: µs of server CPU per request, and per request over the
+ * 15 aliased verifications (the hostile probe's document). Printed: µs of server CPU per request, and per request over the
  * list's (units). src/graphql/operation-cost.ts takes its quote units from this table (README "Limits").
  */
 import { execFileSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:sessions [-- --seconds 10]`: issue 29's measurement, repeated (contract §9, amended
+ * `npm run bench:sessions [-- --seconds 10]`: another merchant beside one merchant's crowd (contract §9, amended
  * 2026-11-25). One project server (the bundle, as `npm start` runs it, default limits) on the demo data.
  * Another merchant's server calls signed `GET /v1/payments/channel` at a steady 25/s (the probe, in this
  * process) while:
@@ -10,7 +10,7 @@
  *    of 40 each (a load generator process of its own, bench/session-crowd.ts);
  * 3. refused: the same six sessions send the issue's heavy document (15 aliased lists with fees, 50 units),
  *    which a session may not send: every one is refused before it executes;
- * 4. quotes: the same six sessions send the most quote work a session may ask for (issue 42): the list with
+ * 4. quotes: the same six sessions send the most quote work a session may ask for: the list with
  *    every channel's signed quote, ten signatures a request, 6 units.
  *
  * Reported: the probe's p50/p99 per phase, the loaded/idle p99 factor, the crowd's status counts and the
@@ -153,7 +153,7 @@ try {
 
   const idle = rows[0]!.p99;
   const lines = [
-    `# Sessions soak (issue 29): another merchant's signed GET /v1/payments/channel at ${PROBE_PER_SECOND}/s, ${SECONDS} s per phase`,
+    `# Sessions soak: another merchant's signed GET /v1/payments/channel at ${PROBE_PER_SECOND}/s, ${SECONDS} s per phase`,
     '',
     `${os.cpus().length} CPUs, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} at the end, Node ${process.version}`,
     '',

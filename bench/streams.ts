@@ -1,5 +1,5 @@
 /**
- * `npm run bench:streams` (never part of `npm test`): contract §8b on one replica, issue 31.
+ * `npm run bench:streams` (never part of `npm test`): contract §8b on one replica.
  *
  * Runs the real server as `npm start` runs it (the bundle dist/main.mjs, built first; default SQLite, then
  * DATABASE_URL Postgres, then WORKERS=2) and a floor server (bench/servers/stream-floor.ts: plain node:http

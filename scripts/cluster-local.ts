@@ -1,5 +1,5 @@
 /**
- * `npm run cluster:local -- --replicas 3` (issue 11 item 8, issue 24 items 5-6): the scale-out set-up on one
+ * `npm run cluster:local -- --replicas 3`: the scale-out set-up on one
  * machine, with one command. Starts a throwaway Postgres and Redis (scripts/lib/local-services.ts), builds
  * once (dist/main.mjs), starts N replicas sharing DATABASE_URL, REDIS_URL, one generated MASTER_KEY and one
  * DATA_DIR, and HAProxy (Debian's `haproxy` package) in front of them, health-checking `/ready` and retrying

@@ -1,5 +1,5 @@
 /**
- * The in-memory peers' data (issue 12): the project's own `GET /v1/payments/channel` answer, captured once by
+ * The in-memory peers' data: the project's own `GET /v1/payments/channel` answer, captured once by
  * the bench from the running project (signed, approved demo merchant) and handed over in a file named by
  * `REST_ANSWER_FILE`. The peers hold it in memory exactly as a user would who put "the channels cached in
  * memory" behind Fastify + Mercurius or a raw node:http server; none of them touches a database per request.

@@ -1,5 +1,5 @@
 /**
- * Peer "Fastify + Mercurius + graphql-jit, channels cached in memory" (issue 12): what a user would build
+ * Peer "Fastify + Mercurius + graphql-jit, channels cached in memory": what a user would build
  * instead of this service. Float fields, no authentication, no logs/metrics/limits, channels parsed from the
  * project's own REST answer and held in memory, and a plain-number fee resolver (the §5 formula in binary
  * floating point, rounding half-up to whole IDR). The same query documents as the project's scenarios, with

@@ -1,5 +1,5 @@
 /**
- * Reference "Yoga floor" (issue 12): GraphQL Yoga's server adapter answering the project's exact REST
+ * Reference "Yoga floor": GraphQL Yoga's server adapter answering the project's exact REST
  * channel-list bytes (REST_ANSWER_FILE, as raw-mem does) from an `onRequest` hook with `endResponse`, served
  * through the project's own Node transport (src/pipeline/transport/node-transport.ts). No signature, no log line, no
  * metrics, no cache lookup: only the adapter, the hook loop and the transport, i.e. the least any design

@@ -11,7 +11,7 @@
  *
  * Why raw sockets and not node:http's client: on this 2-core machine the load generators share the cores with
  * the server they measure, and node:http's client (a parser, an IncomingMessage, string decoding per chunk)
- * spent about 350 µs of CPU per page opened, half of what the server spent answering it (issue 31, run F). A
+ * spent about 350 µs of CPU per page opened, half of what the server spent answering it (run F). A
  * page here is one pre-built request written once and a scan of the raw bytes for `event: next`, which is what
  * the benchmark needs to know: when each page's first event and its change's event arrived. The status line is
  * checked (anything but 200 is a failure); headers and chunked framing are otherwise not parsed (the marker is

@@ -1,6 +1,6 @@
 /**
  * Throwaway Postgres and Redis servers for tests and `npm run cluster:local`
- * (issue 11 item 7): Debian's `postgresql` and `redis-server` packages, each
+ *: Debian's `postgresql` and `redis-server` packages, each
  * in its own temporary directory, on a free loopback port, never touching a
  * system instance or its data. Also the deployment components of contract §6:
  * PgBouncer in front of a Postgres (`startPgBouncer`, Debian's `pgbouncer`

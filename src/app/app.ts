@@ -224,7 +224,7 @@ export function createAppParts(options: AppOptions): AppParts {
   const quotes = new QuoteService(catalog, options.secretBox, {
     issuer: options.quotes?.issuer ?? (() => 'http://localhost'),
     ttlSeconds: options.quotes?.ttlSeconds ?? QUOTE_TTL.default,
-    // A key records the longest TTL it signed with before this process's first signature with it (issue 42).
+    // A key records the longest TTL it signed with before this process's first signature with it.
     recordTtl: (keyId, ttlSeconds) => store.admin.raiseQuoteKeyMaxTtl(keyId, ttlSeconds),
     now: options.now,
   });
@@ -243,7 +243,7 @@ export function createAppParts(options: AppOptions): AppParts {
   const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now, tracer: tracing?.tracer });
 
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
-  // authentication then takes for the same request (an HMAC per open was two, issue 31: opening at a sale's
+  // authentication then takes for the same request (an HMAC per open was two: opening at a sale's
   // peak). Bound: one entry per request in flight, gone with its IncomingMessage.
   const laneClaims = new WeakMap<IncomingMessage, LaneClaims>();
   const signatureOptions: SignatureAuthOptions = {

@@ -8,7 +8,7 @@
  * triggers those cheap full collections earlier. Measured on the REST channel list, 50 connections, 20 s
  * per run: peak RSS 185, 180, 148, 137, 197 MB by default; 133–141 MB in 9 runs with the cap;
  * throughput and p99 within the run-to-run noise.
- * docs/PERFORMANCE.md ("What it took") has the measurements.
+ * bench/results/2026-11-22-fast-path-run.md has the measurements.
  */
 import v8 from 'node:v8';
 

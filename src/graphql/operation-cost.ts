@@ -12,11 +12,11 @@
  *
  * Why this model and not graphql-armor's (objects 2, scalars 1, ×1.5 per level, which stays the global
  * document limit in use-abuse-limits.ts): its unit is no request anyone knows, and nesting is not what
- * costs here; list and pricing passes are (measured: README "Decisions", session cost ceiling). The heavy
- * document of issue 29 (15 aliases of the list with fees, breakdowns, rules, availability) costs 50; the
+ * costs here; list and pricing passes are (measured: README "Decisions", session cost ceiling). A heavy
+ * document (15 aliases of the list with fees, breakdowns, rules, availability) costs 50; the
  * drop-in component's subscription costs 3; the REST list and calculate cost 1.
  *
- * Quote work (contract §11; issue 42: it was free) has units of its own, measured the same way, as server CPU
+ * Quote work (contract §11; it was free) has units of its own, measured the same way, as server CPU
  * per request against a plain list request's (`npx tsx bench/quote-costs.ts`, three runs, docs/PERFORMANCE.md):
  * one signature (`FeeCalculation.quote` on `calculateFee`) added 0.3–0.55 of a list and costs 1; a signature
  * for every channel of a list (`FeeCalculation.quote` under `PaymentChannel.fee`, ten signatures on the demo

@@ -40,7 +40,7 @@ const PaymentChannel: PaymentChannelResolvers = {
 
 const FeeCalculation: FeeCalculationResolvers = {
   // Signed only when selected (contract §11: every other request costs what it cost before). Never in a live
-  // event (issue 42, README "Decisions"): one event's answer is shared by the streams asking the same question,
+  // event (README "Decisions"): one event's answer is shared by the streams asking the same question,
   // and a quote belongs to one shopper and one session; a page asks `calculateFee { quote }` when its customer
   // chooses, as the checkout component does.
   quote: (result, _args, ctx, info) => {

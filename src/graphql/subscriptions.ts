@@ -20,7 +20,7 @@ export const paymentChannelsChanged: NonNullable<SubscriptionResolvers['paymentC
   subscribe: (_parent, { filter }, ctx) => {
     // A bad filter fails the request before any stream opens (INVALID_REQUEST, no event stream). Without a
     // filter there is nothing to check (the list is the key's, or the session's own): a checkout page opens
-    // without one, and this list was a second one per page opened (issue 31: ≥ 1,500 pages a second).
+    // without one, and this list was a second one per page opened (≥ 1,500 pages a second).
     if (filter != null) ctx.services.channels.search(ctx.principal, filter);
     return ctx.services.changes.watch(ctx.principal);
   },

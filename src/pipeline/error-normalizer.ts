@@ -56,7 +56,7 @@ const GRAPHQL_HTTP_STATUS: Partial<Record<ErrorCode, number>> = {
  * A GraphQLError that answers the client, built without capturing a stack trace: graphql-js captures one
  * in every GraphQLError's constructor (the `Error` super call), nobody reads it (the error is an answer;
  * an unexpected error is logged with its own original's stack), and with the pipeline's deep stacks it
- * was a tenth of a heavy document's CPU (issue 29: four per-channel errors made eight stack captures).
+ * was a tenth of a heavy document's CPU (four per-channel errors made eight stack captures).
  */
 export function answerError(message: string, options: GraphQLErrorOptions): GraphQLError {
   return withoutStackTraces(() => new GraphQLError(message, options));
@@ -71,7 +71,7 @@ type Fields = { -readonly [K in 'message' | 'name' | 'path' | 'locations' | 'ext
  * graphql-js's constructor. That constructor is an Error (a stack capture), scans the document text for each
  * location, defines its properties one by one and reads the original's `stack` (V8 formats it on first
  * read); a live event's per-channel errors were each restated twice (masked, then normalised), and this was
- * a tenth of the event's CPU (issue 31). The result is `instanceof GraphQLError`, serialises through its
+ * a tenth of the event's CPU. The result is `instanceof GraphQLError`, serialises through its
  * `toJSON`, and has no `stack` of its own: it is an answer; an unexpected original is logged with its own.
  *
  * Locations are kept as graphql-js would derive them from the nodes or source positions, i.e. none for

@@ -119,7 +119,7 @@ export class AppError extends Error {
 
   constructor(code: ErrorCode, message: string, details: ErrorDetails = {}, headers: Record<string, string> = {}) {
     // A 4xx is an answer to the client, not a fault of ours: nobody reads its stack, and capturing one was
-    // the largest part of a refusal's CPU (issue 29: refusals must cost next to nothing). 5xx keep theirs.
+    // the largest part of a refusal's CPU (refusals must cost next to nothing). 5xx keep theirs.
     if (ERROR_STATUS[code] < 500) {
       // (Not withoutStackTraces: `super` must be called in the constructor itself.)
       const limit = V8Error.stackTraceLimit;
@@ -131,7 +131,7 @@ export class AppError extends Error {
     }
     this.name = 'AppError';
     // What V8 would format without frames, as a plain value: GraphQL wraps a 4xx into an error that reads its
-    // `stack`, and V8 formats a captured one on first read (a live event's per-channel errors, issue 31).
+    // `stack`, and V8 formats a captured one on first read (a live event's per-channel errors).
     if (ERROR_STATUS[code] < 500) this.stack = `AppError: ${message}`;
     this.code = code;
     this.details = details;

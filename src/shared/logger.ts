@@ -52,7 +52,7 @@ let exitHook = false;
  * (`setImmediate`). Under load a turn serves dozens of requests, so the request log costs one `write(2)` per
  * turn instead of a write per line or a thread-pool round trip per asynchronous write.
  *
- * Measured on the Yoga floor server under 50 connections (docs/PERFORMANCE.md, "The Yoga floor"), CPU per
+ * Measured on the Yoga floor server under 50 connections (bench/results/2026-11-23-throughput-runs.md), CPU per
  * request: one pino line to sonic-boom's asynchronous destination +22–27 µs, synchronous per line +12 µs,
  * batched per turn +5 µs.
  *

@@ -24,7 +24,7 @@ const DECIMAL_TEXT = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 /**
  * Decimals parsed from text, by text. The same few texts are parsed over and over on the hot path: a
  * channel's limits and a band's bound for every priced channel, a checkout page's own amount once per channel
- * of every live event (issue 31: a tenth of an event's CPU was big.js parsing the same strings). The values are
+ * of every live event (a tenth of an event's CPU was big.js parsing the same strings). The values are
  * shared, so nobody may modify a Big it was given (big.js's methods never modify their operands).
  * Bound: {@link MAX_PARSED_DECIMALS} texts (client amounts included); when full it is cleared and fills again.
  */
@@ -68,7 +68,7 @@ export function toDecimalString(value: Big): DecimalString {
 /**
  * `x.cmp(y)` (-1, 0, 1) without its allocation: big.js's comparisons construct a new Big of their argument
  * every time (a copy of its digits, or a parse of a number), and a live event compares every page's amount
- * with every channel's limits (issue 31). Read from big.js's documented value fields: digits `c` (most
+ * with every channel's limits. Read from big.js's documented value fields: digits `c` (most
  * significant first, no leading zeros; `[0]` for zero), exponent `e`, sign `s`. test/unit/money.test.ts
  * checks it against big.js's own `cmp`.
  */

@@ -1,5 +1,5 @@
 /**
- * Pulling an async sequence's next step with a callback instead of a promise (issue 31, live updates at a
+ * Pulling an async sequence's next step with a callback instead of a promise (live updates at a
  * sale's peak).
  *
  * An open stream spends nearly all its life waiting for the next change. Waiting through async iterators

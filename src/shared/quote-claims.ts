@@ -53,7 +53,7 @@ function isCanonicalBase64url(part: string): boolean {
  * Why `token` cannot be a quote by its text alone, before any decoding: `ERR_JWS_INVALID` (not three parts of
  * base64-like text) or `NOT_CANONICAL` (another spelling of some bytes: padding, the standard alphabet, spare
  * bits set); undefined when every part is canonical base64url. One quote has exactly one text, so a merchant
- * that accepts each quote once may compare texts (issue 42); JOSE libraries decode leniently, so this check
+ * that accepts each quote once may compare texts; JOSE libraries decode leniently, so this check
  * comes first, on the gateway and in the SDK alike.
  */
 export function compactJwsProblem(token: string): 'ERR_JWS_INVALID' | 'NOT_CANONICAL' | undefined {
@@ -65,7 +65,7 @@ export function compactJwsProblem(token: string): 'ERR_JWS_INVALID' | 'NOT_CANON
 /**
  * What is wrong with a token that is not a valid quote, in plain words, from the JOSE library's error code
  * (jose's `err.code`) or {@link compactJwsProblem}'s: the detail of `QUOTE_INVALID`. Never the code itself
- * (issue 42): a client reads what to do, not the library's internals.
+ *: a client reads what to do, not the library's internals.
  */
 export function quoteProblemOf(code: string): string {
   switch (code) {

@@ -1,5 +1,5 @@
 /**
- * The drop-in checkout in headless Chromium across two origins, all real processes (issue 23 item 6):
+ * The drop-in checkout in headless Chromium across two origins, all real processes:
  * the gateway (`npm start`) on one port, the reference merchant integration
  * (docs/examples/checkout-merchant, `npm run example:checkout`) on another, allowed for the demo merchant
  * with the admin CLI (`merchant origins add`), and a second merchant page on an origin nobody allowed.

@@ -38,7 +38,7 @@ const CHANGE_MS = 1_000;
 /**
  * A page's subscription. Each page still asks its own question (its session's amount is part of it, so no two
  * pages share an execution). Not the checkout component's heavier document (a fee for its amount per channel):
- * that one is bench:streams' case (issue 31 item 1); here, at this commit on a 2-core machine, it put the
+ * that one is bench:streams' case; here, at this commit on a 2-core machine, it put the
  * slowest of 3,000 pages at 0.83-0.87 s after the change, too close to the bound for a test that CI runs.
  */
 const PAGE_DOCUMENT = 'subscription { paymentChannelsChanged { code status } }';

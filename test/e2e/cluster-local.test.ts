@@ -1,5 +1,5 @@
 /**
- * `npm run cluster:local` (issue 11 item 8, issue 24 items 5-6): Postgres + Redis + N replicas + HAProxy
+ * `npm run cluster:local`: Postgres + Redis + N replicas + HAProxy
  * from one command. Checks every replica and the balancer (/health, a signed GET /v1/payments/channel with
  * the shared DATA_DIR's demo credentials); that the banners and cluster.env send people and tools to the
  * balancer with the cluster's credentials; then, under steady load through HAProxy (about 100 requests/s,

@@ -1,5 +1,5 @@
 /**
- * GraphQL over HTTP conformance (issue 4 §4): graphql-http's own server
+ * GraphQL over HTTP conformance: graphql-http's own server
  * audits against the real server on a loopback port, every audit request
  * signed per SVC1 (the endpoint accepts nothing unsigned). Zero errors;
  * warnings are listed in the test output and in docs/security.md.

@@ -1,5 +1,5 @@
 /**
- * Live changes (issue 3, "Live changes"): a real server runs; the admin CLI,
+ * Live changes ("Live changes"): a real server runs; the admin CLI,
  * another process, changes keys, channels and KYC; the change must be seen
  * over HTTP without a restart.
  *

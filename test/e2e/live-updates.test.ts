@@ -1,5 +1,5 @@
 /**
- * Live channel updates end to end (contract §8, issue 13 item 6): two real
+ * Live channel updates end to end (contract §8): two real
  * servers (`dist/main.mjs`, as `npm start` runs it) on one DATA_DIR — one
  * SQLite file, or under TEST_DB=postgres one database — are two replicas;
  * the admin CLI, a third process, makes the changes.

@@ -1,5 +1,5 @@
 /**
- * The SDK as a user outside this repository gets it (issue 23 item 5): `npm pack` of packages/client
+ * The SDK as a user outside this repository gets it: `npm pack` of packages/client
  * (its prepack step builds dist/), the tarball installed into a fresh project in the temporary directory
  * with npm, then
  * - plain `node` (no tsx, no loader) imports it and makes a signed call, creates a checkout session, and

@@ -1,5 +1,5 @@
 /**
- * Start-up with a DATA_DIR that cannot take writes (issue 4 §5): a clear
+ * Start-up with a DATA_DIR that cannot take writes: a clear
  * message on stderr and a non-zero exit, never a half-started server.
  * Runs `npm start`'s entry point (tsx src/main.ts) as a real process.
  */

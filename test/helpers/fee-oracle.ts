@@ -1,5 +1,5 @@
 /**
- * The fee calculator as it was written in big.js decimals (before issue 31 moved it to BigInt fixed point,
+ * The fee calculator as it was written in big.js decimals (before it moved to BigInt fixed point,
  * src/modules/pricing/domain/fixed-point.ts): kept as the oracle the exact integer calculator must agree
  * with to the digit (test/unit/fee-oracle.test.ts). Not used by the product.
  */

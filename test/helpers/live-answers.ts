@@ -1,5 +1,5 @@
 /**
- * Comparing a live event with the matching query's answer (tests of live updates, issue 31): the subscription
+ * Comparing a live event with the matching query's answer (tests of live updates): the subscription
  * document made a query, and both answers in one comparable form.
  */
 import type { EventStreamReader } from './sse.js';

@@ -1,5 +1,5 @@
 /**
- * The Node transport writes an event stream straight to the client's socket (contract §8b; issue 31 item 4):
+ * The Node transport writes an event stream straight to the client's socket (contract §8b):
  * the real transport (createNodeListener) over a real loopback socket, a source that yields large events as
  * fast as it can. A client that stops reading is cut off (its connection closed, the stream ended `slow`)
  * once more than maxPendingBytes wait for it beyond the kernel's buffers; a client that reads gets every

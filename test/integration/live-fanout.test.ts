@@ -1,5 +1,5 @@
 /**
- * Live updates at a sale's peak (contract §8b, issue 31): every stream still gets exactly its own answer
+ * Live updates at a sale's peak (contract §8b): every stream still gets exactly its own answer
  * when executions are shared, capacity is enforced (MAX_OPEN_STREAMS → 503 + Retry-After), and a client
  * that stops reading is cut off once a bounded number of bytes waits for it.
  *

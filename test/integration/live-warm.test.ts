@@ -1,5 +1,5 @@
 /**
- * Warm groups (contract §8b, issue 31: opening at a sale's peak; src/pipeline/plugins/shared-executions.ts):
+ * Warm groups (contract §8b: opening at a sale's peak; src/pipeline/plugins/shared-executions.ts):
  * a group of streams keeps its newest answer past the turn of its change, so a page that opens later for the
  * same data version is answered from it (refilled with its own amount, or the question's shared answer) and
  * not executed again. Its first event must still be exactly what the matching query answers. Only the

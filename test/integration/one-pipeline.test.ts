@@ -1,5 +1,5 @@
 /**
- * One request path (issue 12): every request, on either transport, goes
+ * One request path: every request, on either transport, goes
  * through the same Yoga pipeline. Checked three ways:
  * - a real Node server (src/pipeline/transport/node-transport.ts) answers exactly like
  *   `yoga.fetch` on the same app and data, success and every error;

@@ -1,5 +1,5 @@
 /**
- * Contract §6 "Shared limits" (issue 11 item 3): with REDIS_URL a key's budget is one budget across
+ * Contract §6 "Shared limits": with REDIS_URL a key's budget is one budget across
  * replicas; with Redis stopped or frozen every replica keeps serving on its own in-memory budget (a
  * warning once per outage, `gateway_rate_limit_store_up` 0, fallbacks counted, never a 5xx or a hang);
  * with Redis back the budget is shared again.

@@ -123,7 +123,7 @@ describe.skipIf(skip)('stream slots shared through Redis by replicas', () => {
     const held: EventStreamReader[] = [];
     for (let i = 0; i < 10; i++) held.push(await open(i % 2 === 0 ? a! : b!));
     expect(held.map((s) => s.status)).toEqual(Array(10).fill(200));
-    // Refused however it asks (issue 29: a missing Accept and `*/*` open streams too).
+    // Refused however it asks (a missing Accept and `*/*` open streams too).
     for (const [app, headers] of [[a!, {}], [b!, { accept: '*/*' }], [a!, { accept: 'text/event-stream' }]] as const) {
       const res = await app.signedFetch('/graphql', { method: 'POST', body: JSON.stringify({ query: CHANNELS_SUBSCRIPTION }), headers });
       expect(res.status).toBe(429);

@@ -1,5 +1,5 @@
 /**
- * GraphQL abuse limits (issue 4 §1). Each test would pass a request that the
+ * GraphQL abuse limits. Each test would pass a request that the
  * limit must stop if the protection were removed.
  */
 import { getIntrospectionQuery } from 'graphql';

@@ -1,5 +1,5 @@
 /**
- * Contract §6 "Client addresses behind the balancer" (issue 30 item 4), directly against a real server
+ * Contract §6 "Client addresses behind the balancer", directly against a real server
  * (`npm start`), with connections bound to 127.0.0.5 and 127.0.0.6 (`localAddress`):
  *
  * - without TRUSTED_PROXIES, or from a peer it does not name, a forged `X-Forwarded-For` changes nothing:

@@ -1,5 +1,5 @@
 /**
- * Cross-merchant access (issue 4 §3): every operation that names a merchant,
+ * Cross-merchant access: every operation that names a merchant,
  * called with merchant A's key and merchant B's id, is refused with
  * MERCHANT_MISMATCH (403) before anything about B or the channel is looked
  * at, and the response carries nothing of B.

@@ -1,5 +1,5 @@
 /**
- * Fault injection on the database file while the service runs (issue 4 §5):
+ * Fault injection on the database file while the service runs:
  * deleted, read-only, locked by another process, corrupted. Every fault:
  * 503 SERVICE_UNAVAILABLE on both surfaces (problem+json on REST), /ready
  * not ready, the process keeps serving, and it recovers by itself once the

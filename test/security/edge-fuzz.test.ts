@@ -1,5 +1,5 @@
 /**
- * Malformed input at the edge (issue 30 §6), past authentication: every route of the route table
+ * Malformed input at the edge, past authentication: every route of the route table
  * (src/shared/routes.ts), every parameter (query string, headers, body), fuzzed with fast-check, sent over a
  * real socket to the service's own Node transport. Each request is SVC1-signed over the exact bytes sent
  * (target and body) with the test merchant's key, or carries a checkout session's Bearer secret, so the

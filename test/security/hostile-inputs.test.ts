@@ -1,5 +1,5 @@
 /**
- * Hostile inputs on both surfaces over a real socket (issue 4 §3): garbage
+ * Hostile inputs on both surfaces over a real socket: garbage
  * and deeply nested JSON, wrong types, extreme numbers, unicode and control
  * characters in every field and header, duplicate and oversized headers.
  * Invariants for every response: no 5xx, no stack trace or internals, no

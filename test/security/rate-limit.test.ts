@@ -1,5 +1,5 @@
 /**
- * Rate limiting (issue 4 §2, issue 11; contract §4 RATE_LIMITED 429 + Retry-After, §6 "Address budget").
+ * Rate limiting (contract §4 RATE_LIMITED 429 + Retry-After, §6 "Address budget").
  * Budgets are rate-limiter-flexible fixed windows on Date.now(); only Date is faked here, so windows
  * end only when a test moves the clock (the app clock moves with it, so signatures stay fresh).
  */

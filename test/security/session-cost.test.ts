@@ -60,9 +60,9 @@ describe('what a document costs (work units)', () => {
     expect(cost(componentDocuments()[2]!)).toBe(2);
     expect(cost(HEAVIEST_ALLOWED)).toBe(DEFAULT_SESSION_MAX_COST);
     expect(cost(HEAVY_DOCUMENT)).toBe(50);
-    // The benchmark's quote-heavy document (issue 42): a session may send it, at its price.
+    // The benchmark's quote-heavy document: a session may send it, at its price.
     expect(cost(QUOTE_HEAVY)).toBe(DEFAULT_SESSION_MAX_COST);
-    // The component's quote of the chosen channel: a calculation and one signature (issue 42).
+    // The component's quote of the chosen channel: a calculation and one signature.
     const quoteQuery = /const QUOTE_QUERY = '([^']+)'/.exec(fs.readFileSync(projectPath('src/client/checkout/payment-checkout.ts'), 'utf8'))?.[1];
     expect(quoteQuery).toBeDefined();
     expect(cost(quoteQuery!)).toBe(2);

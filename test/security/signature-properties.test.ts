@@ -1,5 +1,5 @@
 /**
- * SVC1 over the real pipeline (issue 4 §3), property-based: for random
+ * SVC1 over the real pipeline, property-based: for random
  * method, target, query string, timestamp within the window and body, a
  * correctly signed request passes authentication; any single mutation of
  * any signed component fails with the code the contract's check order

@@ -1,4 +1,4 @@
-/** `audit list` shows what a record changed, field by field (issue 30 item 5): src/modules/admin/audit-changes.ts. */
+/** `audit list` shows what a record changed, field by field: src/modules/admin/audit-changes.ts. */
 import { describe, expect, it } from 'vitest';
 import { auditChanges } from '../../src/modules/admin/audit-changes.js';
 

@@ -1,5 +1,5 @@
 /**
- * The change feed wakes its watchers in turns of WAKE_BATCH (src/modules/live/change-feed.ts, issue 31): the
+ * The change feed wakes its watchers in turns of WAKE_BATCH (src/modules/live/change-feed.ts): the
  * first turn's streams compute and send their events before the next turn's are woken, so their bytes go out
  * and other requests are served between turns. Every watcher still gets the change, a watcher gone before its
  * turn is skipped, and a newer change during the turns reaches every watcher with the newer version.

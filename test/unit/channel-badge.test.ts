@@ -1,5 +1,5 @@
 /**
- * Channel badges (src/pipeline/plugins/use-channel-images.ts, issue 32): the label is drawn whole (never cut
+ * Channel badges (src/pipeline/plugins/use-channel-images.ts): the label is drawn whole (never cut
  * with "…"), long labels on two lines, and every line fits the badge's width at its font size.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Contract §6 "Client addresses behind the balancer" (issue 30 item 4): TRUSTED_PROXIES parsing and
+ * Contract §6 "Client addresses behind the balancer": TRUSTED_PROXIES parsing and
  * validation, and the client address from the socket peer and X-Forwarded-For. Through real servers and
  * the real HAProxy: test/security/client-address.test.ts and test/e2e/cluster-local.test.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * The classification the event templates rest on (src/graphql/live-fields.ts, issue 31): every field of the
+ * The classification the event templates rest on (src/graphql/live-fields.ts): every field of the
  * live list's item type says whether a stream's own amount can change it. A field added to the schema fails
  * here until it is classified, so it is never templated by accident.
  */

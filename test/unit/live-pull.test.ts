@@ -1,5 +1,5 @@
 /**
- * Pulling a live stream's steps (src/shared/pull.ts, issue 31): a waiting stream holds its receiver, no
+ * Pulling a live stream's steps (src/shared/pull.ts): a waiting stream holds its receiver, no
  * promise chain. The change feed's watcher gives the same steps to a pull as to `next()`, never synchronously
  * inside `pull`, one pull at a time; an event stream over a pullable source pulls it and never calls `next()`.
  */

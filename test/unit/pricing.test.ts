@@ -1,5 +1,5 @@
 /**
- * Pricing rules (contract §7, issue 13 item 1): rule selection by scope and
+ * Pricing rules (contract §7): rule selection by scope and
  * instant, band selection, whole-amount pricing on top of the §5 calculator,
  * the CLI band syntax and merchant categories. Tables pin the edges (band
  * bounds, the instant a rule starts, ties, cancellation); properties cover

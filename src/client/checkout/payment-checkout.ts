@@ -1,5 +1,5 @@
 /**
- * The drop-in checkout component (issue 23), served by the gateway as one ES module at
+ * The drop-in checkout component, served by the gateway as one ES module at
  * `/checkout/v1/checkout.js` (src/pipeline/plugins/use-checkout-component.ts bundles this file with esbuild):
  *
  * ```html

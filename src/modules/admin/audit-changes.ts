@@ -1,5 +1,5 @@
 /**
- * What one audit record changed, field by field (issue 30 item 5: `audit list` printed the whole before
+ * What one audit record changed, field by field (`audit list` printed the whole before
  * and after values, and an operator had to compare two blobs by eye). Nested objects are walked to dotted
  * paths (`overrides.feePercentage`); arrays and scalars are compared whole (a band list is one value: its
  * bands only mean something together). The whole record stays available as data (`--json`).

@@ -18,7 +18,7 @@ export type ListedChannel = MerchantChannel & { availability?: Availability };
  * The channel as judged for one payment: an object whose prototype is the merchant's channel (every field is
  * read through it) with the availability of its own. Not a copy (`{ ...c, availability }`): a live event
  * lists every channel of every open checkout page, and copying a channel's thirteen fields cost about 2 µs
- * (measured), a fifth of a page's answer (issue 31). Its readers are the GraphQL resolvers, which read fields;
+ * (measured), a fifth of a page's answer. Its readers are the GraphQL resolvers, which read fields;
  * nothing enumerates it. The channel records are never modified (a catalogue change builds new ones).
  */
 function listed(channel: MerchantChannel, availability: Availability): ListedChannel {

@@ -93,7 +93,7 @@ class Watcher implements AsyncIterableIterator<ChangeEvent>, PullSource<ChangeEv
    * The principal this stream's events carry, the same object for as long as nothing of it changes: each
    * stream keeps the one of its last event (its context), and a fresh copy per stream per change lived until
    * the next change, so the garbage collector copied and promoted 15,000 of them per change at a sale's peak
-   * (issue 31).
+   *.
    */
   #principal(): Principal | undefined {
     const key = this.store.catalog.findActiveKey(this.keyId);
@@ -206,7 +206,7 @@ class Watcher implements AsyncIterableIterator<ChangeEvent>, PullSource<ChangeEv
  * (and lets go of them) only when that run ends. Woken all at once, 15,000 checkout pages' events (3.5 KB each)
  * stayed alive until the last page was computed: no page got its event before the last one was made (p50 about
  * the slowest), no other request was served meanwhile, and each scavenge of the change found 3–5 MB alive
- * (about 1 MB in turns; issue 31, measured with --trace-gc). In turns of this many, each turn's events go out
+ * (about 1 MB in turns, measured with --trace-gc). In turns of this many, each turn's events go out
  * at its end, and requests waiting meanwhile are served between turns. Streams of one question or class still
  * share one execution across turns (shared-executions.ts keeps it for the data version: warm groups).
  */

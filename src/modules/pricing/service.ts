@@ -34,7 +34,7 @@ const STATUS_WORDS: Record<MerchantChannel['status'], string> = { active: 'activ
 /**
  * The CHANNEL_UNAVAILABLE error of an offline or maintenance channel: one per channel code and status (a
  * bounded map: the catalogue's channels, two statuses each), the same for every price asked of that channel.
- * A live event asks one of every unavailable channel of every open checkout page (issue 31). Frozen: an
+ * A live event asks one of every unavailable channel of every open checkout page. Frozen: an
  * error is a value, shared by the answers that carry it (they wrap it, never change it).
  */
 const unavailableErrors = new Map<string, Map<MerchantChannel['status'], AppError>>();
@@ -115,7 +115,7 @@ export class FeeService {
     if (!isPositive(amount)) throw invalidRequest('amount', 'amount must be greater than 0.');
     // A checkout session's list judged each channel for exactly this payment (the session's amount, asserted
     // above, in the session's currency, which is the channel's) with this principal: its reasons are the ones
-    // to check, already computed (a live event prices every channel of every open checkout page, issue 31).
+    // to check, already computed (a live event prices every channel of every open checkout page).
     const judged = principal.session !== undefined ? channel.availability?.reasons : undefined;
     return this.price(principal, channel, amount, channel.currency, chargeFeeToCustomer, judged);
   }

@@ -8,7 +8,7 @@
  * be valid. Signing happens only for requests that ask (GraphQL `FeeCalculation.quote` selected, REST
  * `"quote": true`); nothing else pays for it.
  *
- * A retired key is published by what it signed, never by this process's QUOTE_TTL_SECONDS (issue 42: a restart
+ * A retired key is published by what it signed, never by this process's QUOTE_TTL_SECONDS (a restart
  * or a replica with a shorter TTL unpublished the keys of longer-lived quotes). Each key row carries
  * `maxTtlSeconds`, the longest TTL any server signed with it, and a server raises it to its own TTL, durably,
  * before its first signature with that key ({@link QuoteServiceOptions.recordTtl}; one write per server and
@@ -168,7 +168,7 @@ export class QuoteService {
     if (principal.session) throw new AppError('SESSION_SCOPE', 'A checkout session cannot verify quotes: verify them on your server, with a signed call or offline with the published keys.');
     assertMerchantScope(principal, merchantId);
     if (token.length > MAX_QUOTE_LENGTH) throw invalid(`A quote is at most ${MAX_QUOTE_LENGTH} characters.`);
-    // One spelling per token (issue 42): jose, like most JOSE libraries, decodes base64url leniently (padding,
+    // One spelling per token: jose, like most JOSE libraries, decodes base64url leniently (padding,
     // non-zero spare bits), so one quote had several texts and a merchant de-duplicating by text was fooled.
     const malformed = compactJwsProblem(token);
     if (malformed) throw invalid(quoteProblemOf(malformed));

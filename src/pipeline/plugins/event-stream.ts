@@ -182,7 +182,7 @@ export interface LiveStreamRegistryOptions {
  * wait at all: the first event (the current list) comes a turn of the change feed after the response is
  * made, and written apart the headers and that event were two socket writes per page opened; on loopback
  * each write also runs the receiving side's TCP work, and opening at a sale's peak (≥ 1,500 pages per
- * second, issue 31) is bounded by the server's CPU per open. Bounded: a client sees its headers within this
+ * second) is bounded by the server's CPU per open. Bounded: a client sees its headers within this
  * delay whatever its first event does.
  */
 export const FIRST_BYTES_MS = 50;
@@ -268,7 +268,7 @@ export class LiveStreamRegistry {
 
 /**
  * One open stream: pushes each event of its source to its sink as soon as the source yields it. A class with
- * fields, not a web ReadableStream and a pump (the design before issue 31's direct writer): an open stream's
+ * fields, not a web ReadableStream and a pump (the design before the direct writer): an open stream's
  * memory is this object, its source's iterators and its connection (contract §8b, bounded memory).
  *
  * Invariants: attached at most once; `onClose` is called exactly once, after the stream left the registry

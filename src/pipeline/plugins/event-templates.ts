@@ -1,5 +1,5 @@
 /**
- * Event templates (contract §8b, issue 31): pages that differ only in their amount share one execution of a
+ * Event templates (contract §8b): pages that differ only in their amount share one execution of a
  * change, and each page computes only the fields its amount decides.
  *
  * At a sale's peak every checkout page asks the channel list with its own amount, so no two pages ask the same

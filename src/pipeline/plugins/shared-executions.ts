@@ -21,7 +21,7 @@
  * error. Nothing in an event belongs to one caller alone: a fee quote, which
  * does (one shopper, one session, its own id and expiry; contract §11), is
  * never signed in an event (`FeeCalculation.quote` answers null in a
- * subscription, src/graphql/resolvers.ts; issue 42: two sessions differing
+ * subscription, src/graphql/resolvers.ts; two sessions differing
  * only in lifetime shared one quote, which outlived the shorter session). So
  * the session's id and expiry are rightly not in the key.
  *
@@ -90,7 +90,7 @@ interface StreamTemplate {
 /**
  * How many groups keep their newest result past the turn of its change, so that a stream opening later for
  * the same version is answered from it (a templated page refilled, a question's answer and its serialised
- * bytes shared) rather than executed again: opening at a sale's peak, ≥ 1,500 pages per second (issue 31).
+ * bytes shared) rather than executed again: opening at a sale's peak, ≥ 1,500 pages per second.
  * The groups used last keep theirs. Bound: this many results (each one list of the merchant's channels and its
  * serialisations), whatever the number of open streams; a stream's own memory holds none of them.
  */
@@ -128,7 +128,7 @@ function isAsyncIterable<T>(value: unknown): value is AsyncIterable<T> {
  * (use-live-streams.ts onResultProcess). Why a wrapper that is not itself async-iterable: envelop wraps a
  * subscription's iterable in a mapping iterator for each plugin that watches results (error masking, Yoga's
  * error handler), each with its own closures, contexts and promises per open stream and per event; these
- * layers were a quarter of an idle stream's heap (issue 31, ≤ 16 KB per stream). What they did for an event
+ * layers were a quarter of an idle stream's heap (≤ 16 KB per stream). What they did for an event
  * (masking its unexpected errors) is done once per shared execution instead ({@link SharedExecutionsOptions}).
  */
 export const LIVE_EVENTS = Symbol('liveEvents');
@@ -284,7 +284,7 @@ export class SharedExecutions {
     this.executions += 1;
     // Without stack captures: graphql-jit builds a GraphQLError (two captures through the pipeline's deep
     // stack) for every per-channel error of every page, e.g. the fee of a channel in maintenance, and these
-    // were the largest single cost of an event (issue 31 profile). They are answers, never logged. A bug in
+    // were the largest single cost of an event. They are answers, never logged. A bug in
     // a resolver is still masked and logged with the request id, without its stack here; the same
     // document as a query runs the same resolvers and logs it with one.
     const result = withoutStackTraces(() => (compiled ? compiled.query(payload, args.contextValue, args.variableValues) : execute({ ...args, rootValue: payload })));

@@ -102,7 +102,7 @@ export class StreamSlots {
    * A slot's member in its owner's Redis set (a slot taken locally may be added later, when Redis is back): unique
    * across replicas by a random prefix drawn once per process, and within it by a counter. Not random bytes per
    * slot: a synchronous `randomBytes` per opened stream was 3.6 % of the server's CPU when opening 15,000 pages
-   * (issue 31 profile). A member is no secret: it only tells one stream's slot from another's.
+   *. A member is no secret: it only tells one stream's slot from another's.
    */
   readonly #memberPrefix = randomBytes(9).toString('base64url');
   #members = 0;

@@ -4,7 +4,7 @@
  *
  * Quote verification is the merchant server's step before it creates a payment (contract §11), never a
  * shopper's page's: REST `POST /v1/payments/quotes/verify` refuses sessions (a route they may not call), and
- * GraphQL `verifyQuote` answers the same 403 SESSION_SCOPE (issue 42: it served them, an unpriced CPU lever).
+ * GraphQL `verifyQuote` answers the same 403 SESSION_SCOPE (it served them, an unpriced CPU lever).
  *
  * A checkout session's client secret is a public credential: it sits in every shopper's browser and in the
  * page source, so anyone can read one. The schema it would reveal is the whole API, merchant-only operations

@@ -96,7 +96,7 @@ export interface RateLimitEnvironment {
  * Twice what the drop-in component's own heaviest document costs (its channel subscription: the list 1 + the
  * fee of each channel 2 = 3 units): a merchant's own session documents may ask for somewhat more (measured:
  * the heaviest such document takes about 2× the component's CPU), never for the aliased lists that stalled
- * the gateway (issue 29: 15 aliases = 50 units). The chosen channel's instructions (contract §14) are a
+ * the gateway (15 aliases = 50 units). The chosen channel's instructions (contract §14) are a
  * separate document of 2 units (the list narrowed to one code 1 + filling its steps 1; the rendered text is
  * cached per values), asked once per choice and per operator change, not on every live event; a session may
  * also ask the instructions of every channel of its list with their fees (1 + 2 + 1 = 4), within the ceiling.

@@ -1,5 +1,5 @@
 /**
- * Fair turns for the requests of checkout sessions (contract §9, issue 29 item 3): one merchant's crowd of
+ * Fair turns for the requests of checkout sessions (contract §9): one merchant's crowd of
  * sessions cannot make another merchant's requests wait.
  *
  * Why here, in the transport, and not in a plugin: what a burst costs before a plugin could hold it back
@@ -58,7 +58,7 @@ export interface FairLanesOptions {
  * How long a turn of queued session requests may take before the batch shrinks (ms). 4, not the first 2: at a
  * sale's peak every turn's fixed costs (the database health check and data-version read, the log flush, the
  * poll) were shared by about 3 page opens, now by about 6, which took opening past 1,500 pages a second
- * (issue 31); a request without a lane waits for one such turn at most (`npm run bench:sessions`: the other
+ *; a request without a lane waits for one such turn at most (`npm run bench:sessions`: the other
  * merchant's p99 beside the crowd stayed at 3.2× idle, docs/PERFORMANCE.md).
  */
 export const TURN_TARGET_MS = 4;

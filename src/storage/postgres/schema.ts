@@ -213,7 +213,7 @@ export const quoteKeys = pgTable(
     retiredAt: text('retired_at'),
     /**
      * The longest lifetime (QUOTE_TTL_SECONDS) of any quote this key signed, seconds: every server raises it to
-     * its own TTL before its first signature with the key (issue 42). A retired key stays published until
+     * its own TTL before its first signature with the key. A retired key stays published until
      * `retired_at` + this + a margin. NULL on keys made before it existed: unknown, read as the largest TTL
      * allowed (86,400).
      */

@@ -142,7 +142,7 @@ interface CalculationParts {
 /**
  * A fee result. A class with the breakdown as a getter of its prototype, built when first read: a fee's
  * breakdown is selected far less often than the fee (a live event prices every channel of every page and
- * reads none of it, issue 31), and an object literal with its own getter cost V8 a slow property definition
+ * reads none of it), and an object literal with its own getter cost V8 a slow property definition
  * on every call (most of a calculation's time, measured). Its own enumerable fields are the result's numbers;
  * `breakdown` is read, not enumerated (`{ ...result }` has no breakdown).
  */

@@ -275,7 +275,7 @@ export function priceWithRule(rule: FeeRule, channel: ChannelPricing, amount: Bi
   const { index, band } = bandFor(rule, amount);
   const pricing: AppliedPricing = { ruleId: rule.id, source: rule.scope, effectiveFrom: rule.effectiveFrom, bandIndex: index, band };
   // The applied pricing goes into the calculator's own breakdown (built when read) rather than into a copy
-  // of the result (a live event prices every channel of every page, issue 31).
+  // of the result (a live event prices every channel of every page).
   // Built field by field, not spread: an object spread is a generic copy in V8 and was most of this call.
   const schedule: FeeSchedule = {
     currency: channel.currency,
