@@ -6,10 +6,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
 import { admin, adminJson } from '../helpers/ops.js';
+import { databaseUrlForDataDir } from '../helpers/engine.js';
+import { openSqlConnection } from '../helpers/sql.js';
 import { DATABASE_FILE } from '../../src/storage/index.js';
 import { DEMO_APPROVED_MERCHANT_ID as M } from '../../src/modules/admin/demo-seed.js';
 
@@ -45,22 +46,19 @@ describe('admin CLI: operator text taken as typed or refused', () => {
   it('what an older database holds is printed escaped: channel list, merchant list, audit list (human and --json)', async () => {
     await adminJson(dataDir, ['channel', 'list']);
     // The database as an older version (or a hand) left it.
-    const db = new Database(path.join(dataDir, DATABASE_FILE));
+    // On the engine the CLI uses (TEST_DB=postgres: this DATA_DIR's own database), from a connection of its own.
+    const url = databaseUrlForDataDir(dataDir);
+    const db = openSqlConnection(url ? { engine: 'postgres', url } : { engine: 'sqlite', file: path.join(dataDir, DATABASE_FILE) });
+    const text = (value: string) => `'${value.replace(/'/g, "''")}'`;
     try {
-      db.prepare('UPDATE channels SET name = ? WHERE code = ?').run(OSC_TITLE, 'qris');
-      db.prepare('UPDATE merchants SET name = ? WHERE id = ?').run(BIDI, M);
+      await db.exec(`UPDATE channels SET name = ${text(OSC_TITLE)} WHERE code = 'qris'`);
+      await db.exec(`UPDATE merchants SET name = ${text(BIDI)} WHERE id = ${text(M)}`);
       // The audit trail is append-only: an older version's record is added, not edited.
-      db.prepare('INSERT INTO audit_log (id, at, actor, action, entity, before, after) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        'ffffffff-ffff-7fff-bfff-ffffffffffff',
-        '2999-01-01T00:00:00.000Z',
-        'ops\u001b[8m\u0085',
-        'channel.update',
-        'qris',
-        JSON.stringify({ name: 'QRIS' }),
-        JSON.stringify({ name: BIDI }),
+      await db.exec(
+        `INSERT INTO audit_log (id, at, actor, action, entity, before, after) VALUES ('ffffffff-ffff-7fff-bfff-ffffffffffff', '2999-01-01T00:00:00.000Z', ${text('ops\u001b[8m\u0085')}, 'channel.update', 'qris', ${text(JSON.stringify({ name: 'QRIS' }))}, ${text(JSON.stringify({ name: BIDI }))})`,
       );
     } finally {
-      db.close();
+      await db.close();
     }
     for (const args of [['channel', 'list'], ['merchant', 'list'], ['audit', 'list', '--limit', '5']]) {
       const human = await admin(dataDir, args);

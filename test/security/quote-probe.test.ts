@@ -255,7 +255,9 @@ describe('4. one spelling per token', () => {
     const t = await app();
     const { token } = await quoteOf(t);
     const [h, p, s] = token.split('.') as [string, string, string];
-    const variants = [SAME_BITS(token), `${token}==`, `${h}=.${p}.${s}`, `${h}.${p}.${s.replace(/-/g, '+').replace(/_/g, '/')}`];
+    // The standard alphabet's spelling differs only when the signature holds a '-' or '_' (random per key).
+    const standardAlphabet = /[-_]/.test(s) ? [`${h}.${p}.${s.replace(/-/g, '+').replace(/_/g, '/')}`] : [];
+    const variants = [SAME_BITS(token), `${token}==`, `${h}=.${p}.${s}`, ...standardAlphabet];
     const sdk = createQuoteVerifier({ baseUrl: 'http://gateway.test', fetch: (url) => t.fetch(new URL(url instanceof Request ? url.url : url).pathname), now: () => t.clock.now });
     for (const variant of variants) {
       expect(variant).not.toBe(token);
