@@ -1,7 +1,26 @@
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
+
+/**
+ * Which files a repeated pass leaves out, because it would only repeat what `npm test` ran:
+ * - `npm run test:node` and `test:pg` leave out test/unit: unit tests start neither an app nor a database
+ *   (those that do live in test/integration);
+ * - `test:node` (the Node transport on SQLite) also leaves out the end-to-end files that build no test app
+ *   (`createTestApp`): they start real servers, which serve through the Node transport in every pass, so
+ *   TEST_TRANSPORT changes nothing for them. `test:pg` keeps them: their servers use Postgres there.
+ */
+function repeatedPassExcludes(): string[] {
+  if (!process.env.TEST_TRANSPORT && !process.env.TEST_DB) return [];
+  if (process.env.TEST_DB) return ['test/unit/**'];
+  const transportFree = fs
+    .readdirSync('test/e2e')
+    .filter((f) => f.endsWith('.test.ts') && !fs.readFileSync(`test/e2e/${f}`, 'utf8').includes('createTestApp('))
+    .map((f) => `test/e2e/${f}`);
+  return ['test/unit/**', ...transportFree];
+}
 
 export default defineConfig({
   resolve: {
@@ -12,10 +31,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // `npm run test:node` and `test:pg` repeat the suite through a real server and on Postgres. Unit tests
-    // start neither an app nor a database (those that do live in test/integration), so they would only
-    // repeat what `npm test` ran: they run once, there.
-    exclude: [...configDefaults.exclude, ...(process.env.TEST_TRANSPORT || process.env.TEST_DB ? ['test/unit/**'] : [])],
+    // `npm run test:node` and `test:pg` repeat the suite through a real server and on Postgres (see above).
+    exclude: [...configDefaults.exclude, ...repeatedPassExcludes()],
     // One throwaway Postgres per run (TEST_DATABASE_URL for every worker); see the file.
     globalSetup: ['./test/helpers/global-setup.ts'],
     reporters: ['default', './test/helpers/closing-line-reporter.ts'],
