@@ -278,7 +278,7 @@ describe('transport errors', () => {
 
   it('NOT_FOUND (404) for unknown routes: public ones at once, /v1/payments/* after auth', async () => {
     await problem(await t.fetch('/v2/payments/channel'), 404, 'NOT_FOUND');
-    await problem(await t.fetch('/'), 404, 'NOT_FOUND');
+    await problem(await t.fetch('/nope'), 404, 'NOT_FOUND'); // `/` is the front page (test/integration/front-door.test.ts)
     await problem(await t.fetch('/images/channels/nope.svg'), 404, 'NOT_FOUND');
     await problem(await t.signedFetch('/v1/payments/refund'), 404, 'NOT_FOUND');
     await problem(await t.fetch('/v1/payments/refund'), 401, 'AUTH_HEADER_MISSING');
