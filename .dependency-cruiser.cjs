@@ -100,6 +100,13 @@ module.exports = {
       to: { path: '^src/(app|cli)/' },
     },
     {
+      name: 'engines-below-the-plugins',
+      comment: 'The live fan-out engine (pipeline/live) and the budgets (pipeline/budgets) are driven by the plugins; they never import a plugin, so pipeline/plugins holds the useXxx factories and nothing depends on them but the app.',
+      severity: 'error',
+      from: { path: '^src/pipeline/(live|budgets|transport)/' },
+      to: { path: '^src/pipeline/plugins/' },
+    },
+    {
       name: 'cli-is-an-entry-point',
       comment: 'Nothing in src/ imports the command-line entry points.',
       severity: 'error',

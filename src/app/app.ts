@@ -36,7 +36,7 @@ import { useMetrics } from '../pipeline/plugins/use-metrics.js';
 import { useRequestContext, type ClientAddressResolver } from '../pipeline/plugins/use-request-context.js';
 import type { TrustedProxies } from '../shared/client-address.js';
 import { useRateLimit, type RateLimitOptions } from '../pipeline/plugins/use-rate-limit.js';
-import type { SharedRateLimitStore } from '../pipeline/plugins/rate-limit-budgets.js';
+import type { SharedRateLimitStore } from '../pipeline/budgets/rate-limit-budgets.js';
 import { useRestAdapter } from '../pipeline/plugins/use-rest-adapter.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '../pipeline/plugins/use-live-streams.js';
 import { ChangeFeed } from '../modules/live/change-feed.js';

@@ -1,6 +1,6 @@
 /**
  * What a live event's answer depends on, field by field (contract §8b): the fact the event templates of the
- * live-streams plugin (src/pipeline/plugins/event-templates.ts) rest on.
+ * live-streams plugin (src/pipeline/live/event-templates.ts) rest on.
  *
  * A checkout page's stream asks `paymentChannelsChanged` with its own amount (its session's amount, the
  * `fee(amount:)` variable). Of a channel's fields only three read that amount:

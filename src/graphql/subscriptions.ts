@@ -6,7 +6,7 @@
  * `resolve` builds the list exactly as `Query.paymentChannels` does (the same
  * service call with the same filter), so both always agree. Suppressing
  * events that would not change what the client selected is the event
- * stream's job (src/pipeline/plugins/event-stream.ts).
+ * stream's job (src/pipeline/live/event-stream.ts).
  */
 import type { ChangeEvent } from '../modules/live/change-feed.js';
 import type { SubscriptionPaymentChannelsChangedArgs, SubscriptionResolvers } from './generated.js';

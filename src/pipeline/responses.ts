@@ -25,7 +25,7 @@ export type ResponseWithBytes = Response & { [RESPONSE_BYTES]?: Buffer };
 /**
  * Where an event stream's bytes go (contract §8b). The Node transport writes them straight to the client's
  * socket (node-transport.ts: no web stream, no pump between the event and the socket); in process
- * (`yoga.fetch`) they are the Response body, read as the client reads it (plugins/event-stream.ts).
+ * (`yoga.fetch`) they are the Response body, read as the client reads it (live/event-stream.ts).
  */
 export interface EventSink {
   /** Bytes, or text to be sent as UTF-8. */

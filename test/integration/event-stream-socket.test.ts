@@ -15,7 +15,7 @@ import type { FetchAPI, YogaServerInstance } from 'graphql-yoga';
 import { Response as PonyfillResponse } from '@whatwg-node/fetch';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { eventStreamResponse, LiveStreamRegistry, type StreamEnd } from '../../src/pipeline/plugins/event-stream.js';
+import { eventStreamResponse, LiveStreamRegistry, type StreamEnd } from '../../src/pipeline/live/event-stream.js';
 import { createNodeListener } from '../../src/pipeline/transport/node-transport.js';
 import type { GraphQLContext } from '../../src/graphql/context.js';
 

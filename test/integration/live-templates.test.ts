@@ -1,5 +1,5 @@
 /**
- * Event templates (contract §8b; src/pipeline/plugins/event-templates.ts): pages that differ only in
+ * Event templates (contract §8b; src/pipeline/live/event-templates.ts): pages that differ only in
  * their amount share one execution of a change and each fills in its own `availability` and `fee`. Every
  * stream's event must still be exactly what the matching `paymentChannels` query answers for it.
  *

@@ -1,5 +1,5 @@
 /**
- * Warm groups (contract §8b: opening at a sale's peak; src/pipeline/plugins/shared-executions.ts):
+ * Warm groups (contract §8b: opening at a sale's peak; src/pipeline/live/shared-executions.ts):
  * a group of streams keeps its newest answer past the turn of its change, so a page that opens later for the
  * same data version is answered from it (refilled with its own amount, or the question's shared answer) and
  * not executed again. Its first event must still be exactly what the matching query answers. Only the
@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { eventually, openEventStream, type EventStreamReader } from '../helpers/sse.js';
 import { comparable, nexts, queryOf } from '../helpers/live-answers.js';
-import { MAX_SHAPES } from '../../src/pipeline/plugins/shared-executions.js';
+import { MAX_SHAPES } from '../../src/pipeline/live/shared-executions.js';
 
 const COMPONENT = `subscription Channels($amount: Decimal!) {
   paymentChannelsChanged { code name imageUrl status availability { selectable reasons } fee(amount: $amount) { amount totalAmount customerFee merchantFee currency } }

@@ -1,6 +1,6 @@
 /**
  * Contract §8 (SUBSCRIPTIONS_PER_KEY open streams per API key) and §9 (2 per checkout session) across
- * replicas: with REDIS_URL the slots are one budget in Redis (src/pipeline/plugins/stream-slots.ts), freed
+ * replicas: with REDIS_URL the slots are one budget in Redis (src/pipeline/live/stream-slots.ts), freed
  * when a stream closes on any replica, expiring with their lease when their replica stops renewing them;
  * with Redis frozen each replica counts its own streams, never answering 5xx or stalling.
  *

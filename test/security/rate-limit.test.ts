@@ -5,7 +5,7 @@
  */
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { addressKey, keyBudgetWindow, RateBudget } from '../../src/pipeline/plugins/rate-limit-budgets.js';
+import { addressKey, keyBudgetWindow, RateBudget } from '../../src/pipeline/budgets/rate-limit-budgets.js';
 import { createTestApp, gql, type TestApp } from '../helpers/app.js';
 
 /** Tests choose the client address with this header (yoga.fetch has no socket). */

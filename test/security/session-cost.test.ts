@@ -15,7 +15,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FIELDS_PER_UNIT, operationCost } from '../../src/graphql/operation-cost.js';
 import { buildSchema } from '../../src/graphql/schema.js';
 import { REST_OPERATIONS } from '../../src/pipeline/rest-routes.js';
-import { MerchantShare, OVERLOADED_FLOOR } from '../../src/pipeline/plugins/merchant-share.js';
+import { MerchantShare, OVERLOADED_FLOOR } from '../../src/pipeline/budgets/merchant-share.js';
 import { DEFAULT_SESSION_MAX_COST } from '../../src/pipeline/plugins/use-rate-limit.js';
 import { projectPath } from '../../src/shared/paths.js';
 import { HEAVIEST_ALLOWED, HEAVY_DOCUMENT, QUOTE_HEAVY } from '../../bench/documents.js';

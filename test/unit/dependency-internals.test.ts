@@ -6,7 +6,7 @@
 import { createYoga } from 'graphql-yoga';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
-import { memoryStorageOf } from '../../src/pipeline/plugins/rate-limiter-memory-storage.js';
+import { memoryStorageOf } from '../../src/pipeline/budgets/rate-limiter-memory-storage.js';
 import { ponyfillBodyBytes } from '../../src/pipeline/transport/ponyfill-body.js';
 
 describe('src/pipeline/transport/ponyfill-body.ts', () => {
@@ -30,7 +30,7 @@ describe('src/pipeline/transport/ponyfill-body.ts', () => {
   });
 });
 
-describe('src/pipeline/plugins/rate-limiter-memory-storage.ts', () => {
+describe('src/pipeline/budgets/rate-limiter-memory-storage.ts', () => {
   it('finds the storage of a RateLimiterMemory and decides with it as consume() would', async () => {
     const limiter = new RateLimiterMemory({ points: 2, duration: 60, keyPrefix: '' });
     const storage = memoryStorageOf(limiter);

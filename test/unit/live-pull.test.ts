@@ -8,7 +8,7 @@ import type { ExecutionResult } from 'graphql';
 import { Response as PonyfillResponse } from '@whatwg-node/fetch';
 import type { FetchAPI } from 'graphql-yoga';
 import { ChangeFeed, type ChangeEvent } from '../../src/modules/live/change-feed.js';
-import { eventStreamResponse, LiveStreamRegistry } from '../../src/pipeline/plugins/event-stream.js';
+import { eventStreamResponse, LiveStreamRegistry } from '../../src/pipeline/live/event-stream.js';
 import { isPullSource, type PullReceiver, type PullSource } from '../../src/shared/pull.js';
 import { FAKE_FEED_PRINCIPAL, fakeFeedStore } from '../helpers/fake-feed-store.js';
 

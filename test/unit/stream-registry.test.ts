@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ExecutionResult } from 'graphql';
 import { Response as PonyfillResponse } from '@whatwg-node/fetch';
 import type { FetchAPI } from 'graphql-yoga';
-import { eventStreamResponse, FIRST_BYTES_MS, LiveStreamRegistry } from '../../src/pipeline/plugins/event-stream.js';
+import { eventStreamResponse, FIRST_BYTES_MS, LiveStreamRegistry } from '../../src/pipeline/live/event-stream.js';
 
 /** A source that never yields until returned. */
 function silent(): AsyncIterable<ExecutionResult> {

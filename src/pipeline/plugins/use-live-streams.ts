@@ -39,11 +39,11 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { AppError, isErrorCode, MASKED_MESSAGE, statusOf } from '../../shared/errors.js';
 import { requestStateOf, type LiveStreamSlot } from '../request-state.js';
-import { eventStreamResponse, LiveStreamRegistry, type EventStreamOptions } from './event-stream.js';
+import { eventStreamResponse, LiveStreamRegistry, type EventStreamOptions } from '../live/event-stream.js';
 import type { FanOutSpans } from '../tracing.js';
-import { liveEventsOf, SharedExecutions } from './shared-executions.js';
-import type { SharedRateLimitStore } from './rate-limit-budgets.js';
-import { StreamSlots, type HeldSlot, type SlotDecision } from './stream-slots.js';
+import { liveEventsOf, SharedExecutions } from '../live/shared-executions.js';
+import type { SharedRateLimitStore } from '../budgets/rate-limit-budgets.js';
+import { StreamSlots, type HeldSlot, type SlotDecision } from '../live/stream-slots.js';
 import { nodeRequestOf } from '../transport/node-request.js';
 
 /** Options of {@link useLiveStreams}. */

@@ -32,7 +32,7 @@
  *
  * Budgets live in this process's memory, or with `redisUrl` in Redis shared
  * by every replica, falling back to memory while Redis is unreachable
- * (src/pipeline/plugins/rate-limit-budgets.ts). Refusals are `429 RATE_LIMITED` with
+ * (src/pipeline/budgets/rate-limit-budgets.ts). Refusals are `429 RATE_LIMITED` with
  * `Retry-After` (seconds), as problem details on REST and as a GraphQL error
  * on /graphql.
  */
@@ -43,11 +43,11 @@ import { answerError } from '../error-normalizer.js';
 import type { Plugin } from 'graphql-yoga';
 import { operationCost } from '../../graphql/operation-cost.js';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { MerchantShare } from './merchant-share.js';
+import { MerchantShare } from '../budgets/merchant-share.js';
 import { AppError, statusOf } from '../../shared/errors.js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { addressKey, keyBudgetWindow, RateBudget, SharedRateLimitStore } from './rate-limit-budgets.js';
+import { addressKey, keyBudgetWindow, RateBudget, SharedRateLimitStore } from '../budgets/rate-limit-budgets.js';
 import { requestStateOf, type RequestState } from '../request-state.js';
 import { errorResponseFor } from '../responses.js';
 

@@ -35,7 +35,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Result } from 'ioredis';
-import type { SharedRateLimitStore } from './rate-limit-budgets.js';
+import type { SharedRateLimitStore } from '../budgets/rate-limit-budgets.js';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {

@@ -24,7 +24,7 @@ export interface MemoryStorage {
 export function memoryStorageOf(limiter: RateLimiterMemory): MemoryStorage {
   const storage = (limiter as unknown as { _memoryStorage?: Partial<MemoryStorage> })._memoryStorage;
   if (!(storage?._storage instanceof Map) || typeof storage.incrby !== 'function') {
-    throw new Error('rate-limiter-flexible: memory storage layout changed; update src/pipeline/plugins/rate-limiter-memory-storage.ts (docs/DEPENDENCIES.md)');
+    throw new Error('rate-limiter-flexible: memory storage layout changed; update src/pipeline/budgets/rate-limiter-memory-storage.ts (docs/DEPENDENCIES.md)');
   }
   return storage as MemoryStorage;
 }
