@@ -962,8 +962,7 @@ async function main(argv: string[]): Promise<number> {
     throw err;
   }
   try {
-    // `init` says so itself, below; `migrate` of an empty database seeds it too.
-    if (data.seeded && command !== 'init') writeErr(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
+    if (data.seeded) writeErr(`note: the database was empty and has been seeded with demo data (as npm start does); credentials in ${data.credentialsFile}\n`);
     if (command === 'init') {
       writeOut(`Created the database ${describeDatabase(config)}${data.seeded ? ` with demo data (credentials in ${data.credentialsFile})` : ''}.\n`);
       return 0;
