@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_ENGINE } from '../helpers/engine.js';
 import { makeTempDir } from '../helpers/app.js';
 import { admin, adminJson, childEnv, ROOT, run } from '../helpers/ops.js';
 
@@ -34,7 +35,8 @@ describe('admin CLI', () => {
   it('on an empty DATA_DIR refuses; init seeds the demo data like npm start; then lists merchants as a table and as JSON', async () => {
     const refused = await admin(dataDir, ['merchant', 'list']);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain(`there is no database in ${dataDir}`);
+    // SQLite: no file in DATA_DIR; TEST_DB=postgres: the DATA_DIR's own database, without the project's schema.
+    expect(refused.stderr).toContain(TEST_ENGINE === 'postgres' ? 'holds no payment-gateway schema' : `there is no database in ${dataDir}`);
     const init = await admin(dataDir, ['init']);
     expect(init.code, init.stderr).toBe(0);
     expect(init.stderr).toContain('seeded with demo data');
