@@ -4,22 +4,28 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+/** The line a test file's header carries when `npm test` is the one pass it needs (README "Which tests run where"). */
+const ONE_PASS = ' * One pass (npm test): ';
+
 /**
- * Which files a repeated pass leaves out, because it would only repeat what `npm test` ran:
- * - `npm run test:node` and `test:pg` leave out test/unit: unit tests start neither an app nor a database
- *   (those that do live in test/integration);
- * - `test:node` (the Node transport on SQLite) also leaves out the end-to-end files that build no test app
- *   (`createTestApp`): they start real servers, which serve through the Node transport in every pass, so
- *   TEST_TRANSPORT changes nothing for them. `test:pg` keeps them: their servers use Postgres there.
+ * Which files `npm run test:pg` leaves out, because there it would only repeat what `npm test` ran:
+ * - test/unit: unit tests start neither an app nor a database (those that do live in test/integration);
+ * - the files whose header says `One pass (npm test): <why>`: their subject is not the engine or the transport
+ *   (a browser page, the SDK, the harness), or they choose their engines themselves (Postgres-only cluster
+ *   tests, both engines in one file), so TEST_DB changes nothing for them.
+ * Everything else runs twice: in `npm test` on SQLite (test apps through yoga.fetch) and in `test:pg` on
+ * Postgres through a real server's Node transport. `npm run test:node` (the Node transport on SQLite) is for
+ * a developer changing the transport; CI does not run it, as test:pg covers that transport.
  */
 function repeatedPassExcludes(): string[] {
   if (!process.env.TEST_TRANSPORT && !process.env.TEST_DB) return [];
-  if (process.env.TEST_DB) return ['test/unit/**'];
-  const transportFree = fs
-    .readdirSync('test/e2e')
-    .filter((f) => f.endsWith('.test.ts') && !fs.readFileSync(`test/e2e/${f}`, 'utf8').includes('createTestApp('))
-    .map((f) => `test/e2e/${f}`);
-  return ['test/unit/**', ...transportFree];
+  const onePass = ['test/integration', 'test/security', 'test/e2e'].flatMap((dir) =>
+    fs
+      .readdirSync(dir)
+      .filter((f) => f.endsWith('.test.ts') && fs.readFileSync(`${dir}/${f}`, 'utf8').includes(ONE_PASS))
+      .map((f) => `${dir}/${f}`),
+  );
+  return ['test/unit/**', ...onePass];
 }
 
 export default defineConfig({

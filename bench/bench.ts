@@ -309,7 +309,7 @@ function mainTable(ms: Measurement[]): string {
   ].join('\n');
 }
 
-/** Issue 12's targets, per engine, against the in-memory peers of the same run. */
+/** The performance targets (docs/PERFORMANCE.md), per engine, against the in-memory peers of the same run. */
 const TARGETS: { scenario: string; peer: ServerName; min: number }[] = [
   { scenario: 'REST channel list', peer: 'raw-mem', min: 0.7 },
   { scenario: 'GraphQL channels', peer: 'mercurius-mem', min: 1.5 },

@@ -42,7 +42,7 @@ const FULL_FEE =
 /** The heaviest kind of document a checkout session may send (6 work units: test/security/session-cost.test.ts asserts it on this very text). */
 export const HEAVIEST_ALLOWED = `query Max($a: Decimal!) { paymentChannels(filter: { amount: $a, currency: "IDR" }) { code name imageUrl status availability { selectable reasons } fee(amount: $a) { amount totalAmount customerFee merchantFee currency } all: fee(amount: $a, chargeFeeToCustomer: false) { ${FULL_FEE} } } }`;
 
-/** Issue 29's probe: 15 aliases of the list with fees, breakdowns, rules and availability (50 units: refused for a session). */
+/** The session-cost probe: 15 aliases of the list with fees, breakdowns, rules and availability (50 units: refused for a session). */
 export const HEAVY_DOCUMENT = `query Heavy($a: Decimal!) { ${Array.from(
   { length: 15 },
   (_, i) => `l${i}: paymentChannels(filter: { amount: $a, currency: "IDR" }) { code feeRule { bands { upTo } } availability { selectable reasons } fee(amount: $a) { fee breakdown { fee { total } pricing { ruleId } } } }`,

@@ -19,6 +19,8 @@
  *   both languages are saved under artifacts/ (artifacts/checkout-{id,en}-{320,desktop}.png).
  *
  * Without /usr/bin/chromium the browser tests are skipped locally and FAIL in CI (CI=true).
+ *
+ * One pass (npm test): the browser is its subject; the engine and live path under it are tested by the files test:pg repeats.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

@@ -3,6 +3,8 @@
  * (src/pipeline/transport/client-errors.ts, installed by src/app/server.ts). An unparsable request is answered at once, so
  * it stands for the 408s too (those are driven in test/integration/client-errors.test.ts with short
  * time-outs; the server's own are 70 s and more).
+ *
+ * One pass (npm test): Node's answers outside the pipeline are its subject, not the engine.
  */
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

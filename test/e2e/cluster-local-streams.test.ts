@@ -1,5 +1,5 @@
 /**
- * Issue 31 item 5, contract §8b "Reconnection": killing a replica under thousands of open checkout pages costs
+ * Contract §8b "Reconnection": killing a replica under thousands of open checkout pages costs
  * nothing but a reconnect. Through `npm run cluster:local` (HAProxy, three replicas, Postgres, Redis):
  *
  * - PAGES checkout sessions (each its own reference and amount) and one page per session, held by a child
@@ -16,6 +16,8 @@
  * slowest) are printed, and docs/SCALING.md quotes them. The test does not depend on TEST_TRANSPORT or TEST_DB
  * (the cluster is always Postgres behind HAProxy), so it runs in `npm test` only, not again in
  * `npm run test:node` and `npm run test:pg`.
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

@@ -7,6 +7,8 @@
  *
  * The request's trace is shown with `npm run trace:show`'s waterfall, and written to TRACE_CAPTURE as OTLP JSON
  * when that variable is set (docs/OPERATIONS.md shows the waterfall of such a capture).
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -10,6 +10,8 @@
  * The first replica starts alone (migrations, demo seed, demo-credentials.json), the others after it. A
  * server that ignores DATABASE_URL still answers (the replicas then share the SQLite file in the shared
  * DATA_DIR), so one test checks that no SQLite database appears there: the state must be in Postgres.
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -3,6 +3,8 @@
  * SQLite file; a key revoked through another connection is refused by every
  * worker on the next request (caches keyed by PRAGMA data_version), and
  * SIGTERM stops the whole cluster.
+ *
+ * One pass (npm test): WORKERS=2 sharing one SQLite file is its subject.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

@@ -9,6 +9,8 @@
  * Postgres: the server stopped (connections refused), and frozen (SIGSTOP: nothing answers; requests must
  * not hang). SQLite: the database file moved away and put back (the fault of
  * test/security/db-faults.test.ts that stands for "unreachable").
+ *
+ * One pass (npm test): it runs on both engines in every pass.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

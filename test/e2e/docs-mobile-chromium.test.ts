@@ -6,6 +6,8 @@
  * Screenshots: artifacts/docs-375.png (and docs-375-table.png at its first response table), artifacts/home-375.png
  * (gitignored).
  * Without /usr/bin/chromium the test is skipped locally, and FAILS in CI (CI=true).
+ *
+ * One pass (npm test): the page layout is its subject, not the engine.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -12,6 +12,8 @@
  *
  * Screenshot: artifacts/graphiql.png (gitignored; CI keeps it as an artefact).
  * Without /usr/bin/chromium the test is skipped locally, and FAILS in CI (CI=true).
+ *
+ * One pass (npm test): the browser page is its subject, not the engine.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -2,6 +2,8 @@
  * Contract §6 KEEP_ALIVE_TIMEOUT_MS: the real server (started as the README says) keeps an idle kept-alive
  * client connection open longer than Node's old default of 5 s (a load balancer with a 60 s idle timeout
  * must never reuse a socket the service just closed), and the variable is honored.
+ *
+ * One pass (npm test): the server socket is its subject, not the engine.
  */
 import http from 'node:http';
 import net, { type Socket } from 'node:net';

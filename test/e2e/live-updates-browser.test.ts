@@ -7,6 +7,8 @@
  *   SSE transport, through the page's signing fetch) and shows the update.
  *
  * Without /usr/bin/chromium the browser tests are skipped locally and FAIL in CI (CI=true).
+ *
+ * One pass (npm test): the browser is its subject; test/e2e/live-updates.test.ts repeats the live path on Postgres.
  */
 import type { Browser } from 'playwright-core';
 import { hasChromium, inCI, launchChromium } from '../helpers/chromium.js';

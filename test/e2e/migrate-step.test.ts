@@ -3,6 +3,8 @@
  * seeds. On an empty database (Postgres, and SQLite in DATA_DIR) it starts, stays not ready (/ready 503, data requests 503) with one
  * clear log line per 10 s, and starts serving by itself once `npm run migrate` has run. The admin CLI fails
  * fast with a clear message while the database is down.
+ *
+ * One pass (npm test): it runs on both engines in every pass.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

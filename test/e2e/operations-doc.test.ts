@@ -2,6 +2,8 @@
  * docs/OPERATIONS.md's walkthrough, pasted into bash as an operator would,
  * against a real server on the same DATA_DIR: create a merchant, issue a
  * key, call, rotate, revoke, maintenance, metrics.
+ *
+ * One pass (npm test): docs/OPERATIONS.md as an operator follows it, on the default engine.
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';

@@ -3,6 +3,8 @@
  * docs/examples/svc1-curl.sh (bash + openssl + curl) and
  * docs/examples/svc1_sign.py (Python standard library) reproduce the
  * contract's test vectors and talk to a real server.
+ *
+ * One pass (npm test): SVC1 in other languages is its subject, not the engine.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';

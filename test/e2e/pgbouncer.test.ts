@@ -7,6 +7,8 @@
  * standby for the whole file. What is checked is what broke before: nothing starts (a refused startup
  * parameter), a leaked session advisory lock (`you don't own a lock`, waiters forever), `SET` leaking into
  * pooled connections, NOTIFY silently lost, `LISTEN` retried in a loop on a standby.
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

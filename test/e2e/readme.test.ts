@@ -1,6 +1,8 @@
 /**
  * The README's examples, run as a newcomer would paste them, against a real
  * server: the openssl signing snippet and the `npm run sign` curl commands.
+ *
+ * One pass (npm test): the README as a new user follows it, on the default engine.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -5,6 +5,8 @@
  * offline with jose against another replica's JWKS); after `quote-keys rotate` with the admin CLI every
  * replica signs with the new key within 1 s, and the old quotes still verify everywhere. A fourth replica with a
  * longer QUOTE_TTL_SECONDS records it on the key before it signs, so the key stays published for its quotes.
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import { randomBytes } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify, type JSONWebKeySet } from 'jose';

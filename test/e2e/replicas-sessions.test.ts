@@ -4,6 +4,8 @@
  * the others at once (nothing is stored per session); revoking its API key with the admin CLI ends it on
  * all three within 1 s, its open event stream included; its rate budget and its 2 open event streams are
  * one budget across replicas.
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

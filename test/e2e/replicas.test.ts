@@ -9,6 +9,8 @@
  * test/e2e/database-outage.test.ts); Redis stopped →
  * still 200; failed authentications from an address never block correctly
  * signed requests from it.
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

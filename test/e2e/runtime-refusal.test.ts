@@ -2,6 +2,8 @@
  * A server or admin CLI started directly with an older Node (the machine's own, v20 here) stops at once with a
  * message naming the Node it needs and how to get it (src/app/runtime.ts), instead of failing later on a native
  * module built for another ABI. And `npm start`'s Node is the supported one, whatever the machine's `node` is.
+ *
+ * One pass (npm test): the runtime check is its subject; it runs before any database is opened.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -6,6 +6,8 @@
  *   makes session calls (a query, the REST list, the SSE subscription) against a real server;
  * - a bundler (esbuild, platform browser) resolves it through its exports map;
  * - `tsc` type-checks a TypeScript consumer against the package's declarations (exports map `types`).
+ *
+ * One pass (npm test): the packed SDK is its subject, not the engine.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';

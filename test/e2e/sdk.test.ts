@@ -1,4 +1,8 @@
-/** The TypeScript SDK against a real server started like `npm start`. */
+/**
+ * The TypeScript SDK against a real server started like `npm start`.
+ *
+ * One pass (npm test): the SDK is its subject, not the engine.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, createSessionClient, GatewayError, type GatewayClient } from '../../src/client/index.js';
 import { startRealServer, type RealServer } from '../helpers/real-server.js';

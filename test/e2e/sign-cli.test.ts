@@ -1,4 +1,8 @@
-/** `npm run sign`, spawned as a user runs it, and the curl command it prints, run against a real server. */
+/**
+ * `npm run sign`, spawned as a user runs it, and the curl command it prints, run against a real server.
+ *
+ * One pass (npm test): the signing CLI is its subject, not the engine.
+ */
 import { execFileSync, spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Issue 32: the custom migration that groups an existing database's channels and gives the demo channels
+ * The custom migration that groups an existing database's channels and gives the demo channels
  * their Indonesian/English names, run as drizzle runs it (its own statements) on a database put back into
  * the state an earlier release left it in (every channel at the column default, no names). On the engine
  * TEST_DB names. Values an operator set are kept.

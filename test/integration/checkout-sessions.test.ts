@@ -376,7 +376,7 @@ describe('revocation, limits and logs', () => {
     for (const h of [...held, fine]) await h.close();
   });
 
-  // Issue 29: a missing Accept, `*/*` (fetch's default) and lists open streams too; each takes one of the 2 slots.
+  // A missing Accept, `*/*` (fetch's default) and lists open streams too; each takes one of the 2 slots.
   it.each([null, '*/*', 'application/json, text/event-stream', 'text/event-stream', 'application/json'].flatMap((accept) => (['POST', 'GET'] as const).map((method) => ({ accept, method }))))(
     'a session stream takes one of its 2 slots whatever it accepts: Accept $accept, $method',
     async ({ accept, method }) => {

@@ -187,7 +187,7 @@ describe('paymentChannelsChanged over SSE', () => {
     }, 3000, 'a freed slot');
   });
 
-  // Issue 29: Yoga opens a stream for a missing Accept, `*/*` and lists too; each of them must be counted.
+  // Yoga opens a stream for a missing Accept, `*/*` and lists too; each of them must be counted.
   const ACCEPTS: (string | null)[] = [null, '*/*', 'application/json, text/event-stream', 'text/event-stream;q=0.9, application/graphql-response+json', 'text/event-stream', 'application/json'];
   it.each(ACCEPTS.flatMap((accept) => (['POST', 'GET'] as const).map((method) => ({ accept, method }))))(
     'every stream takes a slot whatever it accepts: Accept $accept, $method (gauge, 429 past the limit, close logged)',

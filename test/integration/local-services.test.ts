@@ -2,6 +2,8 @@
  * The throwaway-server module (scripts/lib/local-services.ts) itself: Postgres and Redis start on free
  * loopback ports, real clients (pg, ioredis) use them, stopServer/startServer keep data and port, pause
  * freezes them, stop() leaves no process and no directory behind.
+ *
+ * One pass (npm test): it tests the harness that starts Postgres, Redis, PgBouncer and HAProxy, not the engine under the app.
  */
 import fs from 'node:fs';
 import { Redis } from 'ioredis';

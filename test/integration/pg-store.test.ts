@@ -6,6 +6,8 @@
  * change committed late by a concurrent writer (sequence order = commit
  * order). Replicas booting together migrate and seed exactly once.
  * Runs whenever a test Postgres is available (test/helpers/global-setup.ts).
+ *
+ * One pass (npm test): it runs on Postgres in every pass.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Issue 23 item 8: every answer carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a
+ * Every answer carries `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY` and a
  * Content-Security-Policy with `frame-ancestors 'none'`; the pages (GraphiQL, /docs) carry their own strict
  * policy (scripts and styles by hash where the page allows it, never 'unsafe-eval', never inline scripts
  * without a hash), every other answer the policy under which nothing runs. Over real HTTP through the

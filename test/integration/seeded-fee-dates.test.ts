@@ -1,5 +1,5 @@
 /**
- * Issue 24 item 7: the demo seed's flat fees (the implicit channel rules and the one merchant override) are
+ * The demo seed's flat fees (the implicit channel rules and the one merchant override) are
  * in force from the seed instant, not from 1970; and the migration that repairs an existing database moves
  * an epoch `fee_set_at` to the row's creation unless a rule of the same scope starts at or before it (that
  * would change which rule is in force). On the engine TEST_DB names, through the migration file itself.

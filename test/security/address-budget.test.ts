@@ -1,5 +1,5 @@
 /**
- * Issue 11 item 4, contract §6 "Address budget": once 20 failed authentications came from one address,
+ * Contract §6 "Address budget": once 20 failed authentications came from one address,
  * correctly signed requests from that address (every merchant behind it) were refused too. Now the
  * failed-authentication budget only ever turns failing requests into 429.
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 42, the quote findings of a hostile probe (contract §5, §9, §11), each with the attack that worked:
+ * The quote findings of a hostile probe (contract §5, §9, §11), each with the attack that worked:
  * 1. a live event's quote was shared between two shoppers' pages and outlived the shorter session: live events
  *    now carry no quote (README "Decisions"), a query's quote is the caller's own, bounded by its session;
  * 2. quote work was free in the session cost model: a signature and a verification now cost work units, and a

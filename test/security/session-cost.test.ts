@@ -1,5 +1,5 @@
 /**
- * Issue 29 (contract §9, amended 2026-11-25): a checkout session's client secret is public, so
+ * Contract §9: a checkout session's client secret is public, so
  * - a session's documents are limited to what a checkout needs: a document costing more than the session
  *   ceiling (work units, src/graphql/operation-cost.ts) is refused with 403 SESSION_SCOPE before it
  *   executes, whatever comments or whitespace it carries; signed (SVC1) callers may send it;

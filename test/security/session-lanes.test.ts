@@ -1,5 +1,5 @@
 /**
- * Issue 29 item 3, through the Node transport of a real server: checkout-session requests wait for their
+ * Through the Node transport of a real server: checkout-session requests wait for their
  * merchant's turn in bounded lanes (src/pipeline/transport/fair-lanes.ts). Driven past the bound with
  * pipelined requests on one connection (Node hands all of them to the listener in one go, so the queueing
  * does not depend on timing): every request gets exactly one answer, those past the bound a 503 with
