@@ -37,6 +37,14 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    server: {
+      deps: {
+        // Loaded through Vite, not Node's loader: Node 22+ parses drizzle-orm's 179 KB package.json `exports`
+        // again for each of its ~300 modules (nodejs/node#58126), 1.3 s of CPU in every test file that opens a
+        // store (0.26 s on Node 20); scripts/build.mjs bundles it for the same reason.
+        inline: ['drizzle-orm'],
+      },
+    },
     // `npm run test:node` and `test:pg` repeat the suite through a real server and on Postgres (see above).
     exclude: [...configDefaults.exclude, ...repeatedPassExcludes()],
     // One throwaway Postgres per run (TEST_DATABASE_URL for every worker); see the file.
