@@ -90,5 +90,7 @@ describe('heap after many distinct GraphQL documents and variable sets', () => {
     process.stdout.write(`heap: before traffic ${mb(empty)} MB, caches full ${mb(full)} MB (+${mb(full - empty)}), after ${ROUNDS} more ${mb(after)} MB (+${mb(after - full)})\n`);
     expect(after - full).toBeLessThan(MAX_GROWTH_BYTES);
     expect(after - empty).toBeLessThan(CACHES_FULL_BYTES + MAX_GROWTH_BYTES);
-  }, 180_000);
+    // A bound on a hang, not on speed: 43,000 distinct documents are parsed, validated and compiled, 100 s of
+    // CPU alone and twice that beside another test file on a 2-core machine.
+  }, 600_000);
 });
