@@ -858,7 +858,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
     case 'audit list': {
       const { values, io } = run({ entity: str, since: str, ...PAGE_FLAGS }, 0);
       const filter = { entity: values.entity as string | undefined, since: values.since as string | undefined, after: values.after as string | undefined };
-      const again = (cursor: string) => commandLine(['audit list', ...(filter.entity ? ['--entity', filter.entity] : []), ...(filter.since ? ['--since', filter.since] : []), ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
+      const again = (cursor: string) => commandLine(['audit', 'list', ...(filter.entity ? ['--entity', filter.entity] : []), ...(filter.since ? ['--since', filter.since] : []), ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
       if (pageMode(values) === 'all') {
         // Streamed: each chunk is its own table (the change lines under each record set no common widths).
         await streamRows(io, service.allAudit(filter), async (chunk, first) => {
@@ -888,7 +888,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
         return;
       }
       const page = await service.merchantsPage({ after, limit: values.limit as string | undefined });
-      const again = (cursor: string) => commandLine(['merchant list', ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
+      const again = (cursor: string) => commandLine(['merchant', 'list', ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
       emitPage(io, page.merchants, page.next, again, () => table(io, columns, page.merchants.map(row)) + zoneNote(io));
       return;
     }

@@ -145,37 +145,48 @@ function checkName(line: number, text: string, problems: Problems): string | und
   return undefined;
 }
 
-function checkCategory(line: number, text: string, problems: Problems): string | undefined {
-  const checked = validateCategory(text.trim());
-  if (checked.ok) return checked.value;
-  for (const p of checked.problems) problems.add(`line ${line}: ${p}`);
-  return undefined;
+/**
+ * `check` of a cell's text, computed once per distinct text of a file (a column of a few categories or
+ * `all` repeated 100,000 times is checked a few times); a problem is reported for every line that has it.
+ */
+function memo<T>(check: (text: string) => { ok: true; value: T } | { ok: false; problems: string[] }): (line: number, text: string, problems: Problems) => T | undefined {
+  const seen = new Map<string, { ok: true; value: T } | { ok: false; problems: string[] }>();
+  return (line, text, problems) => {
+    let result = seen.get(text);
+    if (result === undefined) seen.set(text, (result = check(text)));
+    if (result.ok) return result.value;
+    for (const p of result.problems) problems.add(`line ${line}: ${p}`);
+    return undefined;
+  };
 }
 
-function checkKyc(line: number, text: string, problems: Problems): KycStatus | undefined {
+function categoryCheck(text: string): { ok: true; value: string } | { ok: false; problems: string[] } {
+  return validateCategory(text.trim());
+}
+
+function kycCheck(text: string): { ok: true; value: KycStatus } | { ok: false; problems: string[] } {
   const parsed = kycStatusSchema.safeParse(text.trim());
-  if (parsed.success) return parsed.data;
-  problems.add(`line ${line}: kyc: must be approved, pending or rejected (got "${text.trim().slice(0, 20)}")`);
-  return undefined;
+  return parsed.success ? { ok: true, value: parsed.data } : { ok: false, problems: [`kyc: must be approved, pending or rejected (got "${text.trim().slice(0, 20)}")`] };
 }
 
-function checkChannels(line: number, text: string, problems: Problems): 'all' | string[] | undefined {
+function channelsCheck(text: string): { ok: true; value: 'all' | string[] } | { ok: false; problems: string[] } {
   const trimmed = text.trim();
-  if (trimmed === '') return [];
-  if (trimmed.toLowerCase() === 'all') return 'all';
+  if (trimmed === '') return { ok: true, value: [] };
+  if (trimmed.toLowerCase() === 'all') return { ok: true, value: 'all' };
   const codes: string[] = [];
-  let ok = true;
+  const problems: string[] = [];
   for (const raw of trimmed.split(';')) {
     const parsed = channelCodeSchema.safeParse(raw.trim().toLowerCase());
-    if (!parsed.success) {
-      problems.add(`line ${line}: channels: "${raw.trim().slice(0, 70)}" ${parsed.error.issues[0]!.message} (codes separated by ";", or all)`);
-      ok = false;
-    } else if (codes.includes(parsed.data)) {
-      problems.add(`line ${line}: channels: ${parsed.data} is listed twice`);
-      ok = false;
-    } else codes.push(parsed.data);
+    if (!parsed.success) problems.push(`channels: "${raw.trim().slice(0, 70)}" ${parsed.error.issues[0]!.message} (codes separated by ";", or all)`);
+    else if (codes.includes(parsed.data)) problems.push(`channels: ${parsed.data} is listed twice`);
+    else codes.push(parsed.data);
   }
-  return ok ? codes : undefined;
+  return problems.length === 0 ? { ok: true, value: codes } : { ok: false, problems };
+}
+
+/** The checks of one file (their memory lives as long as the file's parse). */
+function checks() {
+  return { category: memo(categoryCheck), kyc: memo(kycCheck), channels: memo(channelsCheck) };
 }
 
 /** Merchants to create from a `merchant import` file, or every problem found (up to the reported number). */
@@ -187,13 +198,14 @@ export function parseImportFile(text: string, maxRows = DEFAULT_MAX_IMPORT_ROWS)
   if (columns.length > 0 && !columns.includes('name')) problems.add(`line ${read.records[0]!.line}: the header has no name column (columns: ${CREATE_COLUMNS.join(',')})`);
   if (!problems.empty) return { ok: false, problems: problems.report() };
   const rows: ImportRow[] = [];
+  const check = checks();
   for (const { line, get } of cellsOf(read.records, columns, maxRows, problems)) {
     const name = checkName(line, get('name')!, problems);
     const categoryText = get('category') ?? '';
-    const category = categoryText.trim() === '' ? DEFAULT_CATEGORY : checkCategory(line, categoryText, problems);
+    const category = categoryText.trim() === '' ? DEFAULT_CATEGORY : check.category(line, categoryText, problems);
     const kycText = get('kyc') ?? '';
-    const kycStatus = kycText.trim() === '' ? 'pending' : checkKyc(line, kycText, problems);
-    const channels = checkChannels(line, get('channels') ?? '', problems);
+    const kycStatus = kycText.trim() === '' ? 'pending' : check.kyc(line, kycText, problems);
+    const channels = check.channels(line, get('channels') ?? '', problems);
     if (name !== undefined && category !== undefined && kycStatus !== undefined && channels !== undefined) rows.push({ line, name, category, kycStatus, channels });
   }
   return problems.empty ? { ok: true, rows, columns } : { ok: false, problems: problems.report() };
@@ -212,6 +224,7 @@ export function parseUpdateFile(text: string, maxRows = DEFAULT_MAX_IMPORT_ROWS)
   }
   if (!problems.empty) return { ok: false, problems: problems.report() };
   const rows: UpdateRow[] = [];
+  const check = checks();
   const seen = new Map<string, number>();
   for (const { line, get } of cellsOf(read.records, columns, maxRows, problems)) {
     const merchantId = get('merchantId')!.trim();
@@ -231,12 +244,12 @@ export function parseUpdateFile(text: string, maxRows = DEFAULT_MAX_IMPORT_ROWS)
     }
     const categoryText = get('category');
     if (categoryText !== undefined && categoryText.trim() !== '') {
-      row.category = checkCategory(line, categoryText, problems);
+      row.category = check.category(line, categoryText, problems);
       ok &&= row.category !== undefined;
     }
     const kycText = get('kyc');
     if (kycText !== undefined && kycText.trim() !== '') {
-      row.kycStatus = checkKyc(line, kycText, problems);
+      row.kycStatus = check.kyc(line, kycText, problems);
       ok &&= row.kycStatus !== undefined;
     }
     if (ok) rows.push(row);

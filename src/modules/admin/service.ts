@@ -387,7 +387,7 @@ export class AdminService {
       const unknown = r.channels === 'all' ? [] : r.channels.filter((code) => !catalogue.has(code));
       for (const code of unknown) problems.add(`line ${r.line}: channels: no channel ${code} in the catalogue (channel list shows them)`);
       const channelIds = r.channels === 'all' ? [...catalogue.values()] : r.channels.map((code) => catalogue.get(code)!);
-      rows.push({ line: r.line, id: randomUUID(), name: r.name, kycStatus: r.kycStatus, category: r.category, channelIds });
+      rows.push({ line: r.line, id: timeOrderedUuid(), name: r.name, kycStatus: r.kycStatus, category: r.category, channelIds });
     }
     if (!problems.empty) throw new AdminError('invalid', problems.report());
     const kyc: Record<string, number> = {};
