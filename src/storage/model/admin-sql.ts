@@ -6,23 +6,6 @@
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm';
 import type { AuditFilter, FeeRuleTarget } from './admin-repository.js';
 
-/** An enablement that overrides at least one of the channel's settings. */
-export function overriddenSql(t: {
-  feePercentage: AnyColumn;
-  feeValue: AnyColumn;
-  additionalFeePercentage: AnyColumn;
-  additionalFeeValue: AnyColumn;
-  minAmount: AnyColumn;
-  maxAmount: AnyColumn;
-  feeChargedToCustomer: AnyColumn;
-}): SQL {
-  const columns = [t.feePercentage, t.feeValue, t.additionalFeePercentage, t.additionalFeeValue, t.minAmount, t.maxAmount, t.feeChargedToCustomer];
-  return sql`(${sql.join(
-    columns.map((c) => sql`${c} is not null`),
-    sql` or `,
-  )})`;
-}
-
 /** A rule that can apply to `target`: the channel default, the target's category, the target merchant. */
 export function feeRuleTargetSql(t: { scope: AnyColumn; merchantId: AnyColumn; category: AnyColumn }, target: FeeRuleTarget): SQL {
   return sql`(${t.scope} = 'CHANNEL' or (${t.scope} = 'CATEGORY' and ${t.category} = ${target.category ?? ''}) or (${t.scope} = 'MERCHANT' and ${t.merchantId} = ${target.merchantId ?? ''}))`;

@@ -29,7 +29,8 @@ import type {
   OverrideWrite,
   PageRequest,
 } from '../model/admin-repository.js';
-import { auditWhere, feeRuleTargetSql, overriddenSql } from '../model/admin-sql.js';
+import { auditWhere, feeRuleTargetSql } from '../model/admin-sql.js';
+import { overriddenSql } from '../model/schema-checks.js';
 import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
 
 /** The drizzle handle of the pool, or of one transaction on it. */

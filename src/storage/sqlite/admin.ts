@@ -29,7 +29,8 @@ import type {
   OverrideWrite,
   PageRequest,
 } from '../model/admin-repository.js';
-import { auditWhere, feeRuleTargetSql, overriddenSql } from '../model/admin-sql.js';
+import { auditWhere, feeRuleTargetSql } from '../model/admin-sql.js';
+import { overriddenSql } from '../model/schema-checks.js';
 
 const nowSql = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
