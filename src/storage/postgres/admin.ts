@@ -37,12 +37,6 @@ import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
 export type PgDb = NodePgDatabase<typeof schema> | PgTransaction<NodePgQueryResultHKT, typeof schema, ExtractTablesWithRelations<typeof schema>>;
 
 const nowSql = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
-/**
- * Rows per multi-row statement of a bulk import: under Postgres's 65,535 bind parameters (4 a merchant,
- * 2 an enablement) and small enough that no one statement holds the change-log lock for long.
- */
-const MERCHANTS_PER_STATEMENT = 1000;
-const ENABLEMENTS_PER_STATEMENT = 10_000;
 /** Ids per `IN (...)` list. */
 const IDS_PER_STATEMENT = 1000;
 
@@ -86,28 +80,26 @@ export class PgAdminRepository implements AdminRepository {
     await this.db.insert(merchants).values(m);
   }
 
+  /**
+   * A batch as one statement per table: each column a single array parameter, spread into rows by `unnest`
+   * on the server (a multi-row VALUES list would be built and bound value by value in the client).
+   */
   async insertMerchants(rows: readonly MerchantImportRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += MERCHANTS_PER_STATEMENT) {
-      const chunk = rows.slice(i, i + MERCHANTS_PER_STATEMENT);
-      await this.db.insert(merchants).values(chunk.map(({ id, name, kycStatus, category }) => ({ id, name, kycStatus, category })));
-    }
-    const enablements = rows.flatMap((m) => m.channelIds.map((channelId) => ({ merchantId: m.id, channelId })));
-    for (let i = 0; i < enablements.length; i += ENABLEMENTS_PER_STATEMENT) {
-      await this.db.insert(merchantChannels).values(enablements.slice(i, i + ENABLEMENTS_PER_STATEMENT));
-    }
+    const column = <T>(pick: (m: MerchantImportRow) => T) => sql.param(rows.map(pick));
+    await this.db.execute(
+      sql`insert into ${merchants} (id, name, kyc_status, category) select * from unnest(${column((m) => m.id)}::text[], ${column((m) => m.name)}::text[], ${column((m) => m.kycStatus)}::text[], ${column((m) => m.category)}::text[])`,
+    );
+    const merchantIds = rows.flatMap((m) => m.channelIds.map(() => m.id));
+    const channelIds = rows.flatMap((m) => m.channelIds);
+    await this.db.execute(sql`insert into ${merchantChannels} (merchant_id, channel_id) select * from unnest(${sql.param(merchantIds)}::text[], ${sql.param(channelIds)}::text[])`);
   }
 
   async updateMerchants(rows: readonly MerchantUpdateRow[]): Promise<void> {
-    for (let i = 0; i < rows.length; i += MERCHANTS_PER_STATEMENT) {
-      // One UPDATE ... FROM (VALUES ...) per chunk; a null keeps the stored value.
-      const values = sql.join(
-        rows.slice(i, i + MERCHANTS_PER_STATEMENT).map((m) => sql`(${m.id}, ${m.name ?? null}::text, ${m.kycStatus ?? null}::text, ${m.category ?? null}::text)`),
-        sql`, `,
-      );
-      await this.db.execute(
-        sql`update ${merchants} set name = coalesce(v.name, ${merchants.name}), kyc_status = coalesce(v.kyc, ${merchants.kycStatus}), category = coalesce(v.category, ${merchants.category}) from (values ${values}) as v(id, name, kyc, category) where ${merchants.id} = v.id`,
-      );
-    }
+    // A null keeps the stored value.
+    const column = (pick: (m: MerchantUpdateRow) => string | undefined) => sql.param(rows.map((m) => pick(m) ?? null));
+    await this.db.execute(
+      sql`update ${merchants} set name = coalesce(v.name, ${merchants.name}), kyc_status = coalesce(v.kyc, ${merchants.kycStatus}), category = coalesce(v.category, ${merchants.category}) from unnest(${column((m) => m.id)}::text[], ${column((m) => m.name)}::text[], ${column((m) => m.kycStatus)}::text[], ${column((m) => m.category)}::text[]) as v(id, name, kyc, category) where ${merchants.id} = v.id`,
+    );
   }
 
   async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
