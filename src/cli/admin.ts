@@ -632,7 +632,7 @@ async function streamRows<T>(io: Io, items: AsyncIterable<T>, human: (chunk: T[]
     chunk.push(item);
     if (chunk.length === STREAM_CHUNK) await flush();
   }
-  if (io.json && first) return io.out('[]\n');
+  if (io.json && first && chunk.length === 0) return io.out('[]\n');
   if (chunk.length > 0 || first) await flush();
   io.out(io.json ? '\n]\n' : footer);
 }

@@ -170,10 +170,15 @@ describe('paged listings', () => {
     expect(all).toEqual([...all].sort());
     expect(new Set(all).size).toBe(await count('merchants'));
     expect(pages).toBe(Math.ceil(all.length / 3));
-    // Streaming reads the same merchants, a page at a time.
-    const streamed: string[] = [];
-    for await (const m of admin.allMerchants()) streamed.push(m.id);
-    expect(streamed).toEqual(all);
+    // Streaming reads the same merchants, a page at a time (pages of 2 here: many pages, and an exact last one).
+    for (const pageSize of [2, all.length, 1000]) {
+      const streamed: string[] = [];
+      for await (const m of admin.allMerchants(undefined, pageSize)) streamed.push(m.id);
+      expect(streamed).toEqual(all);
+    }
+    const rest: string[] = [];
+    for await (const m of admin.allMerchants(all[4], 2)) rest.push(m.id);
+    expect(rest).toEqual(all.slice(5));
     await expect(admin.merchantsPage({ limit: 0 })).rejects.toThrow(/limit: must be a whole number from 1 to 1000/);
   });
 
@@ -189,7 +194,7 @@ describe('paged listings', () => {
     }
     expect(paged).toEqual(newest);
     const streamed: string[] = [];
-    for await (const a of admin.allAudit({ entity: 'merchants' })) streamed.push(a.id);
+    for await (const a of admin.allAudit({ entity: 'merchants' }, 2)) streamed.push(a.id);
     expect(streamed).toEqual((await admin.listAudit({ entity: 'merchants', limit: 1000 })).map((a) => a.id));
     const err = await refusal(admin.auditPage({ after: 'no-such-record' }));
     expect(err.problems).toEqual(['after: no audit record no-such-record (the cursor is the id a page ends with)']);

@@ -357,12 +357,12 @@ export class AdminService {
   }
 
   /** Every merchant after `after`, in id order, read a page at a time (memory bounded by the page, not the total). */
-  async *allMerchants(after?: string): AsyncGenerator<MerchantRecord> {
+  async *allMerchants(after?: string, pageSize = STREAM_PAGE): AsyncGenerator<MerchantRecord> {
     let cursor = after;
     for (;;) {
-      const page = await this.repo.merchantsPage({ after: cursor, limit: STREAM_PAGE });
+      const page = await this.repo.merchantsPage({ after: cursor, limit: pageSize });
       yield* page;
-      if (page.length < STREAM_PAGE) return;
+      if (page.length < pageSize) return;
       cursor = page[page.length - 1]!.id;
     }
   }
@@ -931,10 +931,10 @@ export class AdminService {
   }
 
   /** Every audit record of the filter, newest first, read a page at a time. */
-  async *allAudit(filter: Omit<AuditListFilter, 'limit'> = {}): AsyncGenerator<AuditEntry> {
+  async *allAudit(filter: Omit<AuditListFilter, 'limit'> = {}, pageSize = STREAM_PAGE): AsyncGenerator<AuditEntry> {
     let after = filter.after;
     for (;;) {
-      const page = await this.auditPage({ ...filter, after, limit: STREAM_PAGE });
+      const page = await this.auditPage({ ...filter, after, limit: pageSize });
       yield* page.entries;
       if (page.next === null) return;
       after = page.next;
