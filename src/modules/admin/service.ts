@@ -476,14 +476,9 @@ export class AdminService {
 
   /** The names of the given merchant ids that exist (for output that shows a name beside an id). */
   async merchantNames(ids: Iterable<string>): Promise<Map<string, string>> {
-    const names = new Map<string, string>();
-    for (const id of new Set(ids)) {
-      // Audit entities are also channel codes and rule ids; only a UUID can be a merchant (Postgres refuses other text as uuid).
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) continue;
-      const m = await this.repo.findMerchant(id);
-      if (m) names.set(id, m.name);
-    }
-    return names;
+    // Audit entities are also channel codes and rule ids; only a UUID can be a merchant. One read for the page.
+    const candidates = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+    return new Map((await this.repo.findMerchants(candidates)).map((m) => [m.id, m.name]));
   }
 
   // Allowed web origins for checkout sessions (contract §9)

@@ -49,7 +49,11 @@ export const merchants = sqliteTable(
      */
     channelOrder: text('channel_order'),
   },
-  (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
+  (t) => [
+    check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`),
+    // Whether a category is in use (`fee set --category` refuses one no merchant has) without reading every merchant.
+    index('merchants_category_idx').on(t.category),
+  ],
 );
 
 export const apiKeys = sqliteTable(
