@@ -156,7 +156,11 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
       ],
       example: 'fee set qris --category micro --bands "500000:0:0,*:0.25:0" --max-fee 5000 --effective-from 2099-01-05T00:00:00+07:00',
     },
-    'fee list': { synopsis: 'fee list CODE [--merchant MERCHANT_ID]', details: ['rules in force and scheduled'], example: 'fee list qris' },
+    'fee list': {
+      synopsis: 'fee list CODE [--merchant MERCHANT_ID] [--limit N] [--after RULE_ID] [--all]',
+      details: ['rules in force and scheduled: channel default, categories, then merchants; a page of --limit (default 100)', 'ending with the command for the next page (--after the last rule id); --all: every rule'],
+      example: 'fee list qris',
+    },
     'fee cancel': { synopsis: 'fee cancel RULE_ID', details: ['only before the rule starts'], example: 'fee cancel 0193b9c2-5f1e-7c3a-9d2b-4e6f8a1c3d5e' },
   }],
   ['fee quote signing keys (contract §11)', {
@@ -843,10 +847,15 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       return;
     }
     case 'fee list': {
-      const { values, positionals, io } = run({ merchant: str }, 1);
-      const list = await service.listFees(positional(positionals, 0, 'CODE'), values.merchant as string | undefined);
-      const names = io.json ? new Map<string, string>() : await service.merchantNames(list.flatMap((r) => (r.merchantId ? [r.merchantId] : [])));
-      emit(io, list, () => feeTable(io, list, names));
+      const { values, positionals, io } = run({ merchant: str, ...PAGE_FLAGS }, 1);
+      const code = positional(positionals, 0, 'CODE');
+      const merchant = values.merchant as string | undefined;
+      const all = pageMode(values) === 'all';
+      // A channel's rules are read whole (about all of its merchants); the output pages like the other lists.
+      const page = await service.feesPage(code, { merchantId: merchant, after: values.after as string | undefined, limit: all ? Number.MAX_SAFE_INTEGER : (values.limit as string | undefined) });
+      const names = io.json ? new Map<string, string>() : await service.merchantNames(page.rules.flatMap((r) => (r.merchantId ? [r.merchantId] : [])));
+      const again = (cursor: string) => commandLine(['fee', 'list', code, ...(merchant ? ['--merchant', merchant] : []), ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
+      emitPage(io, page.rules, page.next, again, () => feeTable(io, page.rules, names));
       return;
     }
     case 'fee cancel': {

@@ -201,6 +201,25 @@ describe('paged listings', () => {
   });
 });
 
+describe('paged fee rules', () => {
+  it('fee list pages through a channel\'s rules in its order', async () => {
+    const ids = (await admin.importMerchants('name,channels\nF1,bca_va\nF2,bca_va\nF3,bca_va\n')).merchants.map((m) => m.merchantId);
+    for (const id of ids) await admin.setFee({ channel: 'bca_va', merchantId: id, bands: '*:0:4500' });
+    const whole = (await admin.listFees('bca_va')).map((r) => r.id);
+    expect(whole.length).toBeGreaterThanOrEqual(4);
+    const paged: string[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = await admin.feesPage('bca_va', { after, limit: 2 });
+      paged.push(...page.rules.map((r) => r.id));
+      if (page.next === null) break;
+      after = page.next;
+    }
+    expect(paged).toEqual(whole);
+    await expect(admin.feesPage('bca_va', { after: 'no-such-rule' })).rejects.toThrow(/after: rule no-such-rule is not in this list/);
+  });
+});
+
 describe('changes read what they touch', () => {
   it('a channel change re-checks only the enablements that override it, and still refuses one it would break', async () => {
     const created = await admin.importMerchants('name,channels\nPlain One,dana\nPlain Two,dana\nOverriding,dana\n');

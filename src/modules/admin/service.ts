@@ -871,6 +871,23 @@ export class AdminService {
     return out.sort((a, b) => order[a.scope] - order[b.scope] || (a.category ?? a.merchantId ?? '').localeCompare(b.category ?? b.merchantId ?? '') || a.effectiveFrom.localeCompare(b.effectiveFrom));
   }
 
+  /**
+   * A page of {@link listFees}: at most `limit` (1 to 1000, default 100; a larger number from `--all`) after the
+   * rule `after` in its order; `next` the cursor of the following page, null on the last.
+   */
+  async feesPage(code: string, input: { merchantId?: string; after?: string; limit?: string | number }): Promise<{ rules: FeeRuleView[]; next: string | null }> {
+    const limit = input.limit === Number.MAX_SAFE_INTEGER ? input.limit : pageLimit(input.limit);
+    const list = await this.listFees(code, input.merchantId);
+    let from = 0;
+    if (input.after !== undefined) {
+      const at = list.findIndex((r) => r.id === input.after!.trim());
+      if (at === -1) throw new AdminError('invalid', [`after: rule ${input.after} is not in this list (the cursor is the rule id a page ends with)`]);
+      from = at + 1;
+    }
+    const rules = list.slice(from, from + limit);
+    return { rules, next: from + limit < list.length ? rules[rules.length - 1]!.id : null };
+  }
+
   /** Cancel a scheduled rule before it starts. */
   async cancelFee(ruleId: string): Promise<FeeRuleView> {
     if (ruleId.startsWith(FLAT_RULE_PREFIX)) {
