@@ -63,7 +63,7 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
       synopsis: 'merchant list [--limit N] [--after MERCHANT_ID] [--all]',
       details: [
         'merchants in id order: id, name, KYC, category, created; a page of --limit (1 to 1000, default 100)',
-        'at a time, ending with the command for the next page (--after the last id shown; with --json on stderr)',
+        'at a time; the command for the next page follows on stderr (--after the last id shown)',
         '--all: every merchant, streamed a page at a time (a table keeps the first page\'s column widths)',
       ],
       example: 'merchant list --all --json > merchants.json',
@@ -158,7 +158,7 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
     },
     'fee list': {
       synopsis: 'fee list CODE [--merchant MERCHANT_ID] [--limit N] [--after RULE_ID] [--all]',
-      details: ['rules in force and scheduled: channel default, categories, then merchants; a page of --limit (default 100)', 'ending with the command for the next page (--after the last rule id); --all: every rule'],
+      details: ['rules in force and scheduled: channel default, categories, then merchants; a page of --limit (default 100),', 'the command for the next page on stderr (--after the last rule id); --all: every rule'],
       example: 'fee list qris',
     },
     'fee cancel': { synopsis: 'fee cancel RULE_ID', details: ['only before the rule starts'], example: 'fee cancel 0193b9c2-5f1e-7c3a-9d2b-4e6f8a1c3d5e' },
@@ -175,8 +175,8 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
     'audit list': {
       synopsis: 'audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N] [--after AUDIT_ID] [--all]',
       details: [
-        'newest first; each record with the fields it changed. A page of --limit (1 to 1000, default 100), ending',
-        'with the command for the next page (--after the last record\'s id); --all: every record, streamed',
+        'newest first; each record with the fields it changed. A page of --limit (1 to 1000, default 100); the',
+        'command for the next page follows on stderr (--after the last record\'s id); --all: every record, streamed',
         'a bulk import is one record with the entity merchants',
       ],
       example: 'audit list --entity qris --limit 5',
@@ -604,14 +604,12 @@ function commandLine(words: string[]): string {
 
 /**
  * One page of a listing: the rows (a JSON array with --json), then, when there are more, the command for
- * the next page (on stderr with --json, so stdout stays the data; the cursor is also the last row's id).
+ * the next page on stderr (beside the database line: stdout stays the rows, for a pipe or a script; the
+ * cursor is also the last row's id).
  */
 function emitPage(io: Io, items: unknown[], next: string | null, again: (cursor: string) => string, human: () => string): void {
-  const hint = next === null ? '' : `more: ${again(next)}  (or --all for every one)\n`;
-  if (io.json) {
-    io.out(`${JSON.stringify(items, null, 2)}\n`);
-    if (hint) writeErr(hint);
-  } else io.out(human() + hint);
+  io.out(io.json ? `${JSON.stringify(items, null, 2)}\n` : human());
+  if (next !== null) writeErr(`more: ${again(next)}  (or --all for every one)\n`);
 }
 
 /** Rows a streamed listing formats and writes at once. */

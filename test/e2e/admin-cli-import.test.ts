@@ -65,8 +65,9 @@ describe('admin CLI: merchant import and paged lists', () => {
     expect(first.code, first.stderr).toBe(0);
     const rows = first.stdout.split('\n').filter((l) => /^[0-9a-f]{8}-/.test(l));
     expect(rows).toHaveLength(3);
-    const more = /^more: npm run admin -- merchant list --limit 3 --after ([0-9a-f-]{36}) {2}\(or --all for every one\)$/m.exec(first.stdout);
-    expect(more, first.stdout).not.toBeNull();
+    const more = /^more: npm run admin -- merchant list --limit 3 --after ([0-9a-f-]{36}) {2}\(or --all for every one\)$/m.exec(first.stderr);
+    expect(more, first.stderr).not.toBeNull();
+    expect(first.stdout).not.toContain('more:'); // stdout stays the rows
     expect(rows[2]!.startsWith(more![1]!)).toBe(true);
 
     const all = await admin(dataDir, ['merchant', 'list', '--all', '--json']);
