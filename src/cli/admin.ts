@@ -17,7 +17,9 @@
  * Exit codes: 0 done; 1 refused (validation, unknown merchant/channel/key,
  * conflict, no database) or cannot start (configuration, master key); 2 usage error.
  */
+import { once } from 'node:events';
 import fs from 'node:fs';
+import path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { BootError, bootData, MissingDatabaseError, type BootedData } from '../app/boot.js';
 import { refuseUnsupportedNode } from '../app/runtime.js';
@@ -26,7 +28,8 @@ import { escapeUnprintable, unprintableProblem } from '../shared/operator-text.j
 import { projectPath } from '../shared/paths.js';
 import { describeDatabase } from '../storage/index.js';
 import { auditChanges, type AuditChange } from '../modules/admin/audit-changes.js';
-import { AdminError, AdminService, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../modules/admin/service.js';
+import { AdminError, AdminService, IMPORT_BATCH, osUser, type AuditEntry, type CatalogueChannel, type FeeRuleView, type MerchantChannelView } from '../modules/admin/service.js';
+import type { MerchantRecord } from '../storage/model/records.js';
 
 /** One command's help: its synopsis (first line), what its options mean, and one example. */
 interface CommandHelp {
@@ -56,7 +59,30 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
       details: ['KYC pending and category regular unless given; --channels enables those catalogue channels'],
       example: 'merchant create --name "Toko Baru" --kyc approved --channels all',
     },
-    'merchant list': { synopsis: 'merchant list', details: ['every merchant: id, name, KYC, category, created'], example: 'merchant list --json' },
+    'merchant list': {
+      synopsis: 'merchant list [--limit N] [--after MERCHANT_ID] [--all]',
+      details: [
+        'merchants in id order: id, name, KYC, category, created; a page of --limit (1 to 1000, default 100)',
+        'at a time; the command for the next page follows on stderr (--after the last id shown)',
+        '--all: every merchant, streamed a page at a time (a table keeps the first page\'s column widths)',
+      ],
+      example: 'merchant list --all --json > merchants.json',
+    },
+    'merchant import': {
+      synopsis: 'merchant import FILE [--update] [--batch-size N]',
+      details: [
+        'create merchants from CSV (FILE, or - for standard input) with the header name,category,kyc,channels',
+        '(any order; only name required): kyc approved|pending|rejected (empty: pending), category a code',
+        '(empty: regular), channels all or codes separated by ; (empty: none). Quoted fields, CRLF, a BOM are fine',
+        '--update: change existing merchants; the header has merchantId and any of name,category,kyc (the columns',
+        '          given change; an empty cell keeps the value)',
+        'the whole file is checked first: any bad line refuses it (each named with its line and field) and',
+        `nothing is written. Written in transactions of --batch-size merchants (default ${IMPORT_BATCH}), audited as one`,
+        'record with the count. No API keys are created: issue each with key create when the merchant goes live',
+        '--json: one line per merchant, {"merchantId":...,"name":...}',
+      ],
+      example: 'merchant import merchants.csv --json > imported.jsonl',
+    },
     'merchant set-kyc': { synopsis: 'merchant set-kyc MERCHANT_ID approved|pending|rejected', example: 'merchant set-kyc 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 approved' },
     'merchant set-category': { synopsis: 'merchant set-category MERCHANT_ID CODE', details: ['pricing category (default regular)'], example: 'merchant set-category 3f1c9a52-7d4e-4b8a-9c61-2e5f0d7a8b13 micro' },
     'merchant channels': {
@@ -130,7 +156,11 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
       ],
       example: 'fee set qris --category micro --bands "500000:0:0,*:0.25:0" --max-fee 5000 --effective-from 2099-01-05T00:00:00+07:00',
     },
-    'fee list': { synopsis: 'fee list CODE [--merchant MERCHANT_ID]', details: ['rules in force and scheduled'], example: 'fee list qris' },
+    'fee list': {
+      synopsis: 'fee list CODE [--merchant MERCHANT_ID] [--limit N] [--after RULE_ID] [--all]',
+      details: ['rules in force and scheduled: channel default, categories, then merchants; a page of --limit (default 100),', 'the command for the next page on stderr (--after the last rule id); --all: every rule'],
+      example: 'fee list qris',
+    },
     'fee cancel': { synopsis: 'fee cancel RULE_ID', details: ['only before the rule starts'], example: 'fee cancel 0193b9c2-5f1e-7c3a-9d2b-4e6f8a1c3d5e' },
   }],
   ['fee quote signing keys (contract §11)', {
@@ -142,7 +172,15 @@ const COMMAND_HELP: [string, Record<string, CommandHelp>][] = [
     },
   }],
   ['audit', {
-    'audit list': { synopsis: 'audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N]', details: ['newest first; each record with the fields it changed'], example: 'audit list --entity qris --limit 5' },
+    'audit list': {
+      synopsis: 'audit list [--entity ID_OR_CODE] [--since ISO_INSTANT] [--limit N] [--after AUDIT_ID] [--all]',
+      details: [
+        'newest first; each record with the fields it changed. A page of --limit (1 to 1000, default 100); the',
+        'command for the next page follows on stderr (--after the last record\'s id); --all: every record, streamed',
+        'a bulk import is one record with the entity merchants',
+      ],
+      example: 'audit list --entity qris --limit 5',
+    },
   }],
   ['database', {
     init: {
@@ -202,7 +240,7 @@ const INITIALISING = new Set(['init', 'migrate']);
 
 /** Commands that change something: they take --actor (contract §7 audit). */
 const CHANGING = new Set([
-  'merchant create', 'merchant set-kyc', 'merchant set-category', 'merchant enable-channel', 'merchant disable-channel',
+  'merchant create', 'merchant import', 'merchant set-kyc', 'merchant set-category', 'merchant enable-channel', 'merchant disable-channel',
   'key create', 'key revoke', 'channel create', 'channel update', 'currency set', 'fee set', 'fee cancel',
   'merchant origins', 'merchant channels', 'quote-keys rotate', 'channel instructions',
 ]);
@@ -257,12 +295,25 @@ const TABLE_WIDTH = 120;
  * marked `wide` are left out and, while the table is wider than {@link TABLE_WIDTH}, the widest shrinkable
  * column loses a character (a cut cell ends in "…"); ids and amounts are never shrinkable.
  */
-function table(io: Io, columns: Column[], rows: (string | number | boolean | null | undefined)[][]): string {
+function table(io: Io, columns: Column[], rows: Cell[][]): string {
+  const t = tableLayout(io, columns, rows);
+  return t.head + t.rows(rows);
+}
+
+type Cell = string | number | boolean | null | undefined;
+
+/**
+ * The layout of {@link table}, measured on `rows`: its header (with the dashes) and a formatter for any rows
+ * in the same column widths, so a listing streamed page by page (`--all`) keeps the first page's columns
+ * (a longer cell later is cut to them, or with --wide overflows its column).
+ */
+function tableLayout(io: Io, columns: Column[], rows: Cell[][]): { head: string; rows: (more: Cell[][]) => string } {
   const specs = columns.map((c) => (typeof c === 'string' ? { title: c } : c));
   const keep = specs.map((c, i) => ((io.wide ? !c.narrow : !c.wide) ? i : -1)).filter((i) => i >= 0);
   const headers = keep.map((i) => specs[i]!.title);
   // Escaped before the widths are measured, so a cell holding an escape still lines up.
-  const cells = rows.map((r) => keep.map((i) => (r[i] === null || r[i] === undefined ? '-' : escapeUnprintable(String(r[i])))));
+  const cellsOf = (more: Cell[][]) => more.map((r) => keep.map((i) => (r[i] === null || r[i] === undefined ? '-' : escapeUnprintable(String(r[i])))));
+  const cells = cellsOf(rows);
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
   if (!io.wide) {
     const floor = keep.map((i, k) => Math.max(specs[i]!.title.length, specs[i]!.shrink ?? widths[k]!));
@@ -276,9 +327,12 @@ function table(io: Io, columns: Column[], rows: (string | number | boolean | nul
       widths[widest]! -= 1;
     }
   }
-  const fit = (c: string, w: number) => (c.length > w ? `${c.slice(0, w - 1)}…` : c);
+  const fit = (c: string, w: number) => (!io.wide && c.length > w ? `${c.slice(0, w - 1)}…` : c);
   const line = (r: string[]) => r.map((c, i) => fit(c, widths[i]!).padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...cells.map(line)].join('\n') + '\n';
+  return {
+    head: `${line(headers)}\n${line(widths.map((w) => '-'.repeat(w)))}\n`,
+    rows: (more) => cellsOf(more).map((r) => `${line(r)}\n`).join(''),
+  };
 }
 
 /**
@@ -487,21 +541,109 @@ function merchantChannelTable(io: Io, list: MerchantChannelView[]): string {
 /** Largest instructions file read (far above 8 × 15 steps of 300 characters as JSON). */
 const MAX_INSTRUCTIONS_FILE_BYTES = 256 * 1024;
 
-/** An operator's instructions file as JSON; unreadable, too large or not JSON is a refusal naming the file. */
-function readInstructionsFile(file: string): unknown {
+/** Largest import file read: a million merchants of about 100 bytes a line, with room (held whole while checked). */
+const MAX_IMPORT_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * An operator's file (or standard input for `-`) as UTF-8 text; unreadable, larger than `maxBytes` or not
+ * UTF-8 is a refusal naming the file.
+ */
+async function readOperatorFile(file: string, maxBytes: number, kind: string): Promise<string> {
+  const name = file === '-' ? 'standard input' : file;
   let bytes: Buffer;
   try {
-    const size = fs.statSync(file).size;
-    if (size > MAX_INSTRUCTIONS_FILE_BYTES) throw new AdminError('invalid', [`${file}: ${size} bytes; at most ${MAX_INSTRUCTIONS_FILE_BYTES}`]);
-    bytes = fs.readFileSync(file);
+    if (file === '-') {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > maxBytes) throw new AdminError('invalid', [`${name}: more than ${maxBytes} bytes; split it`]);
+        chunks.push(chunk);
+      }
+      bytes = Buffer.concat(chunks);
+    } else {
+      const size = fs.statSync(file).size;
+      if (size > maxBytes) throw new AdminError('invalid', [`${name}: ${size} bytes; at most ${maxBytes}`]);
+      bytes = fs.readFileSync(file);
+    }
   } catch (err) {
     if (err instanceof AdminError) throw err;
-    throw new AdminError('invalid', [`${file}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+    throw new AdminError('invalid', [`${name}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
   }
   try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new AdminError('invalid', [`${name}: not UTF-8 ${kind} (save it as UTF-8)`]);
+  }
+}
+
+/** An operator's instructions file as JSON; unreadable, too large or not JSON is a refusal naming the file. */
+async function readInstructionsFile(file: string): Promise<unknown> {
+  const text = await readOperatorFile(file, MAX_INSTRUCTIONS_FILE_BYTES, 'JSON');
+  try {
+    return JSON.parse(text);
   } catch (err) {
     throw new AdminError('invalid', [`${file}: not UTF-8 JSON (${(err as Error).message})`]);
+  }
+}
+
+/** The flags of a paged listing (contract §15). */
+const PAGE_FLAGS: Options = { limit: str, after: str, all: { type: 'boolean' } };
+
+/** `all` (stream every row) or `page`; --all with --limit is a usage error (it has no page size to choose). */
+function pageMode(values: Record<string, unknown>): 'all' | 'page' {
+  if (values.all !== true) return 'page';
+  if (values.limit !== undefined) throw new UsageError('give --limit or --all, not both');
+  return 'all';
+}
+
+/** A command line an operator can paste (arguments quoted for a POSIX shell when they need it). */
+function commandLine(words: string[]): string {
+  return `npm run admin -- ${words.map((w) => (/^[\w@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ')}`;
+}
+
+/**
+ * One page of a listing: the rows (a JSON array with --json), then, when there are more, the command for
+ * the next page on stderr (beside the database line: stdout stays the rows, for a pipe or a script; the
+ * cursor is also the last row's id).
+ */
+function emitPage(io: Io, items: unknown[], next: string | null, again: (cursor: string) => string, human: () => string): void {
+  io.out(io.json ? `${JSON.stringify(items, null, 2)}\n` : human());
+  if (next !== null) writeErr(`more: ${again(next)}  (or --all for every one)\n`);
+}
+
+/** Rows a streamed listing formats and writes at once. */
+const STREAM_CHUNK = 1000;
+
+/**
+ * Every row of `items`, written a chunk at a time and waiting for stdout to drain, so memory stays bounded
+ * by a chunk whatever the number of rows. --json writes one JSON array, formatted as the paged output is.
+ */
+async function streamRows<T>(io: Io, items: AsyncIterable<T>, human: (chunk: T[], first: boolean) => string | Promise<string>, footer = ''): Promise<void> {
+  let chunk: T[] = [];
+  let first = true;
+  const flush = async () => {
+    if (chunk.length === 0 && !first) return;
+    const text = io.json ? (first ? '[' : ',') + chunk.map((item) => `\n${JSON.stringify(item, null, 2).replace(/\n/g, '\n  ').replace(/^/, '  ')}`).join(',') : await human(chunk, first);
+    first = false;
+    chunk = [];
+    io.out(text);
+    if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
+  };
+  for await (const item of items) {
+    chunk.push(item);
+    if (chunk.length === STREAM_CHUNK) await flush();
+  }
+  if (io.json && first && chunk.length === 0) return io.out('[]\n');
+  if (chunk.length > 0 || first) await flush();
+  io.out(io.json ? '\n]\n' : footer);
+}
+
+/** `items` as text written a chunk at a time (a large import's --json lines), waiting for stdout to drain. */
+async function writeChunked<T>(io: Io, items: T[], format: (chunk: T[]) => string): Promise<void> {
+  for (let i = 0; i < items.length; i += STREAM_CHUNK) {
+    io.out(format(items.slice(i, i + STREAM_CHUNK)));
+    if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain');
   }
 }
 
@@ -703,10 +845,15 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       return;
     }
     case 'fee list': {
-      const { values, positionals, io } = run({ merchant: str }, 1);
-      const list = await service.listFees(positional(positionals, 0, 'CODE'), values.merchant as string | undefined);
-      const names = io.json ? new Map<string, string>() : await service.merchantNames(list.flatMap((r) => (r.merchantId ? [r.merchantId] : [])));
-      emit(io, list, () => feeTable(io, list, names));
+      const { values, positionals, io } = run({ merchant: str, ...PAGE_FLAGS }, 1);
+      const code = positional(positionals, 0, 'CODE');
+      const merchant = values.merchant as string | undefined;
+      const all = pageMode(values) === 'all';
+      // A channel's rules are read whole (about all of its merchants); the output pages like the other lists.
+      const page = await service.feesPage(code, { merchantId: merchant, after: values.after as string | undefined, limit: all ? Number.MAX_SAFE_INTEGER : (values.limit as string | undefined) });
+      const names = io.json ? new Map<string, string>() : await service.merchantNames(page.rules.flatMap((r) => (r.merchantId ? [r.merchantId] : [])));
+      const again = (cursor: string) => commandLine(['fee', 'list', code, ...(merchant ? ['--merchant', merchant] : []), ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
+      emitPage(io, page.rules, page.next, again, () => feeTable(io, page.rules, names));
       return;
     }
     case 'fee cancel': {
@@ -716,16 +863,69 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       return;
     }
     case 'audit list': {
-      const { values, io } = run({ entity: str, since: str, limit: str }, 0);
-      const list = await service.listAudit({ entity: values.entity as string | undefined, since: values.since as string | undefined, limit: values.limit as string | undefined });
-      const names = io.json ? new Map<string, string>() : await service.merchantNames(list.map((a) => a.entity));
-      emit(io, list, () => auditTable(io, list, names));
+      const { values, io } = run({ entity: str, since: str, ...PAGE_FLAGS }, 0);
+      const filter = { entity: values.entity as string | undefined, since: values.since as string | undefined, after: values.after as string | undefined };
+      const again = (cursor: string) => commandLine(['audit', 'list', ...(filter.entity ? ['--entity', filter.entity] : []), ...(filter.since ? ['--since', filter.since] : []), ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
+      if (pageMode(values) === 'all') {
+        // Streamed: each chunk is its own table (the change lines under each record set no common widths).
+        await streamRows(io, service.allAudit(filter), async (chunk, first) => {
+          const names = await service.merchantNames(chunk.map((a) => a.entity));
+          const text = auditTable(io, chunk, names);
+          return first ? text : text.split('\n').slice(2).join('\n');
+        });
+        return;
+      }
+      const page = await service.auditPage({ ...filter, limit: values.limit as string | undefined });
+      const names = io.json ? new Map<string, string>() : await service.merchantNames(page.entries.map((a) => a.entity));
+      emitPage(io, page.entries, page.next, again, () => auditTable(io, page.entries, names));
       return;
     }
     case 'merchant list': {
-      const { io } = run({}, 0);
-      const list = await service.listMerchants();
-      emit(io, list, () => table(io, ['MERCHANT ID', { title: 'NAME', shrink: 16 }, 'KYC', { title: 'CATEGORY', shrink: 10 }, 'CREATED'], list.map((m) => [m.id, m.name, m.kycStatus, m.category, when(io, m.createdAt)])) + zoneNote(io));
+      const { values, io } = run(PAGE_FLAGS, 0);
+      const columns: Column[] = ['MERCHANT ID', { title: 'NAME', shrink: 16 }, 'KYC', { title: 'CATEGORY', shrink: 10 }, 'CREATED'];
+      const row = (m: MerchantRecord): Cell[] => [m.id, m.name, m.kycStatus, m.category, when(io, m.createdAt)];
+      const after = values.after as string | undefined;
+      if (pageMode(values) === 'all') {
+        let layout: ReturnType<typeof tableLayout> | undefined;
+        await streamRows(io, service.allMerchants(after), (chunk) => {
+          const first = layout === undefined;
+          layout ??= tableLayout(io, columns, chunk.map(row));
+          return (first ? layout.head : '') + layout.rows(chunk.map(row));
+        }, zoneNote(io));
+        return;
+      }
+      const page = await service.merchantsPage({ after, limit: values.limit as string | undefined });
+      const again = (cursor: string) => commandLine(['merchant', 'list', ...(values.limit ? ['--limit', values.limit as string] : []), '--after', cursor]);
+      emitPage(io, page.merchants, page.next, again, () => table(io, columns, page.merchants.map(row)) + zoneNote(io));
+      return;
+    }
+    case 'merchant import': {
+      const { values, positionals, io } = run({ update: { type: 'boolean' }, 'batch-size': str }, 1);
+      const file = positional(positionals, 0, 'FILE (or - for standard input)');
+      const batchText = values['batch-size'] as string | undefined;
+      const batchSize = batchText === undefined ? undefined : Number(batchText);
+      if (batchSize !== undefined && (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000)) throw new UsageError(`--batch-size must be a whole number from 1 to 100000, got ${batchText}`);
+      const text = await readOperatorFile(file, MAX_IMPORT_FILE_BYTES, 'CSV');
+      const options = { source: file === '-' ? 'standard input' : path.basename(file), batchSize };
+      const lines = (items: object[]) => items.map((m) => `${JSON.stringify(m)}\n`).join('');
+      if (values.update === true) {
+        const r = await service.updateMerchantsFromFile(text, options);
+        if (io.json) return writeChunked(io, r.merchants, lines);
+        const moved = (counts: Record<string, number>) => Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ');
+        const changes = r.merchants.reduce((acc, m) => (m.changed.forEach((c) => (acc[c] = (acc[c] ?? 0) + 1)), acc), {} as Record<string, number>);
+        io.out(`Updated ${r.count} merchant${r.count === 1 ? '' : 's'} from ${options.source} in ${r.batches} transaction${r.batches === 1 ? '' : 's'}${r.unchanged > 0 ? `; ${r.unchanged} already as given` : ''}.\n${Object.keys(changes).length > 0 ? `Changed: ${moved(changes)}.\n` : ''}`);
+        return;
+      }
+      const r = await service.importMerchants(text, options);
+      if (io.json) return writeChunked(io, r.merchants, lines);
+      io.out(
+        [
+          `Imported ${r.count} merchant${r.count === 1 ? '' : 's'} from ${options.source} in ${r.batches} transaction${r.batches === 1 ? '' : 's'} (audit list --entity merchants shows the record).`,
+          'No API keys were created: issue a merchant\'s key with key create --merchant MERCHANT_ID when it goes live',
+          '(--json prints every merchantId with its name; merchant list pages through all merchants).',
+          '',
+        ].join('\n'),
+      );
       return;
     }
     case 'merchant set-kyc': {
@@ -849,7 +1049,7 @@ async function runCommand(service: AdminService, argv: string[], out: (text: str
       }
       if (sub !== 'set') throw new UsageError(`unknown instructions command "${sub}": use set or show`);
       const locale = required(values, 'locale');
-      const r = await service.setInstructions(code, locale, readInstructionsFile(required(values, 'file')));
+      const r = await service.setInstructions(code, locale, await readInstructionsFile(required(values, 'file')));
       if (!io.json) process.stderr.write(`Set the ${locale} instructions of ${r.code}.\n`);
       emit(io, r, () => instructionsText(r));
       return;

@@ -345,7 +345,7 @@ describe('admin CLI', () => {
     expect(typo.stderr).not.toContain("'");
     const far = await admin(dataDir, ['merchant', 'list', '--colour']);
     expect(far.code).toBe(2);
-    expect(far.stderr).toContain('error: unknown option --colour for "merchant list"\n"merchant list" takes: --json, --tz, --wide\n');
+    expect(far.stderr).toContain('error: unknown option --colour for "merchant list"\n"merchant list" takes: --limit, --after, --all, --json, --tz, --wide\n');
     const missing = await admin(dataDir, ['merchant', 'create', '--name']);
     expect(missing.stderr).toContain('error: --name needs a value\n');
   }, 60_000);
@@ -357,7 +357,7 @@ describe('admin CLI', () => {
     const named = await adminJson(dataDir, ['channel', 'update', 'dana', '--group', 'retail_outlet', '--name-id', 'DANA Dompet', '--name-en', 'DANA Wallet']);
     expect(named).toMatchObject({ code: 'dana', channelGroup: 'retail_outlet', nameId: 'DANA Dompet', nameEn: 'DANA Wallet' });
 
-    const approved = (await adminJson<{ id: string; kycStatus: string }[]>(dataDir, ['merchant', 'list'])).find((m) => m.kycStatus === 'approved')!;
+    const approved = (await adminJson<{ id: string; name: string }[]>(dataDir, ['merchant', 'list'])).find((m) => m.name === 'Toko Kopi Nusantara')!;
     const ordered = await adminJson<{ order: string[]; channels: string[] }>(dataDir, ['merchant', 'channels', 'order', approved.id, 'ovo,BCA_VA', '--actor', 'eve']);
     expect(ordered.order).toEqual(['ovo', 'bca_va']);
     expect(ordered.channels.slice(0, 3)).toEqual(['ovo', 'bca_va', 'qris']);

@@ -103,7 +103,7 @@ describe('audit trail', () => {
     expect(await query<{ n: number | string }>('select count(*) as n from audit_log')).toEqual(before);
     expect((await admin.listChannels()).find((c) => c.code === 'bca_va')!.feeValue).toBe('4000');
     expect((await admin.listFees('bca_va')).map((r) => r.id)).toEqual(['flat:bca_va']);
-    expect((await admin.listMerchants()).map((m) => m.name)).not.toContain(`Ghost ${failAt}`);
+    expect((await admin.merchantsPage({ limit: 1000 })).merchants.map((m) => m.name)).not.toContain(`Ghost ${failAt}`);
     await t.sync();
     expect(t.store.catalog.listForMerchant(t.approved.merchantId).find((c) => c.code === 'bca_va')!.feeInfo.feeValue).toBe('4000');
   });

@@ -50,7 +50,18 @@ import {
   type FeeRule,
   type RuleScope,
 } from '../pricing/domain/pricing.js';
-import type { AdminRepository, AuditRow, CatalogueChannelListing as CatalogueChannel, CatalogueChannelRecord, CurrencyRecord, MerchantChannelRecord, OverrideWrite } from '../../storage/model/admin-repository.js';
+import type {
+  AdminRepository,
+  AuditRow,
+  CatalogueChannelListing as CatalogueChannel,
+  CatalogueChannelRecord,
+  CurrencyRecord,
+  MerchantChannelRecord,
+  MerchantImportRow,
+  MerchantUpdateRow,
+  OverrideWrite,
+} from '../../storage/model/admin-repository.js';
+import { parseImportFile, parseUpdateFile, Problems } from './merchant-import.js';
 import type { ApiKeyRecord, MerchantRecord } from '../../storage/model/records.js';
 import { normalizeOrigin } from '../sessions/domain/origins.js';
 import { instructionSetFromColumn, parseInstructionSet, serialiseInstructionSet, type InstructionSet } from '../channels/domain/instructions.js';
@@ -141,6 +152,40 @@ export interface AuditEntry {
   entity: string;
   before: unknown;
   after: unknown;
+}
+
+/** What `audit list` asks for (raw CLI values; validated by the service). */
+export interface AuditListFilter {
+  entity?: string;
+  since?: string;
+  limit?: string | number;
+  /** The id of the record the previous page ended with. */
+  after?: string;
+}
+
+/** How a `merchant import` runs. */
+export interface ImportOptions {
+  /** The file's name, for the audit record. */
+  source?: string;
+  /** Merchants per transaction (default {@link IMPORT_BATCH}). */
+  batchSize?: number;
+  /** The most merchants a file may hold (default DEFAULT_MAX_IMPORT_ROWS). */
+  maxRows?: number;
+}
+
+/** What an import created: the count, the transactions, each merchant's id and name in file order. */
+export interface ImportResult {
+  count: number;
+  batches: number;
+  merchants: { merchantId: string; name: string }[];
+}
+
+/** What an import update changed: merchants changed and left as they were, and per merchant of the file which fields changed. */
+export interface UpdateResult {
+  count: number;
+  unchanged: number;
+  batches: number;
+  merchants: { merchantId: string; name: string; changed: ('name' | 'kyc' | 'category')[] }[];
 }
 
 /** Options of {@link AdminService}. */
@@ -278,7 +323,7 @@ export class AdminService {
     return this.repo.transaction(async (repo) => {
       await repo.insertMerchant({ id, name: m.name, kycStatus: m.kycStatus, category: category.value });
       if (input.channels !== undefined) {
-        const codes = input.channels === 'all' ? (await repo.listChannels()).map((c) => c.code) : input.channels;
+        const codes = input.channels === 'all' ? (await repo.catalogueChannels()).map((c) => c.code) : input.channels;
         for (const code of codes) await enable(repo, id, code, {}, this.#now());
       }
       const created = (await repo.findMerchant(id))!;
@@ -299,20 +344,141 @@ export class AdminService {
     });
   }
 
-  listMerchants(): Promise<MerchantRecord[]> {
-    return this.repo.listMerchants();
+  /**
+   * One page of merchants in id order: at most `limit` (1 to 1000, default 100) after the merchant id `after`;
+   * `next` is the cursor of the following page, null on the last. Each page costs its own rows (keyset on the
+   * primary key), however many merchants there are.
+   */
+  async merchantsPage(input: { after?: string; limit?: string | number } = {}): Promise<{ merchants: MerchantRecord[]; next: string | null }> {
+    const limit = pageLimit(input.limit);
+    const rows = await this.repo.merchantsPage({ after: input.after, limit: limit + 1 });
+    const merchants = rows.slice(0, limit);
+    return { merchants, next: rows.length > limit ? merchants[merchants.length - 1]!.id : null };
+  }
+
+  /** Every merchant after `after`, in id order, read a page at a time (memory bounded by the page, not the total). */
+  async *allMerchants(after?: string, pageSize = STREAM_PAGE): AsyncGenerator<MerchantRecord> {
+    let cursor = after;
+    for (;;) {
+      const page = await this.repo.merchantsPage({ after: cursor, limit: pageSize });
+      yield* page;
+      if (page.length < pageSize) return;
+      cursor = page[page.length - 1]!.id;
+    }
+  }
+
+  /**
+   * Create the merchants of a CSV file (contract §15; the format: src/modules/admin/merchant-import.ts). The
+   * whole file is checked first (channel codes against the catalogue too): any problem refuses it, naming
+   * lines and fields, and nothing is written. Then the merchants are written in transactions of
+   * `batchSize`, so no transaction holds the write lock for long and replicas catch up slice by slice. One
+   * audit record (`merchant.import`, entity `merchants`, with the count) commits with the first batch: no
+   * merchant of the import exists without it. Should a later batch fail, the error names the lines written
+   * and those not, and a `merchant.import-incomplete` record gives the count that was written.
+   * API keys are not created: each merchant's key is issued with `key create` when it goes live.
+   */
+  async importMerchants(text: string, options: ImportOptions = {}): Promise<ImportResult> {
+    const parsed = parseImportFile(text, options.maxRows);
+    if (!parsed.ok) throw new AdminError('invalid', parsed.problems);
+    const catalogue = new Map((await this.repo.catalogueChannels()).map((c) => [c.code, c.id]));
+    const problems = new Problems();
+    const rows: (MerchantImportRow & { line: number })[] = [];
+    for (const r of parsed.rows) {
+      const unknown = r.channels === 'all' ? [] : r.channels.filter((code) => !catalogue.has(code));
+      for (const code of unknown) problems.add(`line ${r.line}: channels: no channel ${code} in the catalogue (channel list shows them)`);
+      const channelIds = r.channels === 'all' ? [...catalogue.values()] : r.channels.map((code) => catalogue.get(code)!);
+      rows.push({ line: r.line, id: timeOrderedUuid(), name: r.name, kycStatus: r.kycStatus, category: r.category, channelIds });
+    }
+    if (!problems.empty) throw new AdminError('invalid', problems.report());
+    const kyc: Record<string, number> = {};
+    for (const r of rows) kyc[r.kycStatus] = (kyc[r.kycStatus] ?? 0) + 1;
+    const batches = await this.#inBatches(rows, options.batchSize, 'merchant.import', { count: rows.length, source: options.source ?? null, kyc }, (repo, batch) => repo.insertMerchants(batch));
+    return { count: rows.length, batches, merchants: rows.map((r) => ({ merchantId: r.id, name: r.name })) };
+  }
+
+  /**
+   * Change name, category or KYC of existing merchants from a CSV file with a `merchantId` column (the
+   * columns present decide what changes; an empty cell keeps the value). Checked as a whole first (an
+   * unknown id refuses the file, naming its line), then written in batches like {@link importMerchants},
+   * with one `merchant.import-update` audit record: the count, and per field how many values moved from
+   * what to what.
+   */
+  async updateMerchantsFromFile(text: string, options: ImportOptions = {}): Promise<UpdateResult> {
+    const parsed = parseUpdateFile(text, options.maxRows);
+    if (!parsed.ok) throw new AdminError('invalid', parsed.problems);
+    const existing = new Map((await this.repo.findMerchants(parsed.rows.map((r) => r.merchantId))).map((m) => [m.id, m]));
+    const problems = new Problems();
+    for (const r of parsed.rows) if (!existing.has(r.merchantId)) problems.add(`line ${r.line}: merchantId: no merchant ${r.merchantId}`);
+    if (!problems.empty) throw new AdminError('invalid', problems.report());
+    const changes: (MerchantUpdateRow & { line: number })[] = [];
+    const moved = { name: 0, kycStatus: new Tally(), category: new Tally() };
+    const merchants: UpdateResult['merchants'] = [];
+    for (const r of parsed.rows) {
+      const before = existing.get(r.merchantId)!;
+      const change: MerchantUpdateRow & { line: number } = { line: r.line, id: r.merchantId };
+      const changed: UpdateResult['merchants'][number]['changed'] = [];
+      if (r.name !== undefined && r.name !== before.name) {
+        change.name = r.name;
+        changed.push('name');
+        moved.name++;
+      }
+      if (r.kycStatus !== undefined && r.kycStatus !== before.kycStatus) {
+        change.kycStatus = r.kycStatus;
+        changed.push('kyc');
+        moved.kycStatus.add(`${before.kycStatus} → ${r.kycStatus}`);
+      }
+      if (r.category !== undefined && r.category !== before.category) {
+        change.category = r.category;
+        changed.push('category');
+        moved.category.add(`${before.category} → ${r.category}`);
+      }
+      if (changed.length > 0) changes.push(change);
+      merchants.push({ merchantId: r.merchantId, name: change.name ?? before.name, changed });
+    }
+    const summary = { count: changes.length, unchanged: parsed.rows.length - changes.length, source: options.source ?? null, names: moved.name, kyc: moved.kycStatus.toJSON(), category: moved.category.toJSON() };
+    const batches = await this.#inBatches(changes, options.batchSize, 'merchant.import-update', summary, (repo, batch) => repo.updateMerchants(batch));
+    return { count: changes.length, unchanged: summary.unchanged, batches, merchants };
+  }
+
+  /**
+   * Write `rows` in transactions of `batchSize`, the audit record (`action`, entity `merchants`) with the first.
+   * A failure after some batches committed is an AdminError naming the lines written and not written, with a
+   * `…-incomplete` audit record of the count written; a failure of the first batch leaves nothing and is thrown
+   * as it is. Returns the number of batches.
+   */
+  async #inBatches<R extends { line: number }>(rows: R[], batchSize: number | undefined, action: string, summary: object, write: (repo: AdminRepository, batch: R[]) => Promise<void>): Promise<number> {
+    const size = batchSize ?? IMPORT_BATCH;
+    if (!Number.isInteger(size) || size < 1) throw new AdminError('invalid', [`batch size must be a whole number of at least 1, got ${size}`]);
+    let written = 0;
+    let batches = 0;
+    for (let i = 0; i < rows.length; i += size) {
+      const batch = rows.slice(i, i + size);
+      try {
+        await this.repo.transaction(async (repo) => {
+          await write(repo, batch);
+          if (i === 0) await this.#audit(repo, action, 'merchants', null, { ...summary, batches: Math.ceil(rows.length / size) });
+        });
+      } catch (err) {
+        if (written === 0) throw err;
+        const firstLost = batch[0]!.line;
+        await this.repo.transaction((repo) => this.#audit(repo, `${action}-incomplete`, 'merchants', null, { count: written, of: rows.length, notWrittenFromLine: firstLost, error: String(err) }));
+        throw new AdminError('conflict', [
+          `the database refused the batch from line ${firstLost}: ${(err as Error).message}`,
+          `${written} of ${rows.length} merchants were written (the file's rows before line ${firstLost}); the rest were not`,
+          `fix the cause, then import the rows from line ${firstLost} on as a new file`,
+        ]);
+      }
+      written += batch.length;
+      batches++;
+    }
+    return batches;
   }
 
   /** The names of the given merchant ids that exist (for output that shows a name beside an id). */
   async merchantNames(ids: Iterable<string>): Promise<Map<string, string>> {
-    const names = new Map<string, string>();
-    for (const id of new Set(ids)) {
-      // Audit entities are also channel codes and rule ids; only a UUID can be a merchant (Postgres refuses other text as uuid).
-      if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) continue;
-      const m = await this.repo.findMerchant(id);
-      if (m) names.set(id, m.name);
-    }
-    return names;
+    // Audit entities are also channel codes and rule ids; only a UUID can be a merchant. One read for the page.
+    const candidates = [...new Set(ids)].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id));
+    return new Map((await this.repo.findMerchants(candidates)).map((m) => [m.id, m.name]));
   }
 
   // Allowed web origins for checkout sessions (contract §9)
@@ -464,7 +630,7 @@ export class AdminService {
     return this.repo.transaction(async (repo) => {
       const before = await repo.findCurrency(c.code);
       await repo.upsertCurrency(c);
-      for (const ch of (await repo.listChannels()).filter((x) => x.currency === c.code)) await assertChannelConsistent(repo, ch);
+      for (const ch of (await repo.catalogueChannels()).filter((x) => x.currency === c.code)) await assertChannelConsistent(repo, ch);
       await this.#audit(repo, 'currency.set', c.code, before ?? null, c);
       return c;
     });
@@ -498,7 +664,7 @@ export class AdminService {
         sortOrder: c.sortOrder ?? (await repo.nextSortOrder()),
         feeSetAt: formatInstant(this.#now()),
       });
-      const created = (await repo.listChannels()).find((x) => x.code === c.code)!;
+      const created = (await repo.channelListing((await repo.findChannel(c.code))!.id))!;
       await this.#audit(repo, 'channel.create', c.code, null, created);
       return created;
     });
@@ -534,7 +700,7 @@ export class AdminService {
       }
       await repo.updateChannel(channel.id, defined);
       await assertChannelConsistent(repo, await channelOf(repo, code));
-      const after = (await repo.listChannels()).find((x) => x.code === channel.code)!;
+      const after = (await repo.channelListing(channel.id))!;
       await this.#audit(repo, 'channel.update', channel.code, channel, after);
       return after;
     });
@@ -678,15 +844,16 @@ export class AdminService {
   async listFees(code: string, merchantId?: string): Promise<FeeRuleView[]> {
     const now = this.#now();
     const channel = await channelOf(this.repo, code);
-    const stored = (await this.repo.feeRulesOf(channel.id)).map((r) => ruleFromRow(r, channel.code));
     if (merchantId !== undefined) {
       const merchant = await merchantOf(this.repo, merchantId);
       const who = { merchantId, category: merchant.category };
+      const stored = (await this.repo.feeRulesFor(channel.id, who)).map((r) => ruleFromRow(r, channel.code));
       const rules = rulesForMerchant(stored, channel, (await this.repo.findEnablement(merchantId, channel.id)) ?? undefined);
       const inForce = ruleInForce(rules, who, now);
       return [...(inForce ? [ruleView(inForce, 'in-force')] : []), ...scheduledRules(rules, who, now).map((r) => ruleView(r, 'scheduled'))];
     }
-    const rules = [...stored, ...rulesForMerchantOverrides(channel, await this.repo.enablementsOf(channel.id))];
+    const stored = (await this.repo.feeRulesOf(channel.id)).map((r) => ruleFromRow(r, channel.code));
+    const rules = [...stored, ...rulesForMerchantOverrides(channel, await this.repo.overriddenEnablementsOf(channel.id))];
     const groups = new Map<string, FeeRule[]>();
     for (const r of rules) {
       const key = `${r.scope}:${r.merchantId ?? r.category ?? ''}`;
@@ -704,6 +871,23 @@ export class AdminService {
     return out.sort((a, b) => order[a.scope] - order[b.scope] || (a.category ?? a.merchantId ?? '').localeCompare(b.category ?? b.merchantId ?? '') || a.effectiveFrom.localeCompare(b.effectiveFrom));
   }
 
+  /**
+   * A page of {@link listFees}: at most `limit` (1 to 1000, default 100; a larger number from `--all`) after the
+   * rule `after` in its order; `next` the cursor of the following page, null on the last.
+   */
+  async feesPage(code: string, input: { merchantId?: string; after?: string; limit?: string | number }): Promise<{ rules: FeeRuleView[]; next: string | null }> {
+    const limit = input.limit === Number.MAX_SAFE_INTEGER ? input.limit : pageLimit(input.limit);
+    const list = await this.listFees(code, input.merchantId);
+    let from = 0;
+    if (input.after !== undefined) {
+      const at = list.findIndex((r) => r.id === input.after!.trim());
+      if (at === -1) throw new AdminError('invalid', [`after: rule ${input.after} is not in this list (the cursor is the rule id a page ends with)`]);
+      from = at + 1;
+    }
+    const rules = list.slice(from, from + limit);
+    return { rules, next: from + limit < list.length ? rules[rules.length - 1]!.id : null };
+  }
+
   /** Cancel a scheduled rule before it starts. */
   async cancelFee(ruleId: string): Promise<FeeRuleView> {
     if (ruleId.startsWith(FLAT_RULE_PREFIX)) {
@@ -717,7 +901,7 @@ export class AdminService {
       if (!(await repo.cancelFeeRule(ruleId, now))) {
         throw new AdminError('conflict', [`fee rule ${ruleId} is in force since ${row.effectiveFrom} and can no longer be cancelled; set a new rule instead`]);
       }
-      const channel = (await repo.listChannels()).find((c) => c.id === row.channelId)!;
+      const channel = (await repo.catalogueChannels()).find((c) => c.id === row.channelId)!;
       const before = ruleView(ruleFromRow(row, channel.code), 'scheduled');
       const after = ruleView(ruleFromRow((await repo.findFeeRule(ruleId))!, channel.code), 'cancelled');
       await this.#audit(repo, 'fee.cancel', channel.code, before, after);
@@ -728,7 +912,15 @@ export class AdminService {
   // Audit
 
   /** Audit records, newest first. `since` is an ISO 8601 instant; `limit` 1..1000 (default 100). */
-  async listAudit(filter: { entity?: string; since?: string; limit?: string | number } = {}): Promise<AuditEntry[]> {
+  async listAudit(filter: AuditListFilter = {}): Promise<AuditEntry[]> {
+    return (await this.auditPage(filter)).entries;
+  }
+
+  /**
+   * One page of audit records, newest first, older than the record `after` (its id, the cursor a page
+   * ends with); `next` is the cursor of the following page, null on the last.
+   */
+  async auditPage(filter: AuditListFilter = {}): Promise<{ entries: AuditEntry[]; next: string | null }> {
     const problems: string[] = [];
     let since: string | undefined;
     if (filter.since !== undefined) {
@@ -736,11 +928,57 @@ export class AdminService {
       if (at === null) problems.push(`since: ${JSON.stringify(filter.since)} is not an ISO 8601 instant with seconds and a zone`);
       else since = formatInstant(at);
     }
-    const limit = filter.limit === undefined ? 100 : Number(filter.limit);
-    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) problems.push(`limit: must be a whole number from 1 to 1000, got ${JSON.stringify(filter.limit)}`);
+    let limit = 0;
+    try {
+      limit = pageLimit(filter.limit);
+    } catch (err) {
+      problems.push(...(err as AdminError).problems);
+    }
+    const cursor = filter.after === undefined ? undefined : await this.repo.findAudit(filter.after.trim());
+    if (filter.after !== undefined && cursor === undefined) problems.push(`after: no audit record ${filter.after} (the cursor is the id a page ends with)`);
     if (problems.length > 0) throw new AdminError('invalid', problems);
-    const rows = await this.repo.listAudit({ entity: filter.entity?.trim(), since, limit });
-    return rows.map(auditEntry);
+    const rows = await this.repo.listAudit({ entity: filter.entity?.trim(), since, before: cursor && { at: cursor.at, id: cursor.id }, limit: limit + 1 });
+    const entries = rows.slice(0, limit).map(auditEntry);
+    return { entries, next: rows.length > limit ? entries[entries.length - 1]!.id : null };
+  }
+
+  /** Every audit record of the filter, newest first, read a page at a time. */
+  async *allAudit(filter: Omit<AuditListFilter, 'limit'> = {}, pageSize = STREAM_PAGE): AsyncGenerator<AuditEntry> {
+    let after = filter.after;
+    for (;;) {
+      const page = await this.auditPage({ ...filter, after, limit: pageSize });
+      yield* page.entries;
+      if (page.next === null) return;
+      after = page.next;
+    }
+  }
+}
+
+/** Rows a listing reads per page when it streams every row (`--all`). */
+const STREAM_PAGE = 1000;
+
+/** Merchants per transaction of an import: a few milliseconds of write lock each, and a slice a replica catches up on at once. */
+export const IMPORT_BATCH = 2000;
+
+/** A page size as given (`--limit`): 1 to 1000, default 100. */
+function pageLimit(text: string | number | undefined): number {
+  const limit = text === undefined ? 100 : Number(text);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new AdminError('invalid', [`limit: must be a whole number from 1 to 1000, got ${JSON.stringify(text)}`]);
+  return limit;
+}
+
+/** Counts of values (`pending → approved`: 12), at most {@link Tally.MAX} distinct ones (the rest summed as `other`). */
+class Tally {
+  static readonly MAX = 50;
+  readonly #counts = new Map<string, number>();
+
+  add(key: string): void {
+    const k = this.#counts.has(key) || this.#counts.size < Tally.MAX ? key : 'other';
+    this.#counts.set(k, (this.#counts.get(k) ?? 0) + 1);
+  }
+
+  toJSON(): Record<string, number> {
+    return Object.fromEntries(this.#counts);
   }
 }
 
@@ -801,7 +1039,7 @@ async function refuseDrops(
   bands: readonly FeeBand[],
   howToConfirm: string,
 ): Promise<void> {
-  const sameScope = (await repo.feeRulesOf(channel.id))
+  const sameScope = (await repo.feeRulesFor(channel.id, { merchantId: target.merchantId, category: target.category }))
     .map((r) => ruleFromRow(r, channel.code))
     .filter((r) => r.scope === target.scope && (r.merchantId ?? null) === target.merchantId && (r.category ?? null) === target.category);
   const replaced = ruleInForce(sameScope, { merchantId: target.merchantId ?? '', category: target.category ?? '' }, atMs);
@@ -829,7 +1067,7 @@ function orderChannels(defaultOrder: string[], order: string[] | null): string[]
 
 async function merchantChannelViews(repo: AdminRepository, merchantId: string): Promise<MerchantChannelView[]> {
   await merchantOf(repo, merchantId);
-  const catalogue = new Map((await repo.listChannels()).map((c) => [c.code, c]));
+  const catalogue = new Map((await repo.catalogueChannels()).map((c) => [c.code, c]));
   return (await repo.enablementsOfMerchant(merchantId)).map((e) => {
     const overrides = overridesOf(e.overrides);
     return { code: e.code, status: e.status, overrides, effective: applyOverrides(settingsOf(catalogue.get(e.code)!), overrides) };
@@ -848,14 +1086,17 @@ async function enable(repo: AdminRepository, merchantId: string, code: string, o
   if (problems.length > 0) throw new AdminError('invalid', problems.map((p) => `for merchant ${merchantId}: ${p}`));
 }
 
-/** The channel's own settings and every merchant's effective settings must stay valid. */
+/**
+ * The channel's own settings and every merchant's effective settings must stay valid. Only enablements that
+ * override something can differ from the channel's own settings, so only those are read: the check costs the
+ * channel's overrides, not the merchants it is enabled for.
+ */
 async function assertChannelConsistent(repo: AdminRepository, channel: CatalogueChannelRecord): Promise<void> {
   const { minorUnits } = await currencyOf(repo, channel.currency);
   const base = settingsOf(channel);
   const problems = effectiveSettingsProblems(base, minorUnits);
-  for (const e of await repo.enablementsOf(channel.id)) {
+  for (const e of await repo.overriddenEnablementsOf(channel.id)) {
     const overrides = overridesOf(e);
-    if (Object.keys(overrides).length === 0) continue;
     for (const p of effectiveSettingsProblems(applyOverrides(base, overrides), minorUnits)) {
       problems.push(`with the overrides of merchant ${e.merchantId}: ${p}`);
     }

@@ -35,6 +35,28 @@ export interface MerchantInsert {
   category: string;
 }
 
+/**
+ * A merchant of a bulk import: its row and the catalogue channels enabled for it (no overrides: the
+ * catalogue's values apply, as after `merchant create --channels`).
+ */
+export interface MerchantImportRow extends MerchantInsert {
+  channelIds: readonly string[];
+}
+
+/** A change to one merchant in a bulk update: an absent field keeps its stored value. */
+export interface MerchantUpdateRow {
+  id: string;
+  name?: string;
+  kycStatus?: KycStatus;
+  category?: string;
+}
+
+/** One page of a keyset listing: the rows whose key sorts after `after` (exclusive), at most `limit`. */
+export interface PageRequest {
+  after?: string;
+  limit: number;
+}
+
 export type { AuditRow, ChannelInsert } from './rows.js';
 
 /** Which audit records to list (all optional; newest first). */
@@ -43,7 +65,15 @@ export interface AuditFilter {
   entity?: string;
   /** Canonical ISO instant (formatInstant): records at or after it. */
   since?: string;
+  /** Keyset: only records older than this one (newest-first order: `at`, then `id`). */
+  before?: { at: string; id: string };
   limit: number;
+}
+
+/** Whose rules of a channel to read: the channel default, one category's and one merchant's. */
+export interface FeeRuleTarget {
+  category: string | null;
+  merchantId: string | null;
 }
 
 /** A catalogue channel as listed to operators. */
@@ -59,8 +89,15 @@ export interface AdminRepository {
   /** Run `fn` in one transaction on a repository bound to it: all of it commits, or none (a throw rolls back). */
   transaction<T>(fn: (repo: AdminRepository) => Promise<T>): Promise<T>;
   findMerchant(id: string): Promise<MerchantRecord | undefined>;
-  listMerchants(): Promise<MerchantRecord[]>;
+  /** The merchants among `ids` that exist (any number of ids: read in chunks under the engines' parameter limits). */
+  findMerchants(ids: readonly string[]): Promise<MerchantRecord[]>;
+  /** One page of merchants in id order (the primary key: each page costs its own rows, whatever the total). */
+  merchantsPage(page: PageRequest): Promise<MerchantRecord[]>;
   insertMerchant(m: MerchantInsert): Promise<void>;
+  /** Insert merchants and their enablements (one batch of an import; the caller's transaction). */
+  insertMerchants(rows: readonly MerchantImportRow[]): Promise<void>;
+  /** Change name, KYC and category of existing merchants (absent fields kept; one batch of an import). */
+  updateMerchants(rows: readonly MerchantUpdateRow[]): Promise<void>;
   setKyc(id: string, kycStatus: KycStatus): Promise<void>;
   setCategory(id: string, category: string): Promise<void>;
   /** Contract §12: the merchant's channel order (JSON array of codes), or null for the default order. */
@@ -85,13 +122,22 @@ export interface AdminRepository {
   findCurrency(code: string): Promise<CurrencyRecord | undefined>;
   listCurrencies(): Promise<CurrencyRecord[]>;
   upsertCurrency(c: CurrencyRecord): Promise<void>;
+  /** The catalogue with the number of merchants each channel is enabled for (`channel list`: about all merchants). */
   listChannels(): Promise<CatalogueChannelListing[]>;
+  /** One channel as listed (its own count only); undefined for an unknown id. */
+  channelListing(id: string): Promise<CatalogueChannelListing | undefined>;
+  /** The catalogue's channels in display order, without counting merchants. */
+  catalogueChannels(): Promise<CatalogueChannelRecord[]>;
   findChannel(code: string): Promise<CatalogueChannelRecord | undefined>;
   nextSortOrder(): Promise<number>;
   insertChannel(c: ChannelInsert): Promise<void>;
   updateChannel(id: string, changes: ChannelWrite): Promise<void>;
-  /** Every merchant enablement of a channel (to re-validate effective settings after a catalogue change). */
-  enablementsOf(channelId: string): Promise<MerchantChannelRecord[]>;
+  /**
+   * The enablements of a channel that override at least one setting (to re-validate effective settings after
+   * a catalogue change, and to list merchant fee overrides): an enablement without overrides takes the
+   * channel's values, which are checked on their own, so a channel change costs its overrides, not its merchants.
+   */
+  overriddenEnablementsOf(channelId: string): Promise<MerchantChannelRecord[]>;
   findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined>;
   /** Insert an enablement, or replace the given overrides of an existing one. */
   upsertEnablement(merchantId: string, channelId: string, overrides: OverrideWrite): Promise<void>;
@@ -102,11 +148,14 @@ export interface AdminRepository {
   findFeeRule(id: string): Promise<FeeRuleRow | undefined>;
   /** Every stored rule of a channel, cancelled ones included, oldest first. */
   feeRulesOf(channelId: string): Promise<FeeRuleRow[]>;
+  /** The stored rules of a channel that can apply to `target` (channel default, its category, its merchant), oldest first. */
+  feeRulesFor(channelId: string, target: FeeRuleTarget): Promise<FeeRuleRow[]>;
   /** Cancel a rule that has not started at `at` (canonical ISO) and is not cancelled; false when it had. */
   cancelFeeRule(id: string, at: string): Promise<boolean>;
   /** Append one audit record (never edited or deleted afterwards; the database refuses both). */
   appendAudit(record: AuditRow): Promise<void>;
   listAudit(filter: AuditFilter): Promise<AuditRow[]>;
+  findAudit(id: string): Promise<AuditRow | undefined>;
   /** Every fee quote signing key (contract §11), newest first. */
   listQuoteKeys(): Promise<QuoteKeyRow[]>;
   /**

@@ -5,7 +5,7 @@
  * one pooled connection and a throw rolls everything back; the change-log
  * triggers write and NOTIFY in the same transaction.
  */
-import { and, asc, desc, eq, getTableColumns, gt, gte, isNotNull, isNull, lt, max, sql, type ExtractTablesWithRelations } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lt, max, sql, type ExtractTablesWithRelations } from 'drizzle-orm';
 import type { NodePgDatabase, NodePgQueryResultHKT } from 'drizzle-orm/node-postgres';
 import type { PgTransaction } from 'drizzle-orm/pg-core';
 import * as schema from './schema.js';
@@ -21,16 +21,25 @@ import type {
   ChannelInsert,
   ChannelWrite,
   CurrencyRecord,
+  FeeRuleTarget,
   MerchantChannelRecord,
+  MerchantImportRow,
   MerchantInsert,
+  MerchantUpdateRow,
   OverrideWrite,
+  PageRequest,
 } from '../model/admin-repository.js';
+import { auditWhere, feeRuleTargetSql } from '../model/admin-sql.js';
+import { overriddenSql } from '../model/schema-checks.js';
 import type { ApiKeyRecord, MerchantRecord } from '../model/records.js';
 
 /** The drizzle handle of the pool, or of one transaction on it. */
 export type PgDb = NodePgDatabase<typeof schema> | PgTransaction<NodePgQueryResultHKT, typeof schema, ExtractTablesWithRelations<typeof schema>>;
 
 const nowSql = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
+/** Ids per `IN (...)` list. */
+const IDS_PER_STATEMENT = 1000;
+
 const keyColumns = { id: apiKeys.id, merchantId: apiKeys.merchantId, mode: apiKeys.mode, createdAt: apiKeys.createdAt, revokedAt: apiKeys.revokedAt };
 
 export class PgAdminRepository implements AdminRepository {
@@ -50,12 +59,47 @@ export class PgAdminRepository implements AdminRepository {
     return (await this.db.select().from(merchants).where(eq(merchants.id, id)))[0];
   }
 
-  async listMerchants(): Promise<MerchantRecord[]> {
-    return this.db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.name));
+  async findMerchants(ids: readonly string[]): Promise<MerchantRecord[]> {
+    const out: MerchantRecord[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+      out.push(...(await this.db.select().from(merchants).where(inArray(merchants.id, ids.slice(i, i + IDS_PER_STATEMENT)))));
+    }
+    return out;
+  }
+
+  async merchantsPage(page: PageRequest): Promise<MerchantRecord[]> {
+    return this.db
+      .select()
+      .from(merchants)
+      .where(page.after === undefined ? undefined : gt(merchants.id, page.after))
+      .orderBy(asc(merchants.id))
+      .limit(page.limit);
   }
 
   async insertMerchant(m: MerchantInsert): Promise<void> {
     await this.db.insert(merchants).values(m);
+  }
+
+  /**
+   * A batch as one statement per table: each column a single array parameter, spread into rows by `unnest`
+   * on the server (a multi-row VALUES list would be built and bound value by value in the client).
+   */
+  async insertMerchants(rows: readonly MerchantImportRow[]): Promise<void> {
+    const column = <T>(pick: (m: MerchantImportRow) => T) => sql.param(rows.map(pick));
+    await this.db.execute(
+      sql`insert into ${merchants} (id, name, kyc_status, category) select * from unnest(${column((m) => m.id)}::text[], ${column((m) => m.name)}::text[], ${column((m) => m.kycStatus)}::text[], ${column((m) => m.category)}::text[])`,
+    );
+    const merchantIds = rows.flatMap((m) => m.channelIds.map(() => m.id));
+    const channelIds = rows.flatMap((m) => m.channelIds);
+    await this.db.execute(sql`insert into ${merchantChannels} (merchant_id, channel_id) select * from unnest(${sql.param(merchantIds)}::text[], ${sql.param(channelIds)}::text[])`);
+  }
+
+  async updateMerchants(rows: readonly MerchantUpdateRow[]): Promise<void> {
+    // A null keeps the stored value.
+    const column = (pick: (m: MerchantUpdateRow) => string | undefined) => sql.param(rows.map((m) => pick(m) ?? null));
+    await this.db.execute(
+      sql`update ${merchants} set name = coalesce(v.name, ${merchants.name}), kyc_status = coalesce(v.kyc, ${merchants.kycStatus}), category = coalesce(v.category, ${merchants.category}) from unnest(${column((m) => m.id)}::text[], ${column((m) => m.name)}::text[], ${column((m) => m.kycStatus)}::text[], ${column((m) => m.category)}::text[]) as v(id, name, kyc, category) where ${merchants.id} = v.id`,
+    );
   }
 
   async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
@@ -147,6 +191,23 @@ export class PgAdminRepository implements AdminRepository {
       .orderBy(asc(channels.sortOrder), asc(channels.code));
   }
 
+  async channelListing(id: string): Promise<CatalogueChannelListing | undefined> {
+    const rows = await this.db
+      .select({
+        ...getTableColumns(channels),
+        minorUnits: currencies.minorUnits,
+        enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`.mapWith(Number),
+      })
+      .from(channels)
+      .innerJoin(currencies, eq(currencies.code, channels.currency))
+      .where(eq(channels.id, id));
+    return rows[0];
+  }
+
+  async catalogueChannels(): Promise<CatalogueChannelRecord[]> {
+    return this.db.select().from(channels).orderBy(asc(channels.sortOrder), asc(channels.code));
+  }
+
   async findChannel(code: string): Promise<CatalogueChannelRecord | undefined> {
     return (await this.db.select().from(channels).where(eq(channels.code, code)))[0];
   }
@@ -167,8 +228,8 @@ export class PgAdminRepository implements AdminRepository {
       .where(eq(channels.id, id));
   }
 
-  async enablementsOf(channelId: string): Promise<MerchantChannelRecord[]> {
-    return this.db.select().from(merchantChannels).where(eq(merchantChannels.channelId, channelId));
+  async overriddenEnablementsOf(channelId: string): Promise<MerchantChannelRecord[]> {
+    return this.db.select().from(merchantChannels).where(and(eq(merchantChannels.channelId, channelId), overriddenSql(merchantChannels)));
   }
 
   async findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined> {
@@ -214,6 +275,14 @@ export class PgAdminRepository implements AdminRepository {
     return this.db.select().from(feeRules).where(eq(feeRules.channelId, channelId)).orderBy(asc(feeRules.createdAt), asc(feeRules.id));
   }
 
+  async feeRulesFor(channelId: string, target: FeeRuleTarget): Promise<FeeRuleRow[]> {
+    return this.db
+      .select()
+      .from(feeRules)
+      .where(and(eq(feeRules.channelId, channelId), feeRuleTargetSql(feeRules, target)))
+      .orderBy(asc(feeRules.createdAt), asc(feeRules.id));
+  }
+
   async cancelFeeRule(id: string, at: string): Promise<boolean> {
     // Canonical ISO instants (formatInstant) compare as text in both engines.
     const rows = await this.db
@@ -234,9 +303,13 @@ export class PgAdminRepository implements AdminRepository {
     return this.db
       .select()
       .from(auditLog)
-      .where(and(filter.entity === undefined ? undefined : eq(auditLog.entity, filter.entity), filter.since === undefined ? undefined : gte(auditLog.at, filter.since)))
+      .where(auditWhere(auditLog, filter))
       .orderBy(desc(auditLog.at), desc(auditLog.id))
       .limit(filter.limit);
+  }
+
+  async findAudit(id: string): Promise<AuditRow | undefined> {
+    return (await this.db.select().from(auditLog).where(eq(auditLog.id, id)))[0];
   }
 
   // Fee quote signing keys (contract §11)

@@ -14,7 +14,7 @@
 import { sql } from 'drizzle-orm';
 import { bigserial, boolean, check, index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { CHANGE_ENTITIES, CHANNEL_GROUPS, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, QUOTE_KEY_STATES, RULE_SCOPES } from '../../shared/vocabulary.js';
-import { feeRuleScopeCheck } from '../model/schema-checks.js';
+import { feeRuleScopeCheck, overriddenSql } from '../model/schema-checks.js';
 import type { ChannelInsert, Conforms, ModelRows, RowTypesConform } from '../model/rows.js';
 
 const now = sql`(to_char(now() at time zone 'utc', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`;
@@ -42,7 +42,11 @@ export const merchants = pgTable(
      */
     channelOrder: text('channel_order'),
   },
-  (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
+  (t) => [
+    check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`),
+    // Whether a category is in use (`fee set --category` refuses one no merchant has) without reading every merchant.
+    index('merchants_category_idx').on(t.category),
+  ],
 );
 
 export const apiKeys = pgTable(
@@ -121,7 +125,12 @@ export const merchantChannels = pgTable(
     createdAt: text('created_at').notNull().default(now),
     feeSetAt: text('fee_set_at').notNull().default(EPOCH),
   },
-  (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
+  (t) => [
+    primaryKey({ columns: [t.merchantId, t.channelId] }),
+    index('merchant_channels_channel_idx').on(t.channelId),
+    // A channel's enablements that override a setting (what a channel change re-checks), without its others.
+    index('merchant_channels_overrides_idx').on(t.channelId).where(overriddenSql(t)),
+  ],
 );
 
 /**

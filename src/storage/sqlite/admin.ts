@@ -5,7 +5,7 @@
  * twin is src/storage/postgres/admin.ts. Every change commits in one transaction (`transaction`), and
  * the change-log triggers record it in that same transaction.
  */
-import { and, asc, desc, eq, getTableColumns, gt, gte, isNotNull, isNull, lt, max, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, getTableColumns, gt, inArray, isNotNull, isNull, lt, max, sql } from 'drizzle-orm';
 import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
 import { apiKeys, auditLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
@@ -21,24 +21,39 @@ import type {
   ChannelInsert,
   ChannelWrite,
   CurrencyRecord,
+  FeeRuleTarget,
   MerchantChannelRecord,
+  MerchantImportRow,
   MerchantInsert,
+  MerchantUpdateRow,
   OverrideWrite,
+  PageRequest,
 } from '../model/admin-repository.js';
+import { auditWhere, feeRuleTargetSql } from '../model/admin-sql.js';
+import { overriddenSql } from '../model/schema-checks.js';
 
 const nowSql = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
 
+/** Ids per `IN (...)` list: far below SQLite's 32,766 bound variables. */
+const IDS_PER_STATEMENT = 500;
+
 /**
- * SQLite implementation. better-sqlite3 is synchronous, so every method
- * completes before its promise is returned. `transaction` therefore uses
- * explicit BEGIN IMMEDIATE / COMMIT / ROLLBACK around the awaited callback
- * (drizzle's synchronous `db.transaction` cannot take an async callback: it
- * would commit before the callback's work and never roll it back), and a
- * per-connection queue so two transactions never interleave on one
- * connection.
+ * The bulk statements of one connection, prepared once. Each takes a whole batch as one JSON array and
+ * walks it with `json_each`, so the per-row work (and the change-log trigger of each row) runs inside
+ * SQLite, not as one call from JavaScript per row: the difference between a few thousand and over ten
+ * thousand merchants a second.
  */
+interface BulkStatements {
+  /** `[[id, name, kyc, category, [channelId, ...]], ...]` */
+  insertMerchants: Database.Statement;
+  insertEnablements: Database.Statement;
+  /** `[[id, name | null, kyc | null, category | null], ...]`: null keeps the stored value. */
+  updateMerchants: Database.Statement;
+}
+
 export class SqliteAdminRepository implements AdminRepository {
   static readonly #queues = new WeakMap<Database.Database, Promise<unknown>>();
+  static readonly #bulk = new WeakMap<Database.Database, BulkStatements>();
 
   constructor(
     private readonly db: Db,
@@ -76,12 +91,56 @@ export class SqliteAdminRepository implements AdminRepository {
     return this.db.select().from(merchants).where(eq(merchants.id, id)).get();
   }
 
-  async listMerchants(): Promise<MerchantRecord[]> {
-    return this.db.select().from(merchants).orderBy(asc(merchants.createdAt), asc(merchants.name)).all();
+  async findMerchants(ids: readonly string[]): Promise<MerchantRecord[]> {
+    const out: MerchantRecord[] = [];
+    for (let i = 0; i < ids.length; i += IDS_PER_STATEMENT) {
+      out.push(...this.db.select().from(merchants).where(inArray(merchants.id, ids.slice(i, i + IDS_PER_STATEMENT))).all());
+    }
+    return out;
+  }
+
+  async merchantsPage(page: PageRequest): Promise<MerchantRecord[]> {
+    return this.db
+      .select()
+      .from(merchants)
+      .where(page.after === undefined ? undefined : gt(merchants.id, page.after))
+      .orderBy(asc(merchants.id))
+      .limit(page.limit)
+      .all();
   }
 
   async insertMerchant(m: MerchantInsert): Promise<void> {
     this.db.insert(merchants).values(m).run();
+  }
+
+  #bulkStatements(): BulkStatements {
+    let s = SqliteAdminRepository.#bulk.get(this.sqlite);
+    if (!s) {
+      s = {
+        insertMerchants: this.sqlite.prepare('INSERT INTO merchants (id, name, kyc_status, category) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'),
+        insertEnablements: this.sqlite.prepare('INSERT INTO merchant_channels (merchant_id, channel_id) SELECT m.value ->> 0, c.value FROM json_each(?) AS m, json_each(m.value -> 4) AS c'),
+        updateMerchants: this.sqlite.prepare(
+          'UPDATE merchants SET name = coalesce(u.value ->> 1, name), kyc_status = coalesce(u.value ->> 2, kyc_status), category = coalesce(u.value ->> 3, category) FROM json_each(?) AS u WHERE merchants.id = u.value ->> 0',
+        ),
+      };
+      SqliteAdminRepository.#bulk.set(this.sqlite, s);
+    }
+    return s;
+  }
+
+  async insertMerchants(rows: readonly MerchantImportRow[]): Promise<void> {
+    const { insertMerchants, insertEnablements } = this.#bulkStatements();
+    const batch = JSON.stringify(rows.map((m) => [m.id, m.name, m.kycStatus, m.category, m.channelIds]));
+    // One synchronous better-sqlite3 transaction (a savepoint inside `transaction`'s own): both or neither.
+    this.sqlite.transaction(() => {
+      insertMerchants.run(batch);
+      insertEnablements.run(batch);
+    })();
+  }
+
+  async updateMerchants(rows: readonly MerchantUpdateRow[]): Promise<void> {
+    const { updateMerchants } = this.#bulkStatements();
+    updateMerchants.run(JSON.stringify(rows.map((m) => [m.id, m.name ?? null, m.kycStatus ?? null, m.category ?? null])));
   }
 
   async setKyc(id: string, kycStatus: KycStatus): Promise<void> {
@@ -179,6 +238,23 @@ export class SqliteAdminRepository implements AdminRepository {
       .all();
   }
 
+  async channelListing(id: string): Promise<CatalogueChannelListing | undefined> {
+    return this.db
+      .select({
+        ...getTableColumns(channels),
+        minorUnits: currencies.minorUnits,
+        enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`,
+      })
+      .from(channels)
+      .innerJoin(currencies, eq(currencies.code, channels.currency))
+      .where(eq(channels.id, id))
+      .get();
+  }
+
+  async catalogueChannels(): Promise<CatalogueChannelRecord[]> {
+    return this.db.select().from(channels).orderBy(asc(channels.sortOrder), asc(channels.code)).all();
+  }
+
   async findChannel(code: string): Promise<CatalogueChannelRecord | undefined> {
     return this.db.select().from(channels).where(eq(channels.code, code)).get();
   }
@@ -196,9 +272,8 @@ export class SqliteAdminRepository implements AdminRepository {
     this.db.update(channels).set({ ...changes, updatedAt: nowSql }).where(eq(channels.id, id)).run();
   }
 
-  /** Every merchant enablement of a channel (to re-validate effective settings after a catalogue change). */
-  async enablementsOf(channelId: string): Promise<MerchantChannelRecord[]> {
-    return this.db.select().from(merchantChannels).where(eq(merchantChannels.channelId, channelId)).all();
+  async overriddenEnablementsOf(channelId: string): Promise<MerchantChannelRecord[]> {
+    return this.db.select().from(merchantChannels).where(and(eq(merchantChannels.channelId, channelId), overriddenSql(merchantChannels))).all();
   }
 
   async findEnablement(merchantId: string, channelId: string): Promise<MerchantChannelRecord | undefined> {
@@ -253,6 +328,15 @@ export class SqliteAdminRepository implements AdminRepository {
     return this.db.select().from(feeRules).where(eq(feeRules.channelId, channelId)).orderBy(asc(feeRules.createdAt), asc(feeRules.id)).all();
   }
 
+  async feeRulesFor(channelId: string, target: FeeRuleTarget): Promise<FeeRuleRow[]> {
+    return this.db
+      .select()
+      .from(feeRules)
+      .where(and(eq(feeRules.channelId, channelId), feeRuleTargetSql(feeRules, target)))
+      .orderBy(asc(feeRules.createdAt), asc(feeRules.id))
+      .all();
+  }
+
   async cancelFeeRule(id: string, at: string): Promise<boolean> {
     // Canonical ISO instants (formatInstant) compare as text in both engines.
     return this.db.update(feeRules).set({ cancelledAt: at }).where(and(eq(feeRules.id, id), isNull(feeRules.cancelledAt), gt(feeRules.effectiveFrom, at))).run().changes === 1;
@@ -268,10 +352,14 @@ export class SqliteAdminRepository implements AdminRepository {
     return this.db
       .select()
       .from(auditLog)
-      .where(and(filter.entity === undefined ? undefined : eq(auditLog.entity, filter.entity), filter.since === undefined ? undefined : gte(auditLog.at, filter.since)))
+      .where(auditWhere(auditLog, filter))
       .orderBy(desc(auditLog.at), desc(auditLog.id))
       .limit(filter.limit)
       .all();
+  }
+
+  async findAudit(id: string): Promise<AuditRow | undefined> {
+    return this.db.select().from(auditLog).where(eq(auditLog.id, id)).get();
   }
 
   // Fee quote signing keys (contract §11)

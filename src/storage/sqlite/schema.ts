@@ -18,7 +18,7 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { CHANGE_ENTITIES, CHANNEL_GROUPS, CHANNEL_STATUSES, EPOCH, KEY_MODES, KYC_STATUSES, QUOTE_KEY_STATES, RULE_SCOPES } from '../../shared/vocabulary.js';
-import { feeRuleScopeCheck } from '../model/schema-checks.js';
+import { feeRuleScopeCheck, overriddenSql } from '../model/schema-checks.js';
 import type { ChannelInsert, Conforms, ModelRows, RowTypesConform } from '../model/rows.js';
 
 const now = sql`(strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))`;
@@ -49,7 +49,11 @@ export const merchants = sqliteTable(
      */
     channelOrder: text('channel_order'),
   },
-  (t) => [check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`)],
+  (t) => [
+    check('merchants_kyc_status', sql`${t.kycStatus} in ('approved', 'pending', 'rejected')`),
+    // Whether a category is in use (`fee set --category` refuses one no merchant has) without reading every merchant.
+    index('merchants_category_idx').on(t.category),
+  ],
 );
 
 export const apiKeys = sqliteTable(
@@ -146,7 +150,12 @@ export const merchantChannels = sqliteTable(
     /** When the fee override (fee_percentage/fee_value) was last set: `effectiveFrom` of the implicit MERCHANT rule. */
     feeSetAt: text('fee_set_at').notNull().default(EPOCH),
   },
-  (t) => [primaryKey({ columns: [t.merchantId, t.channelId] }), index('merchant_channels_channel_idx').on(t.channelId)],
+  (t) => [
+    primaryKey({ columns: [t.merchantId, t.channelId] }),
+    index('merchant_channels_channel_idx').on(t.channelId),
+    // A channel's enablements that override a setting (what a channel change re-checks), without its others.
+    index('merchant_channels_overrides_idx').on(t.channelId).where(overriddenSql(t)),
+  ],
 );
 
 /**

@@ -86,7 +86,7 @@ export const currencyCodeSchema = z
  * A name as the operator typed it: control, bidirectional and other format characters are refused
  * (src/shared/operator-text.ts), checked before the surrounding spaces are trimmed.
  */
-const nameSchema = z
+export const nameSchema = z
   .string()
   .superRefine((text, ctx) => {
     const problem = unprintableProblem(text);

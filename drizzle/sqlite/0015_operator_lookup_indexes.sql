@@ -1,0 +1,2 @@
+CREATE INDEX `merchant_channels_overrides_idx` ON `merchant_channels` (`channel_id`) WHERE ("merchant_channels"."fee_percentage" is not null or "merchant_channels"."fee_value" is not null or "merchant_channels"."additional_fee_percentage" is not null or "merchant_channels"."additional_fee_value" is not null or "merchant_channels"."min_amount" is not null or "merchant_channels"."max_amount" is not null or "merchant_channels"."fee_charged_to_customer" is not null);--> statement-breakpoint
+CREATE INDEX `merchants_category_idx` ON `merchants` (`category`);
