@@ -1,0 +1,33 @@
+/**
+ * How a replica keeps up with the change log at scale (contract §15), the same on both engines: catch-up
+ * slices, and the bounded history (`change_log` rows older than the retention are pruned).
+ */
+
+/**
+ * Change-log rows read and applied per slice. A slice of merchants costs about 15–30 µs a merchant on this
+ * project's 2-core reference machine (read, assemble, apply), so 1,000 rows stay well under the 50 ms pause
+ * bound; a larger change continues on the following event-loop turns.
+ */
+export const CATCH_UP_SLICE = 1_000;
+
+/** How often a server prunes the change log, and the most rows one pruning deletes (one short transaction). */
+export const PRUNE_INTERVAL_MS = 60_000;
+export const PRUNE_BATCH = 10_000;
+
+/** The margin the default retention keeps beyond MAX_STALENESS_SECONDS. */
+export const RETENTION_MARGIN_SECONDS = 3600;
+
+/** Options of the stores' history handling. */
+export interface HistoryOptions {
+  /** CHANGE_LOG_RETENTION_SECONDS: rows older than this are pruned (default MAX_STALENESS_SECONDS + 1 h). */
+  retentionSeconds?: number;
+  /** Change-log rows per catch-up slice (default {@link CATCH_UP_SLICE}). */
+  catchUpSlice?: number;
+  /** How often a server prunes (default {@link PRUNE_INTERVAL_MS}). */
+  pruneIntervalMs?: number;
+}
+
+/** The instant (ISO text, as change-log rows record it) before which rows may be pruned. */
+export function pruneBefore(now: number, retentionSeconds: number): string {
+  return new Date(now - retentionSeconds * 1000).toISOString();
+}
