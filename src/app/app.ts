@@ -335,7 +335,7 @@ export function createAppParts(options: AppOptions): AppParts {
     ['httpCaching', useHttpCaching()],
     ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
-    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), exemplars: tracing !== null })],
+    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), catalogueReloads: () => catalog.counters.reloads, exemplars: tracing !== null })],
     // Contract §13: GraphQL phase spans and the SERVER span's attributes; an empty plugin (no hook) when tracing is off.
     ['tracing', tracingPlugins?.phases ?? {}],
     ['readiness', readinessPlugin],

@@ -68,6 +68,11 @@ export interface Store<C extends CatalogueSink = CatalogueSink> {
   sync(): Promise<void>;
   /** Operator reads and writes. */
   readonly admin: AdminRepository;
+  /**
+   * Contract §15: delete `change_log` rows older than the retention as of `now` (a bounded batch, never the
+   * newest row); returns how many. Servers call it periodically; safe from any number of processes at once.
+   */
+  pruneHistory(now?: number): Promise<number>;
   /** Called after every change applied to the catalogue (any writer, any process). Returns an unsubscribe. */
   onChange(listener: () => void): () => void;
   close(): Promise<void>;

@@ -103,7 +103,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
       if (!this.#schemaWait) this.check();
     }, intervalMs);
     this.#watch.unref();
-    this.#prune = setInterval(() => this.pruneHistory(), this.#history.pruneIntervalMs);
+    this.#prune = setInterval(() => this.#pruneNow(Date.now()), this.#history.pruneIntervalMs);
     this.#prune.unref();
   }
 
@@ -111,7 +111,11 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
    * Delete change-log rows older than the retention (at most {@link PRUNE_BATCH}); returns how many. A failure
    * (the file locked, read-only) is logged and tried again at the next interval: nothing depends on it soon.
    */
-  pruneHistory(now = Date.now()): number {
+  pruneHistory(now = Date.now()): Promise<number> {
+    return Promise.resolve(this.#pruneNow(now));
+  }
+
+  #pruneNow(now: number): number {
     if (this.#schemaWait || !this.sqlite.check().ok) return 0;
     try {
       const pruned = this.#source.reader.prune(pruneBefore(now, this.#history.retentionSeconds), PRUNE_BATCH);
