@@ -42,6 +42,8 @@ const SIZES = (opt('merchants') ?? (QUICK ? '1000' : '1000,10000,100000')).split
 const ENGINES = (opt('engine') ?? 'both') === 'both' ? (['sqlite', 'postgres'] as const) : ([opt('engine')] as ('sqlite' | 'postgres')[]);
 const MASTER_KEY = 'ab'.repeat(32);
 const SAMPLE = 200;
+/** `--node-options "…"`: V8/Node flags for the replica (e.g. a young-generation bound), reported with the results. */
+const NODE_FLAGS = opt('node-options') ?? '';
 /** `--keep`: leave the data sets and server logs in the temp directory (printed), for a closer look. */
 const KEEP = argv.includes('--keep');
 
@@ -299,7 +301,7 @@ async function run(engine: 'sqlite' | 'postgres', n: number, pgService: LocalSer
   const server = await startProcess({
     args: ['dist/main.mjs'],
     cwd: ROOT,
-    env: { NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY, LOG_LEVEL: 'warn', ...BENCH_LIMITS, ...(url ? { DATABASE_URL: url } : {}) },
+    env: { ...(NODE_FLAGS ? { NODE_OPTIONS: NODE_FLAGS } : {}), NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY, LOG_LEVEL: 'warn', ...BENCH_LIMITS, ...(url ? { DATABASE_URL: url } : {}) },
     logFile: path.join(tmp, `${engine}-${n}.log`),
     label: `${engine} ${n}`,
   });
@@ -412,8 +414,8 @@ async function main(): Promise<void> {
   const date = new Date().toISOString().slice(0, 10);
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  const stem = path.join(ROOT, 'bench/results', `${date}-merchants${QUICK ? '-quick' : ''}`);
-  fs.writeFileSync(`${stem}.md`, `# bench:merchants ${new Date().toISOString()}\n\nMachine: ${os.cpus().length} cores, load average at the end ${load}.\n\n${text}\n`);
+  const stem = path.join(ROOT, 'bench/results', `${date}-merchants${QUICK ? '-quick' : ''}${ENGINES.length === 1 ? `-${ENGINES[0]}` : ''}${NODE_FLAGS ? '-flags' : ''}`);
+  fs.writeFileSync(`${stem}.md`, `# bench:merchants ${new Date().toISOString()}\n\nMachine: ${os.cpus().length} cores, load average at the end ${load}.${NODE_FLAGS ? ` Replica flags: \`${NODE_FLAGS}\`.` : ''}\n\n${text}\n`);
   fs.writeFileSync(`${stem}.json`, JSON.stringify({ at: new Date().toISOString(), load, results }, null, 2));
 }
 

@@ -35,7 +35,8 @@ async function app(): Promise<TestApp> {
 /** Another replica on the app's data, catching up `slice` change-log rows at a time. */
 async function replica<C extends Catalog>(t: TestApp, catalogue: C, slice: number): Promise<Store<C>> {
   const databaseUrl = t.sqlTarget.engine === 'postgres' ? t.sqlTarget.url : null;
-  const { store } = await openStore({ dataDir: t.dataDir, databaseUrl, catalogue, watch: true, history: { catchUpSlice: slice }, maxStalenessSeconds: 300 });
+  // One slice a turn (no time budget), so the slices show with a few dozen merchants.
+  const { store } = await openStore({ dataDir: t.dataDir, databaseUrl, catalogue, watch: true, history: { catchUpSlice: slice, catchUpTurnMs: 0 }, maxStalenessSeconds: 300 });
   cleanups.push(() => store.close());
   return store;
 }

@@ -170,8 +170,8 @@ describe('storage helpers', () => {
   it('chunks ids under any engine bound, and tells a replica behind the pruned horizon', () => {
     expect(chunked(Array.from({ length: 25_001 }, (_, i) => i), 10_000).map((c) => c.length)).toEqual([10_000, 10_000, 5_001]);
     expect(chunked([])).toEqual([]);
-    expect(behindHorizon(10, 11, { lastSeq: 20, firstSeq: 11 })).toBe(false); // the next row: nothing missed
-    expect(behindHorizon(10, 15, { lastSeq: 20, firstSeq: 3 })).toBe(false); // a gap, never pruned
-    expect(behindHorizon(10, 15, { lastSeq: 20, firstSeq: 15 })).toBe(true); // rows 11–14 may have been pruned
+    expect(behindHorizon(10, 11, () => ({ lastSeq: 20, firstSeq: 11 }))).toBe(false); // the next row: nothing missed
+    expect(behindHorizon(10, 15, () => ({ lastSeq: 20, firstSeq: 3 }))).toBe(false); // a gap, never pruned
+    expect(behindHorizon(10, 15, () => ({ lastSeq: 20, firstSeq: 15 }))).toBe(true); // rows 11–14 may have been pruned
   });
 });

@@ -1,25 +1,22 @@
 /**
  * Postgres reads that feed the in-memory catalogue (src/modules/catalogue/catalog.ts): the same reads as
  * src/storage/sqlite/catalog-reader.ts. A full load is one REPEATABLE READ, read-only transaction (one
- * consistent snapshot) read page by page (keyset pagination: every statement reads at most
- * {@link LOAD_PAGE} rows, so the statement timeout bounds a page, never the size of the catalogue, and the
+ * consistent snapshot) read page by page (a cursor per per-merchant table, keyset pagination for the rules:
+ * every statement reads at most {@link LOAD_PAGE} rows, so the statement timeout bounds a page, never the size of the catalogue, and the
  * event loop serves requests between pages); a catch-up reads the rows of one slice of changes.
  */
-import { and, asc, eq, gt, inArray, isNull, lte, max, min, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, lte, max, min, or, sql } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import {
   assembleChanged,
   chunked,
+  MERCHANT_TABLES,
   entitiesOf,
   LOAD_PAGE,
-  type ApiKeyRow,
   type ChangedEntities,
   type ChangeRow,
   type FeeRuleRow,
   type LogPosition,
-  type MerchantChannelRow,
-  type MerchantOriginRow,
-  type MerchantRow,
 } from '../model/catalogue-rows.js';
 import type { CatalogueLoad } from '../model/store.js';
 import * as schema from './schema.js';
@@ -30,19 +27,14 @@ const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } 
 type Tx = Pick<NodePgDatabase<typeof schema>, 'select'>;
 
 /** Read `read` page by page, handing each page to `add`. */
-async function pages<R>(read: (after: R | undefined) => Promise<R[]>, add: (rows: R[]) => void): Promise<void> {
+async function pages<R>(read: (after: R | undefined) => Promise<R[]>, add: (rows: R[]) => void | Promise<void>): Promise<void> {
   let after: R | undefined;
   for (;;) {
     const rows = await read(after);
-    if (rows.length > 0) add(rows);
+    if (rows.length > 0) await add(rows);
     if (rows.length < LOAD_PAGE) return;
     after = rows[rows.length - 1];
   }
-}
-
-/** `(a, b) > (x, y)`: keyset pagination over a two-column primary key. */
-function after2(a: AnyColumn, b: AnyColumn, x: string, y: string): SQL {
-  return sql`(${a}, ${b}) > (${x}, ${y})`;
 }
 
 export class PgCatalogReader {
@@ -63,35 +55,24 @@ export class PgCatalogReader {
       const position = await this.#position(tx);
       load.add({ currencies: await tx.select().from(currencies), channels: await tx.select().from(channels), quoteKeys: await tx.select().from(quoteKeys) });
       await pages<FeeRuleRow>((a) => tx.select().from(feeRules).where(a ? gt(feeRules.id, a.id) : undefined).orderBy(asc(feeRules.id)).limit(LOAD_PAGE), (feeRules) => load.add({ feeRules }));
-      await pages<MerchantRow>((a) => tx.select().from(merchants).where(a ? gt(merchants.id, a.id) : undefined).orderBy(asc(merchants.id)).limit(LOAD_PAGE), (merchants) => load.add({ merchants }));
-      await pages<ApiKeyRow>((a) => tx.select().from(apiKeys).where(a ? gt(apiKeys.id, a.id) : undefined).orderBy(asc(apiKeys.id)).limit(LOAD_PAGE), (apiKeys) => load.add({ apiKeys }));
-      await pages<MerchantChannelRow>(
-        (a) =>
-          tx
-            .select()
-            .from(merchantChannels)
-            .where(a ? after2(merchantChannels.merchantId, merchantChannels.channelId, a.merchantId, a.channelId) : undefined)
-            .orderBy(asc(merchantChannels.merchantId), asc(merchantChannels.channelId))
-            .limit(LOAD_PAGE),
-        (merchantChannels) => load.add({ merchantChannels }),
-      );
-      await pages<MerchantOriginRow>(
-        (a) =>
-          tx
-            .select()
-            .from(merchantOrigins)
-            .where(a ? after2(merchantOrigins.merchantId, merchantOrigins.origin, a.merchantId, a.origin) : undefined)
-            .orderBy(asc(merchantOrigins.merchantId), asc(merchantOrigins.origin))
-            .limit(LOAD_PAGE),
-        (merchantOrigins) => load.add({ merchantOrigins }),
-      );
+      // In table order through a cursor per table: sequential scans, a page per FETCH (each bounded by the statement timeout).
+      for (const { table, kind, columns } of MERCHANT_TABLES) {
+        await tx.execute(sql.raw(`declare catalogue_load no scroll cursor for select ${columns} from ${table}`));
+        for (;;) {
+          const { rows } = await tx.execute<Record<string, unknown>>(sql.raw(`fetch forward ${LOAD_PAGE} from catalogue_load`));
+          if (rows.length > 0) load.add({ [kind]: rows });
+          if (rows.length < LOAD_PAGE) break;
+        }
+        await tx.execute(sql.raw('close catalogue_load'));
+      }
       return position;
     }, SNAPSHOT);
   }
 
   async #position(db: Tx): Promise<LogPosition> {
-    const r = (await db.select({ last: max(changeLog.seq), first: min(changeLog.seq) }).from(changeLog))[0];
-    return { lastSeq: Number(r?.last ?? 0), firstSeq: r?.first == null ? null : Number(r.first) };
+    const last = (await db.select({ seq: max(changeLog.seq) }).from(changeLog))[0]?.seq;
+    const first = (await db.select({ seq: min(changeLog.seq) }).from(changeLog))[0]?.seq;
+    return { lastSeq: Number(last ?? 0), firstSeq: first == null ? null : Number(first) };
   }
 
   /** Where the change log is: its newest row, and the oldest one kept. */
@@ -126,7 +107,7 @@ export class PgCatalogReader {
   async prune(before: string, limit: number): Promise<number> {
     const { lastSeq, firstSeq } = await this.position();
     if (firstSeq === null) return 0;
-    const younger = (await this.db.select({ seq: changeLog.seq }).from(changeLog).where(sql`${changeLog.at} >= ${before}`).orderBy(asc(changeLog.seq)).limit(1))[0];
+    const younger = (await this.db.select({ seq: changeLog.seq }).from(changeLog).where(and(lt(changeLog.seq, firstSeq + limit), sql`${changeLog.at} >= ${before}`)).orderBy(asc(changeLog.seq)).limit(1))[0];
     const upTo = Math.min(younger?.seq ?? lastSeq, lastSeq, firstSeq + limit) - 1;
     if (upTo < firstSeq) return 0;
     return (await this.db.delete(changeLog).where(lte(changeLog.seq, upTo))).rowCount ?? 0;

@@ -49,7 +49,7 @@ import * as schema from './schema.js';
 import { NoDatabaseError } from '../errors.js';
 import { CatalogueFreshness } from '../model/freshness.js';
 import { behindHorizon, type ChangeRow } from '../model/catalogue-rows.js';
-import { CATCH_UP_SLICE, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
+import { CATCH_UP_SLICE, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 import { endWithError, startClientSpan } from '../../shared/tracing.js';
 
@@ -171,6 +171,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     this.#history = {
       retentionSeconds: options.history?.retentionSeconds ?? this.#options.maxStalenessMs / 1000 + 3600,
       catchUpSlice: options.history?.catchUpSlice ?? CATCH_UP_SLICE,
+      catchUpTurnMs: options.history?.catchUpTurnMs ?? CATCH_UP_TURN_MS,
       pruneIntervalMs: options.history?.pruneIntervalMs ?? PRUNE_INTERVAL_MS,
     };
     this.#hostPort = hostPortOf(url);
@@ -462,13 +463,18 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     return this.#catchUp;
   }
 
-  /** Apply every change after the catalogue's, a slice at a time, letting requests in between slices. */
+  /**
+   * Apply every change after the catalogue's, a slice at a time. Each slice's reads yield the event loop; past
+   * {@link CATCH_UP_TURN_MS} of work the loop also yields a turn, so requests are answered in between.
+   */
   async #catchUpSlices(): Promise<void> {
+    let turn = performance.now();
     for (;;) {
       const lastSeq = this.catalog.lastSeq;
       const changes = await this.#reader.changesSince(lastSeq, this.#history.catchUpSlice);
       if (changes.length === 0 || this.#closed) return;
-      if (behindHorizon(lastSeq, changes[0]!.seq, await this.#reader.position())) {
+      const position = changes[0]!.seq > lastSeq + 1 ? await this.#reader.position() : null;
+      if (position !== null && behindHorizon(lastSeq, changes[0]!.seq, () => position)) {
         this.#logger?.warn({ database: this.location, appliedSeq: lastSeq }, 'catalogue is behind the pruned change log; reloading everything');
         return this.#fullLoad();
       }
@@ -478,7 +484,10 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       this.#mark = last;
       this.#listeners.emit();
       if (changes.length < this.#history.catchUpSlice) return;
-      await nextTurn();
+      if (performance.now() - turn >= this.#history.catchUpTurnMs) {
+        await nextTurn();
+        turn = performance.now();
+      }
     }
   }
 

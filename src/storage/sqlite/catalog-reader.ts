@@ -4,12 +4,12 @@
  * statement reads at most {@link LOAD_PAGE} rows, whatever the number of merchants), and the rows of the
  * entities named by new change-log rows, read a slice at a time. Synchronous, like better-sqlite3.
  */
-import { and, asc, eq, gt, inArray, isNull, lte, max, min, or, sql, type AnyColumn, type SQL } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, lte, max, min, or, sql, type SQL } from 'drizzle-orm';
 import type Database from 'better-sqlite3';
 import type { Db } from './database.js';
-import { assembleChanged, chunked, entitiesOf, LOAD_PAGE, type ApiKeyRow, type ChangedEntities, type ChangeRow, type FeeRuleRow, type LogPosition, type MerchantChannelRow, type MerchantOriginRow, type MerchantRow } from '../model/catalogue-rows.js';
+import { assembleChanged, chunked, MERCHANT_TABLES, entitiesOf, LOAD_PAGE, type ChangedEntities, type ChangeRow, type ApiKeyRow, type FeeRuleRow, type LogPosition, type MerchantChannelRow, type MerchantOriginRow, type MerchantRow } from '../model/catalogue-rows.js';
 import type { CatalogueLoad } from '../model/store.js';
-import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
+import { changeLog, channels, currencies, feeRules, quoteKeys } from './schema.js';
 
 /** Read `read` page by page, handing each page to `add`; `read(after)` returns the page after that row. */
 function pages<R>(read: (after: R | undefined) => R[], add: (rows: R[]) => void): void {
@@ -32,30 +32,17 @@ export class SqliteCatalogReader {
         const position = this.#position(tx);
         load.add({ currencies: tx.select().from(currencies).all(), channels: tx.select().from(channels).all(), quoteKeys: tx.select().from(quoteKeys).all() });
         pages<FeeRuleRow>((a) => tx.select().from(feeRules).where(a ? gt(feeRules.id, a.id) : undefined).orderBy(asc(feeRules.id)).limit(LOAD_PAGE).all(), (feeRules) => load.add({ feeRules }));
-        pages<MerchantRow>((a) => tx.select().from(merchants).where(a ? gt(merchants.id, a.id) : undefined).orderBy(asc(merchants.id)).limit(LOAD_PAGE).all(), (merchants) => load.add({ merchants }));
-        pages<ApiKeyRow>((a) => tx.select().from(apiKeys).where(a ? gt(apiKeys.id, a.id) : undefined).orderBy(asc(apiKeys.id)).limit(LOAD_PAGE).all(), (apiKeys) => load.add({ apiKeys }));
-        pages<MerchantChannelRow>(
-          (a) =>
-            tx
-              .select()
-              .from(merchantChannels)
-              .where(a ? after2(merchantChannels.merchantId, merchantChannels.channelId, a.merchantId, a.channelId) : undefined)
-              .orderBy(asc(merchantChannels.merchantId), asc(merchantChannels.channelId))
-              .limit(LOAD_PAGE)
-              .all(),
-          (merchantChannels) => load.add({ merchantChannels }),
-        );
-        pages<MerchantOriginRow>(
-          (a) =>
-            tx
-              .select()
-              .from(merchantOrigins)
-              .where(a ? after2(merchantOrigins.merchantId, merchantOrigins.origin, a.merchantId, a.origin) : undefined)
-              .orderBy(asc(merchantOrigins.merchantId), asc(merchantOrigins.origin))
-              .limit(LOAD_PAGE)
-              .all(),
-          (merchantOrigins) => load.add({ merchantOrigins }),
-        );
+        // In table (rowid) order: sequential reads of the file; the catalogue groups rows by merchant itself.
+        for (const { table, kind, columns } of MERCHANT_TABLES) {
+          for (let after = 0; ; ) {
+            const page = tx.all<{ _rowid: number }>(sql`select ${sql.raw(columns)}, rowid as "_rowid" from ${sql.raw(table)} where rowid > ${after} order by rowid limit ${LOAD_PAGE}`);
+            if (page.length === 0) break;
+            after = page[page.length - 1]!._rowid;
+            const rows = page.map(({ _rowid, ...row }) => row);
+            load.add({ [kind]: kind === 'merchantChannels' ? (rows as unknown as MerchantChannelRow[]).map(withBoolean) : rows });
+            if (page.length < LOAD_PAGE) break;
+          }
+        }
         return position;
       },
       { behavior: 'deferred' },
@@ -68,8 +55,10 @@ export class SqliteCatalogReader {
   }
 
   #position(db: Pick<Db, 'select'>): LogPosition {
-    const r = db.select({ last: max(changeLog.seq), first: min(changeLog.seq) }).from(changeLog).get();
-    return { lastSeq: r?.last ?? 0, firstSeq: r?.first ?? null };
+    // Two statements: SQLite answers a lone min() or max() from the primary key's ends, but both at once by a full scan.
+    const last = db.select({ seq: max(changeLog.seq) }).from(changeLog).get()?.seq ?? 0;
+    const first = db.select({ seq: min(changeLog.seq) }).from(changeLog).get()?.seq ?? null;
+    return { lastSeq: last, firstSeq: first };
   }
 
   /** The change-log row `seq`, if it is still kept (a database's continuity: the row a replica applied last). */
@@ -91,12 +80,12 @@ export class SqliteCatalogReader {
   /**
    * Delete change-log rows written before `before` (ISO instant), at most `limit` of them, never the newest
    * row (a replica that applied it proves with it that the database is the one it loaded); returns how many.
-   * Cost: the rows deleted (the oldest rows come first by `seq`; the scan stops at the first younger row).
+   * Cost: at most `limit` rows looked at and deleted (the oldest come first by `seq`), however long the log.
    */
   prune(before: string, limit: number): number {
     const { lastSeq, firstSeq } = this.position();
     if (firstSeq === null) return 0;
-    const younger = this.db.select({ seq: changeLog.seq }).from(changeLog).where(sql`${changeLog.at} >= ${before}`).orderBy(asc(changeLog.seq)).limit(1).get();
+    const younger = this.db.select({ seq: changeLog.seq }).from(changeLog).where(and(lt(changeLog.seq, firstSeq + limit), sql`${changeLog.at} >= ${before}`)).orderBy(asc(changeLog.seq)).limit(1).get();
     const upTo = Math.min(younger?.seq ?? lastSeq, lastSeq, firstSeq + limit) - 1;
     if (upTo < firstSeq) return 0;
     return this.db.delete(changeLog).where(lte(changeLog.seq, upTo)).run().changes;
@@ -109,10 +98,11 @@ export class SqliteCatalogReader {
     return this.db.transaction(
       (tx) =>
         assembleChanged(ids, {
-          merchants: each(ids.merchant, (c) => tx.select().from(merchants).where(inArray(merchants.id, c)).all()),
-          apiKeys: each(ids.merchant, (c) => tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, c)).all()),
-          merchantChannels: each(ids.merchant, (c) => tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, c)).all()),
-          merchantOrigins: each(ids.merchant, (c) => tx.select().from(merchantOrigins).where(inArray(merchantOrigins.merchantId, c)).all()),
+          // The per-merchant tables by hand (the full load's column lists): a slice reads a dozen rows a merchant.
+          merchants: each(ids.merchant, (c) => tx.all<MerchantRow>(ofMerchants(0, 'id', c))),
+          apiKeys: each(ids.merchant, (c) => tx.all<ApiKeyRow>(ofMerchants(1, 'merchant_id', c))),
+          merchantChannels: each(ids.merchant, (c) => tx.all<MerchantChannelRow>(ofMerchants(2, 'merchant_id', c)).map(withBoolean)),
+          merchantOrigins: each(ids.merchant, (c) => tx.all<MerchantOriginRow>(ofMerchants(3, 'merchant_id', c))),
           merchantFeeRules: each(ids.merchant, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.merchantId, c), eq(feeRules.scope, 'MERCHANT'))).all()),
           channels: each(ids.channel, (c) => tx.select().from(channels).where(inArray(channels.id, c)).all()),
           feeRules: each(ids.channel, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.channelId, c), or(isNull(feeRules.merchantId), sql`${feeRules.scope} <> 'MERCHANT'`))).all()),
@@ -124,9 +114,16 @@ export class SqliteCatalogReader {
   }
 }
 
-/** `(a, b) > (x, y)`: keyset pagination over a two-column primary key. */
-function after2(a: AnyColumn, b: AnyColumn, x: string, y: string): SQL {
-  return sql`(${a}, ${b}) > (${x}, ${y})`;
+/** The rows of `MERCHANT_TABLES[index]` whose `column` is one of `ids`. */
+function ofMerchants(index: 0 | 1 | 2 | 3, column: 'id' | 'merchant_id', ids: string[]): SQL {
+  const { table, columns } = MERCHANT_TABLES[index];
+  return sql`select ${sql.raw(columns)} from ${sql.raw(table)} where ${sql.raw(column)} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`;
+}
+
+/** SQLite stores the fee bearer as 0/1: the row type's boolean (null stays null). */
+function withBoolean(row: MerchantChannelRow): MerchantChannelRow {
+  const v = row.feeChargedToCustomer as unknown as number | null;
+  return v === null ? row : { ...row, feeChargedToCustomer: v === 1 };
 }
 
 /** True when `sqlite` (any connection) holds the change-log row `mark` unchanged: the same database, continued. */

@@ -5,9 +5,9 @@
  * Freshness: `check()`/`version()` compare the connection's version token
  * (`PRAGMA data_version` once per event-loop turn + `total_changes()`, see
  * data-version.ts); when it moved, the new change-log rows are read and the
- * entities they name reloaded, at most {@link CATCH_UP_SLICE} change-log rows
- * per event-loop turn (a large change continues on the following turns, so
- * requests keep being answered between slices). So a commit by any process
+ * entities they name reloaded, {@link CATCH_UP_SLICE} change-log rows a slice
+ * and slices for at most {@link CATCH_UP_TURN_MS} per event-loop turn (a large
+ * change continues on the following turns, so requests keep being answered). So a commit by any process
  * (admin CLI, another cluster worker, an operator's SQL: the triggers log
  * them all) is served from the next event-loop turn on, and a request never
  * queries the database when nothing changed. A checkpoint of another
@@ -33,7 +33,7 @@ import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { CatalogueFreshness } from '../model/freshness.js';
 import { behindHorizon, type ChangeRow } from '../model/catalogue-rows.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
-import { CATCH_UP_SLICE, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
+import { CATCH_UP_SLICE, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 
 /** While waiting for `npm run migrate` (MIGRATE_ON_START=false): how often to look, and one log line per 10 s. */
 const SCHEMA_LOOK_MS = 500;
@@ -72,7 +72,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     private readonly tracer?: Tracer,
     history: HistoryOptions = {},
   ) {
-    this.#history = { retentionSeconds: history.retentionSeconds ?? maxStalenessMs / 1000 + 3600, catchUpSlice: history.catchUpSlice ?? CATCH_UP_SLICE, pruneIntervalMs: history.pruneIntervalMs ?? PRUNE_INTERVAL_MS };
+    this.#history = { retentionSeconds: history.retentionSeconds ?? maxStalenessMs / 1000 + 3600, catchUpSlice: history.catchUpSlice ?? CATCH_UP_SLICE, catchUpTurnMs: history.catchUpTurnMs ?? CATCH_UP_TURN_MS, pruneIntervalMs: history.pruneIntervalMs ?? PRUNE_INTERVAL_MS };
     this.#freshness = new CatalogueFreshness({ maxStalenessMs, logger, location: sqlite.file });
     this.#listeners = new ChangeListeners((err) => logger?.error({ err }, 'catalogue change listener failed'));
     // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
@@ -253,27 +253,37 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     if (this.sqlite.replacements !== this.#loadedReplacements) return this.#fullLoad();
     const token = source.token();
     if (token === this.#loadedToken && !this.#behind) return;
-    // One slice per event-loop turn: the continuation (or the next request's turn) takes the next one.
+    // Slices until the turn's budget is spent; the continuation (or the next request's turn) takes the rest.
     if (this.#slicedThisTurn) return;
-    const lastSeq = this.catalog.lastSeq;
-    const changes = source.reader.changesSince(lastSeq, this.#history.catchUpSlice);
-    if (changes.length > 0 && behindHorizon(lastSeq, changes[0]!.seq, source.reader.position())) {
-      this.logger?.warn({ appliedSeq: lastSeq, firstKeptSeq: source.reader.position().firstSeq }, 'catalogue is behind the pruned change log; reloading everything');
-      return this.#fullLoad();
-    }
-    if (changes.length > 0) {
-      // Synchronous (better-sqlite3): the span covers the rows' read and their application to the catalogue.
-      const span = this.tracer?.startSpan('catalogue.catch_up', { attributes: { 'db.system.name': 'sqlite', 'gateway.catalogue.changes': changes.length } }, ROOT_CONTEXT);
-      const last = changes[changes.length - 1]!;
-      this.catalog.apply(source.reader.loadChanged(changes), last.seq);
-      this.#mark = last;
-      span?.end();
-      this.#listeners.emit();
-    }
-    if (changes.length < this.#history.catchUpSlice) {
-      this.#behind = false;
-      this.#loadedToken = token;
-      return;
+    const started = performance.now();
+    let applied = 0;
+    try {
+      for (;;) {
+        const lastSeq = this.catalog.lastSeq;
+        const changes = source.reader.changesSince(lastSeq, this.#history.catchUpSlice);
+        if (changes.length > 0 && behindHorizon(lastSeq, changes[0]!.seq, () => source.reader.position())) {
+          this.logger?.warn({ appliedSeq: lastSeq, firstKeptSeq: source.reader.position().firstSeq }, 'catalogue is behind the pruned change log; reloading everything');
+          applied = 0; // the full load tells the listeners itself
+          return this.#fullLoad();
+        }
+        if (changes.length > 0) {
+          // Synchronous (better-sqlite3): the span covers the rows' read and their application to the catalogue.
+          const span = this.tracer?.startSpan('catalogue.catch_up', { attributes: { 'db.system.name': 'sqlite', 'gateway.catalogue.changes': changes.length } }, ROOT_CONTEXT);
+          const last = changes[changes.length - 1]!;
+          this.catalog.apply(source.reader.loadChanged(changes), last.seq);
+          this.#mark = last;
+          applied += changes.length;
+          span?.end();
+        }
+        if (changes.length < this.#history.catchUpSlice) {
+          this.#behind = false;
+          this.#loadedToken = token;
+          return;
+        }
+        if (performance.now() - started >= this.#history.catchUpTurnMs) break;
+      }
+    } finally {
+      if (applied > 0) this.#listeners.emit();
     }
     this.#behind = true;
     this.#slicedThisTurn = true;
