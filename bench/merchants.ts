@@ -282,6 +282,8 @@ interface Result {
   rssSteadyMb: number;
   rssPeakMb: number;
   idleP99Ms: number;
+  /** Median time to read one merchant's rows from another connection (four indexed reads). */
+  coldReadMs: number;
   phases: Phase[];
 }
 
@@ -361,10 +363,21 @@ async function run(engine: 'sqlite' | 'postgres', n: number, pgService: LocalSer
       );
       await cw.close();
     }
+    // A cold merchant's rows, as a working-set catalogue would read them on a first request (docs/ARCHITECTURE.md).
+    const cold: number[] = [];
+    for (const c of creds.slice(0, 50)) {
+      const t0 = performance.now();
+      await w.rows('select * from merchants where id = $1', [c.merchantId]);
+      await w.rows('select * from api_keys where merchant_id = $1', [c.merchantId]);
+      await w.rows('select * from merchant_channels where merchant_id = $1', [c.merchantId]);
+      await w.rows("select * from fee_rules where merchant_id = $1 and scope = 'MERCHANT'", [c.merchantId]);
+      cold.push(performance.now() - t0);
+    }
+    const coldReadMs = cold.sort((a, b) => a - b)[Math.floor(cold.length / 2)]!;
     await w.close();
     await probe.stop();
     const rssPeakMb = memory(server.child.pid!).peak;
-    return { engine, merchants: n, buildMs, bootMs, rssBootMb, rssSteadyMb, rssPeakMb, idleP99Ms, phases };
+    return { engine, merchants: n, buildMs, bootMs, rssBootMb, rssSteadyMb, rssPeakMb, idleP99Ms, coldReadMs, phases };
   } finally {
     await stopProcess(server.child);
     if (!KEEP) fs.rmSync(dataDir, { recursive: true, force: true });
@@ -374,8 +387,9 @@ async function run(engine: 'sqlite' | 'postgres', n: number, pgService: LocalSer
 const f0 = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
 
 function table(results: Result[]): string {
-  const out = ['| engine | merchants | build | boot | RSS boot / steady / peak (MB) | idle p99 |', '|---|---:|---:|---:|---:|---:|'];
-  for (const r of results) out.push(`| ${r.engine} | ${r.merchants.toLocaleString('en')} | ${(r.buildMs / 1000).toFixed(1)} s | ${(r.bootMs / 1000).toFixed(2)} s | ${f0(r.rssBootMb)} / ${f0(r.rssSteadyMb)} / ${f0(r.rssPeakMb)} | ${r.idleP99Ms.toFixed(1)} ms |`);
+  const out = ['| engine | merchants | build | boot | RSS boot / steady / peak (MB) | idle p99 | cold merchant read |', '|---|---:|---:|---:|---:|---:|---:|'];
+  for (const r of results)
+    out.push(`| ${r.engine} | ${r.merchants.toLocaleString('en')} | ${(r.buildMs / 1000).toFixed(1)} s | ${(r.bootMs / 1000).toFixed(2)} s | ${f0(r.rssBootMb)} / ${f0(r.rssSteadyMb)} / ${f0(r.rssPeakMb)} | ${r.idleP99Ms.toFixed(1)} ms | ${r.coldReadMs.toFixed(2)} ms |`);
   out.push('', '| engine | merchants | change | visible | server CPU | max event-loop pause | slowest probe | full reloads |', '|---|---:|---|---:|---:|---:|---:|---:|');
   for (const r of results) for (const p of r.phases) out.push(`| ${r.engine} | ${r.merchants.toLocaleString('en')} | ${p.phase} | ${f0(p.visibleMs)} ms | ${f0(p.cpuMs)} ms | ${f0(p.maxPauseMs)} ms | ${f0(p.slowestProbeMs)} ms | ${p.reloads} |`);
   return out.join('\n');
@@ -409,7 +423,9 @@ async function main(): Promise<void> {
     if (KEEP) console.log(`kept: ${tmp}`);
     else fs.rmSync(tmp, { recursive: true, force: true });
   }
-  const text = table(results);
+  // The catalogue's heap per merchant, measured apart from any server (bench/catalogue-footprint.ts).
+  const footprint = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/catalogue-footprint.ts', String(Math.max(...SIZES))], { cwd: ROOT, encoding: 'utf8' }).trim();
+  const text = `${table(results)}\n\nCatalogue heap (bench/catalogue-footprint.ts): ${footprint}`;
   console.log(`\n${text}`);
   const date = new Date().toISOString().slice(0, 10);
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });

@@ -99,9 +99,15 @@ describe('many merchants: changes cost what they touch (contract §15)', () => {
     await r.sync();
     const reloads = r.catalog.counters.reloads;
     for (let i = 0; i < 3; i += 1) {
+      // The admin CLI's pattern: writes in a burst, each followed by a checkpoint, then one more write; the
+      // replica looks only afterwards (a fresh connection's version token must not pass for the old one's).
+      for (let j = 0; j < 5; j += 1) {
+        await t.sql().exec(`update merchants set name = 'burst ${i}.${j}' where id = '${t.approved.merchantId}'`);
+        // Moves the WAL's pages into the database file: its size and times change, its inode does not.
+        await t.sql().exec('pragma wal_checkpoint(TRUNCATE)');
+      }
       await t.sql().exec(`update merchants set name = 'checkpointed ${i}' where id = '${t.approved.merchantId}'`);
-      // Moves the WAL's pages into the database file: its size and times change, its inode does not.
-      await t.sql().exec('pragma wal_checkpoint(TRUNCATE)');
+      await new Promise((resolve) => setImmediate(resolve)); // a commit elsewhere is seen from the next turn on
       expect(r.check().ok).toBe(true);
       await r.sync();
       expect(r.catalog.merchantNameOf(t.approved.merchantId)).toBe(`checkpointed ${i}`);

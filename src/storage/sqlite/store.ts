@@ -251,7 +251,8 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   #catchUp(): void {
     const source = this.#source;
     if (this.sqlite.replacements !== this.#loadedReplacements) return this.#fullLoad();
-    const token = source.token();
+    // A token belongs to one connection (a fresh one starts its data_version anew): the connection's generation is part of it.
+    const token = `${this.sqlite.generation}/${source.token()}`;
     if (token === this.#loadedToken && !this.#behind) return;
     // Slices until the turn's budget is spent; the continuation (or the next request's turn) takes the rest.
     if (this.#slicedThisTurn) return;
@@ -302,7 +303,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     load.commit(lastSeq);
     this.#mark = source.reader.changeAt(lastSeq);
     this.#loadedReplacements = replacements;
-    this.#loadedToken = source.token();
+    this.#loadedToken = `${this.sqlite.generation}/${source.token()}`;
     this.#behind = false;
     this.#listeners.emit();
   }
