@@ -11,6 +11,13 @@
 export const CATCH_UP_SLICE = 100;
 
 /**
+ * Postgres reads a slice with round-trips (a transaction, a statement a table) that leave the event loop free:
+ * larger slices, whose rows are then applied {@link APPLY_CHUNK} merchants at a time within the turn budget.
+ */
+export const CATCH_UP_SLICE_POSTGRES = 1_000;
+export const APPLY_CHUNK = 100;
+
+/**
  * Slices applied in one event-loop turn until this much time has passed; the rest waits for the next turn,
  * so requests are answered in between and no turn of a catch-up exceeds the 50 ms pause bound.
  */

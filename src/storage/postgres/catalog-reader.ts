@@ -5,7 +5,7 @@
  * every statement reads at most {@link LOAD_PAGE} rows, so the statement timeout bounds a page, never the size of the catalogue, and the
  * event loop serves requests between pages); a catch-up reads the rows of one slice of changes.
  */
-import { and, asc, eq, gt, inArray, isNull, lt, lte, max, min, or, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, lte, max, min, or, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
 import {
   assembleChanged,
@@ -15,12 +15,16 @@ import {
   LOAD_PAGE,
   type ChangedEntities,
   type ChangeRow,
+  type ApiKeyRow,
   type FeeRuleRow,
+  type MerchantChannelRow,
+  type MerchantOriginRow,
+  type MerchantRow,
   type LogPosition,
 } from '../model/catalogue-rows.js';
 import type { CatalogueLoad } from '../model/store.js';
 import * as schema from './schema.js';
-import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
+import { changeLog, channels, currencies, feeRules, quoteKeys } from './schema.js';
 
 const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
 
@@ -35,6 +39,12 @@ async function pages<R>(read: (after: R | undefined) => Promise<R[]>, add: (rows
     if (rows.length < LOAD_PAGE) return;
     after = rows[rows.length - 1];
   }
+}
+
+/** The rows of `MERCHANT_TABLES[index]` whose `column` is one of `ids`. */
+function ofMerchants(index: 0 | 1 | 2 | 3, column: 'id' | 'merchant_id', ids: string[]): SQL {
+  const { table, columns } = MERCHANT_TABLES[index];
+  return sql`select ${sql.raw(columns)} from ${sql.raw(table)} where ${sql.raw(column)} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`;
 }
 
 export class PgCatalogReader {
@@ -124,10 +134,11 @@ export class PgCatalogReader {
           return out;
         };
         return assembleChanged(ids, {
-          merchants: await each(ids.merchant, (c) => tx.select().from(merchants).where(inArray(merchants.id, c))),
-          apiKeys: await each(ids.merchant, (c) => tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, c))),
-          merchantChannels: await each(ids.merchant, (c) => tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, c))),
-          merchantOrigins: await each(ids.merchant, (c) => tx.select().from(merchantOrigins).where(inArray(merchantOrigins.merchantId, c))),
+          // The per-merchant tables by hand (the full load's column lists): a slice reads a dozen rows a merchant.
+          merchants: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(0, 'id', c))).rows as unknown as MerchantRow[]),
+          apiKeys: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(1, 'merchant_id', c))).rows as unknown as ApiKeyRow[]),
+          merchantChannels: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(2, 'merchant_id', c))).rows as unknown as MerchantChannelRow[]),
+          merchantOrigins: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(3, 'merchant_id', c))).rows as unknown as MerchantOriginRow[]),
           merchantFeeRules: await each(ids.merchant, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.merchantId, c), eq(feeRules.scope, 'MERCHANT')))),
           channels: await each(ids.channel, (c) => tx.select().from(channels).where(inArray(channels.id, c))),
           feeRules: await each(ids.channel, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.channelId, c), or(isNull(feeRules.merchantId), sql`${feeRules.scope} <> 'MERCHANT'`)))),

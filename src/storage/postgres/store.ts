@@ -48,8 +48,8 @@ import { applyMigrations, hasSchema, pendingMigrationCount } from './migrations.
 import * as schema from './schema.js';
 import { NoDatabaseError } from '../errors.js';
 import { CatalogueFreshness } from '../model/freshness.js';
-import { behindHorizon, type ChangeRow } from '../model/catalogue-rows.js';
-import { CATCH_UP_SLICE, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
+import { behindHorizon, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
+import { APPLY_CHUNK, CATCH_UP_SLICE_POSTGRES, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 import { endWithError, startClientSpan } from '../../shared/tracing.js';
 
@@ -170,7 +170,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     };
     this.#history = {
       retentionSeconds: options.history?.retentionSeconds ?? this.#options.maxStalenessMs / 1000 + 3600,
-      catchUpSlice: options.history?.catchUpSlice ?? CATCH_UP_SLICE,
+      catchUpSlice: options.history?.catchUpSlice ?? CATCH_UP_SLICE_POSTGRES,
       catchUpTurnMs: options.history?.catchUpTurnMs ?? CATCH_UP_TURN_MS,
       pruneIntervalMs: options.history?.pruneIntervalMs ?? PRUNE_INTERVAL_MS,
     };
@@ -480,7 +480,18 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       }
       const rows = await this.#traced('catalogue.catch_up', changes.length, () => this.#reader.loadChanged(changes));
       const last = changes[changes.length - 1]!;
-      this.catalog.apply(rows, last.seq);
+      // Applied a chunk of merchants at a time; the slice's position only with its last chunk.
+      const merchants = [...rows.merchants];
+      for (let i = 0; i === 0 || i < merchants.length; i += APPLY_CHUNK) {
+        const final = i + APPLY_CHUNK >= merchants.length;
+        const chunk: ChangedEntities = i === 0 ? { ...rows, merchants: new Map(merchants.slice(0, APPLY_CHUNK)) } : { merchants: new Map(merchants.slice(i, i + APPLY_CHUNK)), channels: new Map(), currencies: new Map() };
+        this.catalog.apply(chunk, final ? last.seq : lastSeq);
+        if (!final && performance.now() - turn >= this.#history.catchUpTurnMs) {
+          this.#listeners.emit();
+          await nextTurn();
+          turn = performance.now();
+        }
+      }
       this.#mark = last;
       this.#listeners.emit();
       if (changes.length < this.#history.catchUpSlice) return;
