@@ -306,6 +306,8 @@ async function run(engine: 'sqlite' | 'postgres', n: number, pgService: LocalSer
     env: { ...(NODE_FLAGS ? { NODE_OPTIONS: NODE_FLAGS } : {}), NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY, LOG_LEVEL: 'warn', ...BENCH_LIMITS, ...(url ? { DATABASE_URL: url } : {}) },
     logFile: path.join(tmp, `${engine}-${n}.log`),
     label: `${engine} ${n}`,
+    // Reported as the boot time; a start slower than this is a failed result of its own.
+    timeoutMs: 120_000,
   });
   const base = `http://127.0.0.1:${server.port}`;
   try {
@@ -321,6 +323,8 @@ async function run(engine: 'sqlite' | 'postgres', n: number, pgService: LocalSer
     const one = creds[0]!;
     const feeOf = async (c: Creds, code: string) => (await get(base, c)).find((x) => x.code === code)?.fee_info.fee_percentage;
     const nowText = () => new Date().toISOString();
+    // What the event loop does without any change (the probe, timers, collections): the floor of every pause below.
+    phases.push(await phase(server, base, probe, 'nothing changed (1 s of the probe)', async () => void (await sleep(1000)), () => Promise.resolve(true)));
     phases.push(
       await phase(server, base, probe, 'one merchant (override dated now)', () => w.exec("update merchant_channels set fee_percentage = '2.2', fee_set_at = $1 where merchant_id = $2 and channel_id = (select id from channels where code = 'ovo')", [nowText(), one.merchantId]), async () => (await feeOf(one, 'ovo')) === 2.2),
     );
@@ -399,6 +403,7 @@ async function main(): Promise<void> {
   execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: ROOT, stdio: 'inherit' });
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-merchants-'));
   const results: Result[] = [];
+  const failures: string[] = [];
   let pgService: LocalService | null = null;
   try {
     for (const engine of ENGINES) {
@@ -411,9 +416,16 @@ async function main(): Promise<void> {
         pgService = await startPostgres();
       }
       for (const n of SIZES) {
-        const r = await run(engine, n, pgService, tmp);
-        results.push(r);
-        console.log(table([r]));
+        try {
+          const r = await run(engine, n, pgService, tmp);
+          results.push(r);
+          console.log(table([r]));
+        } catch (err) {
+          // A replica that does not start (or a phase that fails) is a result too; the other sizes still run.
+          failures.push(`${engine} ${n}: ${(err as Error).message.split('\n')[0]}`);
+          console.error(failures[failures.length - 1]);
+        }
+        save(results, failures);
       }
       await pgService?.stop();
       pgService = null;
@@ -425,14 +437,22 @@ async function main(): Promise<void> {
   }
   // The catalogue's heap per merchant, measured apart from any server (bench/catalogue-footprint.ts).
   const footprint = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', 'bench/catalogue-footprint.ts', String(Math.max(...SIZES))], { cwd: ROOT, encoding: 'utf8' }).trim();
-  const text = `${table(results)}\n\nCatalogue heap (bench/catalogue-footprint.ts): ${footprint}`;
-  console.log(`\n${text}`);
+  save(results, failures, footprint);
+  console.log(`\n${table(results)}\n${failures.join('\n')}\n${footprint}`);
+}
+
+/** Write what was measured so far to bench/results/<date>-merchants….{md,json} (after every size: a later failure loses nothing). */
+function save(results: Result[], failures: string[], footprint = ''): void {
   const date = new Date().toISOString().slice(0, 10);
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
   const stem = path.join(ROOT, 'bench/results', `${date}-merchants${QUICK ? '-quick' : ''}${ENGINES.length === 1 ? `-${ENGINES[0]}` : ''}${NODE_FLAGS ? '-flags' : ''}`);
-  fs.writeFileSync(`${stem}.md`, `# bench:merchants ${new Date().toISOString()}\n\nMachine: ${os.cpus().length} cores, load average at the end ${load}.${NODE_FLAGS ? ` Replica flags: \`${NODE_FLAGS}\`.` : ''}\n\n${text}\n`);
-  fs.writeFileSync(`${stem}.json`, JSON.stringify({ at: new Date().toISOString(), load, results }, null, 2));
+  const notes = [failures.length ? `Failed: ${failures.join('; ')}` : '', footprint ? `Catalogue heap (bench/catalogue-footprint.ts): ${footprint}` : ''].filter(Boolean).join('\n\n');
+  fs.writeFileSync(
+    `${stem}.md`,
+    `# bench:merchants ${new Date().toISOString()}\n\nMachine: ${os.cpus().length} cores, load average ${load}.${NODE_FLAGS ? ` Replica flags: \`${NODE_FLAGS}\`.` : ''}\n\n${table(results)}\n\n${notes}\n`,
+  );
+  fs.writeFileSync(`${stem}.json`, JSON.stringify({ at: new Date().toISOString(), load, nodeFlags: NODE_FLAGS, results, failures, footprint }, null, 2));
 }
 
 await main();

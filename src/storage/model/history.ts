@@ -14,7 +14,7 @@ export const CATCH_UP_SLICE = 100;
  * Postgres reads a slice with round-trips (a transaction, a statement a table) that leave the event loop free:
  * larger slices, whose rows are then applied {@link APPLY_CHUNK} merchants at a time within the turn budget.
  */
-export const CATCH_UP_SLICE_POSTGRES = 1_000;
+export const CATCH_UP_SLICE_POSTGRES = 5_000;
 export const APPLY_CHUNK = 100;
 
 /**
