@@ -96,6 +96,8 @@ export interface AppOptions {
   clientAddress?: ClientAddressResolver;
   /** Successful answers kept per (API key, exact request) until the data changes; 0 = none (default 10,000). */
   answerCacheEntries?: number;
+  /** Contract §15: verified keys and REST channel lists kept (KEY_CACHE_ENTRIES, REST_LIST_CACHE_ENTRIES). */
+  caches?: { keys?: number; restLists?: number };
   /** GraphQL subscriptions over Server-Sent Events (contract §8); defaults in {@link LiveUpdateOptions}. */
   liveUpdates?: LiveUpdateOptions;
   /**
@@ -254,6 +256,7 @@ export function createAppParts(options: AppOptions): AppParts {
     isProtectedPath: (p) => p === GRAPHQL_ENDPOINT || p === REST_PREFIX || p.startsWith(`${REST_PREFIX}/`) || REST_ROUTE_BY_PATH.has(p),
     now: options.now,
     dataVersion,
+    keyCacheEntries: options.caches?.keys,
     sessions: {
       authenticClaims: (secret, request) => {
         const req = nodeRequestOf(request);
@@ -320,7 +323,7 @@ export function createAppParts(options: AppOptions): AppParts {
   });
   const apiDocs = createApiDocs({ openapiPath: OPENAPI_PATH, docsPath: DOCS_PATH, graphqlEndpoint: GRAPHQL_ENDPOINT, document: buildOpenApiDocument() });
   const answerCacheStats: AnswerCacheStats = { restListHits: 0, resultHits: 0 };
-  const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
+  const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, restListEntries: options.caches?.restLists, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
   // The order is constrained where plugins meet: src/app/pipeline-order.ts states each constraint with its reason.
   const tracingPlugins = tracing === null ? null : useTracing({ tracer: tracing.tracer });
@@ -332,7 +335,7 @@ export function createAppParts(options: AppOptions): AppParts {
     ['httpCaching', useHttpCaching()],
     ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
-    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), exemplars: tracing !== null })],
+    ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), catalogueReloads: () => catalog.counters.reloads, exemplars: tracing !== null })],
     // Contract §13: GraphQL phase spans and the SERVER span's attributes; an empty plugin (no hook) when tracing is off.
     ['tracing', tracingPlugins?.phases ?? {}],
     ['readiness', readinessPlugin],

@@ -178,7 +178,8 @@ function prepareWithoutDatabase(config: Pick<Config, 'dataDir' | 'masterKey'>): 
  * MASTER_KEY is set, demo-credentials.json).
  */
 export async function bootData(
-  config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'> & Partial<Pick<Config, 'maxStalenessSeconds' | 'migrateOnStart'>> & { databaseUrl?: string | null },
+  config: Pick<Config, 'dataDir' | 'masterKey' | 'seedDemoData'> &
+    Partial<Pick<Config, 'maxStalenessSeconds' | 'migrateOnStart' | 'changeLogRetentionSeconds' | 'caches'>> & { databaseUrl?: string | null },
   options: BootOptions = {},
 ): Promise<BootedData> {
   const migrateOnStart = config.migrateOnStart ?? true;
@@ -200,8 +201,9 @@ export async function bootData(
     const { store, prepared } = await openStore({
       dataDir,
       databaseUrl: config.databaseUrl,
-      catalogue: new Catalog(),
+      catalogue: new Catalog({ listCacheEntries: config.caches?.catalogueLists }),
       logger: options.logger,
+      changeLogRetentionSeconds: config.changeLogRetentionSeconds,
       watch: options.watch,
       tracer: options.tracer,
       maxStalenessSeconds: config.maxStalenessSeconds,

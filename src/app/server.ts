@@ -82,6 +82,7 @@ export function appOptionsOf({ config, logger, data, tracing }: ServerStart): Ap
     metrics: { token: config.metricsToken, collectDefault: true },
     abuseLimits: config.graphqlLimits,
     answerCacheEntries: config.answerCacheEntries,
+    caches: { keys: config.caches.keys, restLists: config.caches.restLists },
     liveUpdates: { maxStreamsPerKey: config.subscriptionsPerKey, maxOpenStreams: config.maxOpenStreams },
     trustedProxies: config.trustedProxies,
     // Until the server listens (port 0: chosen then), the configured address; `listen` sets the real one.

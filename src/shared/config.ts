@@ -114,6 +114,21 @@ const envSchema = z.object({
    * (src/pipeline/plugins/use-answer-cache.ts); 0 turns that cache off (every request executes).
    */
   ANSWER_CACHE_ENTRIES: z.coerce.number().int().min(0).max(1_000_000).default(10_000),
+  /**
+   * Contract §15: per-process caches sized for many merchants. Verified API keys (a decrypted secret each) and
+   * REST channel lists (one per merchant and filter; 64 MiB at most whatever the count) kept until the data
+   * changes; past the bound the oldest entry goes. Size them at the number of merchants a replica serves.
+   */
+  KEY_CACHE_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  REST_LIST_CACHE_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(20_000),
+  /** Derived channel lists the in-memory catalogue keeps (a handful of shared records each); the oldest goes first. */
+  CATALOGUE_LIST_CACHE_ENTRIES: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  /**
+   * Contract §15: `change_log` rows older than this are pruned by the servers. Default MAX_STALENESS_SECONDS
+   * plus an hour; must exceed MAX_STALENESS_SECONDS by at least a minute (a replica that falls further
+   * behind reloads everything).
+   */
+  CHANGE_LOG_RETENTION_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).optional(),
   /** Server processes behind the one port (node:cluster, src/app/cluster.ts); 1 = no cluster. */
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /**
@@ -192,7 +207,13 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0'])
     .default('true')
     .transform((v) => v === 'true' || v === '1'),
-}).refine((e) => e.SHUTDOWN_TIMEOUT_MS === undefined || e.SHUTDOWN_DELAY_MS + e.SHUTDOWN_TIMEOUT_MS <= SHUTDOWN_BUDGET_MS, {
+})
+  .refine((e) => e.CHANGE_LOG_RETENTION_SECONDS === undefined || e.CHANGE_LOG_RETENTION_SECONDS >= e.MAX_STALENESS_SECONDS + 60, {
+    message: 'CHANGE_LOG_RETENTION_SECONDS must be at least MAX_STALENESS_SECONDS + 60 (a replica may lag that long and must still find the changes it missed)',
+    path: ['CHANGE_LOG_RETENTION_SECONDS'],
+    when: (payload) => !payload.issues.some((i) => ['CHANGE_LOG_RETENTION_SECONDS', 'MAX_STALENESS_SECONDS'].includes(String(i.path?.[0]))),
+  })
+  .refine((e) => e.SHUTDOWN_TIMEOUT_MS === undefined || e.SHUTDOWN_DELAY_MS + e.SHUTDOWN_TIMEOUT_MS <= SHUTDOWN_BUDGET_MS, {
   message: 'SHUTDOWN_DELAY_MS + SHUTDOWN_TIMEOUT_MS must not exceed 9500 (the process must exit within 10 s of a signal)',
   path: ['SHUTDOWN_TIMEOUT_MS'],
   // Run even when other variables failed (all problems at once), but only on two valid numbers.
@@ -226,6 +247,10 @@ export interface Config {
   workers: number;
   /** Answer cache size in entries; 0 = off. */
   answerCacheEntries: number;
+  /** Contract §15: per-process cache bounds (entries). */
+  caches: { keys: number; restLists: number; catalogueLists: number };
+  /** Contract §15: change-log rows older than this are pruned (s). */
+  changeLogRetentionSeconds: number;
   /** Open subscription event streams allowed per API key (per process). */
   subscriptionsPerKey: number;
   /** MAX_OPEN_STREAMS: event streams per process. */
@@ -316,6 +341,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     workers: e.WORKERS,
     answerCacheEntries: e.ANSWER_CACHE_ENTRIES,
+    caches: { keys: e.KEY_CACHE_ENTRIES, restLists: e.REST_LIST_CACHE_ENTRIES, catalogueLists: e.CATALOGUE_LIST_CACHE_ENTRIES },
+    changeLogRetentionSeconds: e.CHANGE_LOG_RETENTION_SECONDS ?? e.MAX_STALENESS_SECONDS + 3600,
     subscriptionsPerKey: e.SUBSCRIPTIONS_PER_KEY,
     maxOpenStreams: e.MAX_OPEN_STREAMS,
     databaseUrl: e.DATABASE_URL ?? null,

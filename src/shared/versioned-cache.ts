@@ -2,9 +2,10 @@
  * A map that empties itself whenever the database's version token changes
  * (the store's `version()`, src/storage/model/store.ts), so nothing derived from an older state of
  * the data is ever returned. Bounded by entry count and, optionally, by a
- * total weight (e.g. bytes): past either bound it is cleared rather than
- * grown (entries are cheap to rebuild); a single entry heavier than the
- * whole budget is never kept.
+ * total weight (e.g. bytes): past either bound the oldest entries go (insertion
+ * order), so traffic spread over more keys than the bound keeps the newest
+ * ones instead of emptying the whole; a single entry heavier than the whole
+ * budget is never kept.
  */
 /** Returns the current version token of the data; equal tokens mean nothing changed in between. */
 export type DataVersion = () => string;
@@ -53,7 +54,12 @@ export class VersionedCache<K, V> {
     if (token !== this.#version) return;
     const w = this.weight ? this.weight.weigh(value) : 0;
     if (this.weight && w > this.weight.max) return;
-    if (this.#entries.size >= this.maxEntries || (this.weight && this.#weight + w > this.weight.max)) this.clear();
+    const previous = this.#entries.get(key);
+    if (previous !== undefined) {
+      this.#entries.delete(key);
+      if (this.weight) this.#weight -= this.weight.weigh(previous);
+    }
+    while (this.#entries.size > 0 && (this.#entries.size >= this.maxEntries || (this.weight !== undefined && this.#weight + w > this.weight.max))) this.#evictOldest();
     this.#entries.set(key, value);
     this.#weight += w;
   }
@@ -65,6 +71,17 @@ export class VersionedCache<K, V> {
       this.clear();
       this.#version = now;
     }
+  }
+
+  /** Entries held now. */
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  #evictOldest(): void {
+    const [key, value] = this.#entries.entries().next().value as [K, V];
+    this.#entries.delete(key);
+    if (this.weight) this.#weight -= this.weight.weigh(value);
   }
 
   private clear(): void {

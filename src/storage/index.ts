@@ -14,6 +14,7 @@ import { describePostgresError } from './postgres/errors.js';
 import { describePgTarget, openPgStore, redactUrl } from './postgres/store.js';
 import { openSqliteStore } from './sqlite/store.js';
 import type { CatalogueSink, Store } from './model/store.js';
+import type { HistoryOptions } from './model/history.js';
 
 export type { AdminRepository } from './model/admin-repository.js';
 export type { CatalogueSink, DatabaseStatus, Store } from './model/store.js';
@@ -54,6 +55,10 @@ export interface OpenStoreOptions<C extends CatalogueSink, T> {
    * (MAX_STALENESS_SECONDS). Default 0: refuse at once (the service passes its configuration, default 300).
    */
   maxStalenessSeconds?: number;
+  /** Contract §15: change-log rows older than this are pruned by servers (default MAX_STALENESS_SECONDS + 1 h). */
+  changeLogRetentionSeconds?: number;
+  /** Change-log rows per catch-up slice and the pruning interval (tests); defaults in src/storage/model/history.ts. */
+  history?: Omit<HistoryOptions, 'retentionSeconds'>;
   /**
    * MIGRATE_ON_START (default true). False: never write DDL; `prepare` must then only read. A Postgres server on
    * an older schema (either engine) stays not ready until `npm run migrate` has run (and `prepared` is undefined).
@@ -98,6 +103,7 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
         migrate: options.migrateOnStart ?? true,
         tracer: options.tracer,
         mustExist: options.mustExist,
+        history: { ...options.history, retentionSeconds: options.changeLogRetentionSeconds },
       });
     } catch (err) {
       if (err instanceof PrepareFailure) throw err.error;
@@ -116,6 +122,7 @@ export async function openStore<C extends CatalogueSink, T>(options: OpenStoreOp
       maxStalenessMs: (options.maxStalenessSeconds ?? 0) * 1000,
       migrate: options.migrateOnStart ?? true,
       tracer: options.tracer,
+      history: { ...options.history, retentionSeconds: options.changeLogRetentionSeconds },
     });
   } catch (err) {
     throw new StorageOpenError(`cannot open or migrate the database in ${options.dataDir}: ${describe(err)}`, { cause: err });

@@ -16,6 +16,14 @@ describe('configuration', () => {
     expect(c).toMatchObject({ logFormat: 'auto', metricsToken: null, shutdownDelayMs: 3000, shutdownTimeoutMs: 6500, publicBaseUrl: null });
   });
 
+  it('contract §15: cache bounds and the change-log retention, validated against MAX_STALENESS_SECONDS', () => {
+    expect(loadConfig({})).toMatchObject({ caches: { keys: 100_000, restLists: 20_000, catalogueLists: 100_000 }, changeLogRetentionSeconds: 300 + 3600 });
+    expect(loadConfig({ MAX_STALENESS_SECONDS: '60' }).changeLogRetentionSeconds).toBe(60 + 3600);
+    expect(loadConfig({ MAX_STALENESS_SECONDS: '600', CHANGE_LOG_RETENTION_SECONDS: '660' }).changeLogRetentionSeconds).toBe(660);
+    expect(() => loadConfig({ MAX_STALENESS_SECONDS: '600', CHANGE_LOG_RETENTION_SECONDS: '659' })).toThrow(/CHANGE_LOG_RETENTION_SECONDS must be at least MAX_STALENESS_SECONDS \+ 60/);
+    expect(() => loadConfig({ KEY_CACHE_ENTRIES: '0' })).toThrow(ConfigError);
+  });
+
   it('the default drain outlasts the documented HAProxy health check (inter × fall) with a margin', () => {
     const scaling = fs.readFileSync(path.join(import.meta.dirname, '../../docs/SCALING.md'), 'utf8');
     const check = /default-server[^\n]*\binter (\d+)(ms|s)\b[^\n]*\bfall (\d+)/.exec(scaling);

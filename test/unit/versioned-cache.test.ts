@@ -30,11 +30,21 @@ describe('VersionedCache', () => {
     const t = cache.peek('x').token;
     cache.put('a', 'xxxx', t);
     cache.put('b', 'xxxx', t);
-    cache.put('c', 'xxxx', t); // 12 > 10: cleared first
+    cache.put('c', 'xxxx', t); // 12 > 10: the oldest goes first
     expect(cache.peek('a').value).toBeUndefined();
+    expect(cache.peek('b').value).toBe('xxxx');
     expect(cache.peek('c').value).toBe('xxxx');
     cache.put('huge', 'x'.repeat(11), t); // heavier than the whole budget: not kept
     expect(cache.peek('huge').value).toBeUndefined();
     expect(cache.peek('c').value).toBe('xxxx');
+  });
+
+  it('driven far past its entry bound, keeps exactly the newest entries (random traffic over many keys)', () => {
+    const cache = new VersionedCache<string, number>(() => 'v', 1_000);
+    for (let i = 0; i < 25_000; i += 1) cache.get(`k${i}`, () => i);
+    expect(cache.size).toBe(1_000);
+    expect(cache.peek('k24999').value).toBe(24_999);
+    expect(cache.peek('k24000').value).toBe(24_000);
+    expect(cache.peek('k23999').value).toBeUndefined();
   });
 });

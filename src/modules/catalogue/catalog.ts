@@ -2,30 +2,38 @@
  * The in-memory catalogue every request reads: merchants, API keys,
  * channels, per-merchant enablements and currencies, identical on SQLite and
  * Postgres. Requests never wait on a database round-trip: the engine's feed
- * (src/storage/sqlite/store.ts, src/storage/postgres/store.ts) loads everything once, then
- * applies the entities named by new `change_log` rows (written by triggers in
- * the committing transaction, so no writer can bypass them).
+ * (src/storage/sqlite/store.ts, src/storage/postgres/store.ts) loads everything once, in batches, into a
+ * catalogue built beside the live one and swapped in ({@link Catalog.beginLoad}), then applies the entities
+ * named by new `change_log` rows (written by triggers in the committing transaction, so no writer can
+ * bypass them), a slice at a time.
  *
- * Targeted invalidation: a merchant change rebuilds that merchant's derived
- * channel list only; a channel change rebuilds the lists of the merchants
- * that enable it; a currency change those of its channels' merchants.
+ * A change costs what it touches (contract §15); nothing on the change path scans all merchants:
+ * - a merchant change replaces that merchant's rows (keys, enablements, origins, its own pricing rules),
+ *   drops its derived list and bumps its `merchantVersion`;
+ * - a channel or currency change bumps the generation of those channels (a merchant's version includes the
+ *   generations of the channels it enables, so exactly their merchants see a new version), drops the shared
+ *   per-category records of those channels and the derived lists (a bounded cache, rebuilt on first use):
+ *   O(channels), whatever the number of merchants;
+ * - scheduled rules sit in an index by instant (below), so re-arming the timer looks at pending instants
+ *   only, and a transition invalidates exactly its channel (channel and category rules) or its merchant
+ *   (merchant rules, dated overrides).
  *
  * Memory: merchants without overrides (and without a merchant pricing rule)
- * share one effective record per channel and category, and an enablement
- * without overrides is one reference (see docs/SCALING.md, "Sizing").
+ * share one effective record per channel and category, an enablement
+ * without overrides is one reference, and merchants enabling the same channels without overrides share one
+ * frozen enablement list (see docs/ARCHITECTURE.md, "The data path").
  *
  * Scheduled pricing rules (contract §7): a rule that starts later changes
  * what requests see without any write, so the catalogue arms ONE timer at
- * the next rule transition of all channels; when it fires it drops the
- * records and lists of the merchants the starting rules apply to, bumps
- * `version` and their `merchantVersion`, and calls the transition listener
+ * the earliest pending instant; when it fires it drops the records and lists that instant's rules apply to,
+ * bumps `version` and the affected versions, and calls the transition listener
  * (the store's change listeners), exactly as a committed change would. Every
  * server does this on its own clock, so every replica switches at the instant.
  *
  * Invariants:
- * - every record handed out is shared and must be treated as read-only;
- * - a derived record or list is valid until the next transition: the timer
- *   is re-armed after every load/apply and after it fires;
+ * - every record handed out is shared and must be treated as read-only (enablement lists included);
+ * - a derived record or list is valid until the next transition: instants later than the moment rows are
+ *   applied are indexed when they are applied, and a fired instant leaves the index;
  * - `version` changes whenever anything a request could see changed, and
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
  * - `lastSeq` is the highest change-log sequence number already applied.
@@ -34,10 +42,11 @@ import { createHash } from 'node:crypto';
 import type { KycStatus } from '../../shared/vocabulary.js';
 import type { ActiveKeyRecord } from '../../storage/model/records.js';
 import type { ApiKeyRow, CatalogRows, ChangedEntities, ChannelRow, MerchantChannelRow, MerchantEntity, MerchantRow, QuoteKeyRow } from '../../storage/model/catalogue-rows.js';
+import type { CatalogueLoad } from '../../storage/model/store.js';
 import type { MerchantChannel } from './records.js';
 import { FLAT_RULE_PREFIX, ruleFromRow, rulesForMerchant, type FeeRuleRow } from '../pricing/domain/fee-rules.js';
 import { instructionSetFromColumn, type ChannelInstructions } from '../channels/domain/instructions.js';
-import { nextTransition, parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';
+import { parseInstant, ruleInForce, scheduledRules, type FeeRule, type RuleSubject } from '../pricing/domain/pricing.js';
 
 /** Node's setTimeout limit (ms); farther transitions are reached by re-arming. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -62,8 +71,8 @@ type Enabled = string | { channelId: string; overrides: Overrides };
 
 const channelIdOf = (e: Enabled): string => (typeof e === 'string' ? e : e.channelId);
 
-/** Derived lists kept at most (cheap to rebuild: each is a handful of shared records). */
-const MAX_CACHED_LISTS = 20_000;
+/** Derived lists kept by default (cheap to rebuild: each is a handful of shared records). */
+export const DEFAULT_LIST_CACHE_ENTRIES = 20_000;
 
 /**
  * Each channel row's instructions, parsed once: a row is replaced (never modified) when its channel changes,
@@ -90,44 +99,223 @@ function instructionsOfRow(c: ChannelRow): { sets: ChannelInstructions; version:
 export interface CatalogOptions {
   /** The clock rules are judged by (epoch ms; tests may inject one). */
   now?: () => number;
+  /** Derived channel lists kept at most (default {@link DEFAULT_LIST_CACHE_ENTRIES}); the oldest goes first. */
+  listCacheEntries?: number;
+}
+
+/** A merchant's own pricing rule (scope MERCHANT) with the channel it prices. */
+interface OwnRule {
+  channelId: string;
+  rule: FeeRule;
+}
+
+/** What a pending instant invalidates: a whole channel (channel and category rules) or one merchant. */
+type Target = { channel: string; merchant?: undefined } | { merchant: string; channel?: undefined };
+
+/** Source key of a channel's or a merchant's scheduled instants in the transition index. */
+const channelSource = (id: string) => `c\u0000${id}`;
+const merchantSource = (id: string) => `m\u0000${id}`;
+
+/** Every row the catalogue holds. A full load fills a fresh one beside the live one; the swap is one assignment. */
+class CatalogueData {
+  currencies = new Map<string, number>();
+  /** merchant id → its allowed web origins (normalised, as browsers send them). */
+  origins = new Map<string, Set<string>>();
+  /** origin → how many merchants allow it (a preflight asks whether any does, without a scan). */
+  originUse = new Map<string, number>();
+  /** Fee quote signing keys (contract §11): a handful, replaced as a whole when any changes. */
+  quoteKeys: readonly QuoteKeyRow[] = [];
+  merchants = new Map<string, MerchantRow>();
+  keys = new Map<string, ApiKeyRow>();
+  keysByMerchant = new Map<string, string[]>();
+  channels = new Map<string, ChannelRow>();
+  channelIdByCode = new Map<string, string>();
+  /** merchantId → its enabled channels (frozen; lists without overrides are shared, see {@link intern}). */
+  enabled = new Map<string, readonly Enabled[]>();
+  /** channelId → its CHANNEL and CATEGORY rules. */
+  rules = new Map<string, FeeRule[]>();
+  /** merchantId → its MERCHANT rules, any channel. */
+  ownRules = new Map<string, OwnRule[]>();
+  /** Shared enablement lists without overrides, by their channel ids. */
+  readonly #shared = new Map<string, readonly Enabled[]>();
+
+  putKey(k: ApiKeyRow): void {
+    this.keys.set(k.id, k);
+    const list = this.keysByMerchant.get(k.merchantId);
+    if (list) list.push(k.id);
+    else this.keysByMerchant.set(k.merchantId, [k.id]);
+  }
+
+  putChannel(c: ChannelRow): void {
+    this.channels.set(c.id, c);
+    this.channelIdByCode.set(c.code, c.id);
+  }
+
+  /** A stored rule: a merchant's goes with the merchant, the others with the channel. Unknown channel: skipped (foreign keys make it impossible). */
+  putRule(r: FeeRuleRow): void {
+    const c = this.channels.get(r.channelId);
+    if (!c) return;
+    const rule = ruleFromRow(r, c.code);
+    if (r.merchantId !== null && r.scope === 'MERCHANT') {
+      const own = this.ownRules.get(r.merchantId);
+      if (own) own.push({ channelId: c.id, rule });
+      else this.ownRules.set(r.merchantId, [{ channelId: c.id, rule }]);
+      return;
+    }
+    const list = this.rules.get(c.id);
+    if (list) list.push(rule);
+    else this.rules.set(c.id, [rule]);
+  }
+
+  putOrigin(merchantId: string, origin: string): void {
+    const set = this.origins.get(merchantId);
+    if (set?.has(origin)) return;
+    if (set) set.add(origin);
+    else this.origins.set(merchantId, new Set([origin]));
+    this.originUse.set(origin, (this.originUse.get(origin) ?? 0) + 1);
+  }
+
+  dropOrigins(merchantId: string): void {
+    for (const origin of this.origins.get(merchantId) ?? []) {
+      const n = (this.originUse.get(origin) ?? 1) - 1;
+      if (n > 0) this.originUse.set(origin, n);
+      else this.originUse.delete(origin);
+    }
+    this.origins.delete(merchantId);
+  }
+
+  /** One enablement as stored in memory (the channel row's own id string, or an object with the overrides). */
+  entryOf(e: MerchantChannelRow): Enabled {
+    // The channel row's own string, so 100,000 merchants share one copy of each channel id.
+    const channelId = this.channels.get(e.channelId)?.id ?? e.channelId;
+    // fee_set_at alone is no override: it only dates the fee columns (the implicit merchant rule).
+    const hasOverrides =
+      e.feePercentage !== null ||
+      e.feeValue !== null ||
+      e.additionalFeePercentage !== null ||
+      e.additionalFeeValue !== null ||
+      e.minAmount !== null ||
+      e.maxAmount !== null ||
+      e.feeChargedToCustomer !== null;
+    return hasOverrides
+      ? {
+          channelId,
+          overrides: {
+            feePercentage: e.feePercentage,
+            feeValue: e.feeValue,
+            additionalFeePercentage: e.additionalFeePercentage,
+            additionalFeeValue: e.additionalFeeValue,
+            minAmount: e.minAmount,
+            maxAmount: e.maxAmount,
+            feeChargedToCustomer: e.feeChargedToCustomer,
+            feeSetAt: e.feeSetAt,
+          },
+        }
+      : channelId;
+  }
+
+  /**
+   * The list to keep for a merchant: a list without overrides is shared with every merchant enabling the same
+   * channels (an aggregator's merchants mostly enable the same set), so it costs one reference a merchant.
+   */
+  intern(list: Enabled[]): readonly Enabled[] {
+    if (list.some((e) => typeof e !== 'string')) return Object.freeze(list);
+    const key = (list as string[]).join('\u0001');
+    let shared = this.#shared.get(key);
+    if (shared === undefined) {
+      shared = Object.freeze(list);
+      this.#shared.set(key, shared);
+    }
+    return shared;
+  }
+
+  /** Replace a merchant's rows (absent merchant: deleted). */
+  replaceMerchant(id: string, entity: MerchantEntity): void {
+    for (const keyId of this.keysByMerchant.get(id) ?? []) this.keys.delete(keyId);
+    this.keysByMerchant.delete(id);
+    this.enabled.delete(id);
+    this.dropOrigins(id);
+    this.ownRules.delete(id);
+    if (!entity.merchant) {
+      this.merchants.delete(id);
+      return;
+    }
+    this.merchants.set(id, entity.merchant);
+    for (const k of entity.keys) this.putKey(k);
+    if (entity.enablements.length > 0) this.enabled.set(id, this.intern(entity.enablements.map((e) => this.entryOf(e))));
+    for (const o of entity.origins) this.putOrigin(id, o.origin);
+    for (const r of entity.feeRules ?? []) this.putRule(r);
+  }
+}
+
+/** A full load in progress: rows go into a fresh {@link CatalogueData}; nothing is visible until `commit`. */
+class Load implements CatalogueLoad {
+  readonly data = new CatalogueData();
+  /** Enablements gathered per merchant (lists are interned at commit, once complete). */
+  readonly #lists = new Map<string, Enabled[]>();
+  #done = false;
+
+  constructor(private readonly swapIn: (data: CatalogueData, lastSeq: number) => void) {}
+
+  add(rows: Partial<CatalogRows>): void {
+    if (this.#done) throw new Error('catalogue load already committed');
+    const d = this.data;
+    for (const c of rows.currencies ?? []) d.currencies.set(c.code, c.minorUnits);
+    for (const c of rows.channels ?? []) d.putChannel(c);
+    for (const r of rows.feeRules ?? []) d.putRule(r);
+    if (rows.quoteKeys) d.quoteKeys = rows.quoteKeys;
+    for (const m of rows.merchants ?? []) d.merchants.set(m.id, m);
+    for (const k of rows.apiKeys ?? []) d.putKey(k);
+    for (const e of rows.merchantChannels ?? []) {
+      const list = this.#lists.get(e.merchantId);
+      if (list) list.push(d.entryOf(e));
+      else this.#lists.set(e.merchantId, [d.entryOf(e)]);
+    }
+    for (const o of rows.merchantOrigins ?? []) d.putOrigin(o.merchantId, o.origin);
+  }
+
+  commit(lastSeq: number): void {
+    if (this.#done) throw new Error('catalogue load already committed');
+    this.#done = true;
+    for (const [merchantId, list] of this.#lists) this.data.enabled.set(merchantId, this.data.intern(list));
+    this.#lists.clear();
+    this.swapIn(this.data, lastSeq);
+  }
 }
 
 export class Catalog {
   readonly #now: () => number;
-  #currencies = new Map<string, number>();
-  /** merchant id → its allowed web origins (normalised, as browsers send them). */
-  #origins = new Map<string, Set<string>>();
-  /** Fee quote signing keys (contract §11): a handful, replaced as a whole when any changes. */
-  #quoteKeys: readonly QuoteKeyRow[] = [];
-  #merchants = new Map<string, MerchantRow>();
-  #keys = new Map<string, ApiKeyRow>();
-  #keysByMerchant = new Map<string, string[]>();
-  #channels = new Map<string, ChannelRow>();
-  #channelIdByCode = new Map<string, string>();
-  /** merchantId → its enabled channels. */
-  #enabled = new Map<string, Enabled[]>();
+  #d = new CatalogueData();
   /** `channelId NUL category` → the effective record of a merchant without overrides or merchant rules (shared by all such merchants of the category). */
   #baseRecords = new Map<string, MerchantChannel>();
-  /** channelId → its stored fee rules. */
-  #rules = new Map<string, FeeRule[]>();
   #timer: NodeJS.Timeout | null = null;
   /** The instant the timer is armed for (null: nothing scheduled). */
   #armedFor: number | null = null;
   /** Every transition up to this instant has been announced. */
   #announcedUpTo: number;
+  /** Pending instants (after the moment their rows were applied) → source → what they invalidate. */
+  #pending = new Map<number, Map<string, Target[]>>();
+  /** Source (a channel or a merchant) → the instants it put in {@link #pending}. */
+  #pendingOf = new Map<string, number[]>();
   #onTransition: (() => void) | null = null;
   #closed = false;
   /** Derived, per merchant: the effective channel list in display order (built on first use, bounded). */
   #lists = new Map<string, MerchantChannel[]>();
+  readonly #listCacheEntries: number;
   #merchantVersions = new Map<string, number>();
+  /** channelId → moves on every change of the channel, its currency, its rules taking effect. */
+  #channelGenerations = new Map<string, number>();
   #epoch = 0;
   #changes = 0;
   #versionText = '0:0';
   #lastSeq = 0;
+  #reloads = 0;
+  #work = 0;
 
   constructor(options: CatalogOptions = {}) {
     this.#now = options.now ?? Date.now;
     this.#announcedUpTo = this.#now();
+    this.#listCacheEntries = Math.max(1, options.listCacheEntries ?? DEFAULT_LIST_CACHE_ENTRIES);
   }
 
   /** Called after a scheduled rule took effect (the store forwards it to its change listeners). */
@@ -158,75 +346,87 @@ export class Catalog {
     return this.#versionText;
   }
 
-  /** Changes whenever anything this merchant could see changed (its rows, its channels, their currencies). */
-  merchantVersion(merchantId: string): string {
-    return `${this.#epoch}:${this.#merchantVersions.get(merchantId) ?? 0}`;
+  /**
+   * Counters for metrics and tests: full loads swapped in, and entities handled by `apply` and transitions
+   * (merchants, channels, currencies, pending instants: the work a change costs, which a scan would show).
+   */
+  get counters(): { reloads: number; work: number } {
+    return { reloads: this.#reloads, work: this.#work };
   }
 
-  /** Replace everything (first load, and after a reconnect where changes may have been missed). */
+  /** Changes whenever anything this merchant could see changed (its rows, its channels, their currencies). */
+  merchantVersion(merchantId: string): string {
+    // Generations only grow, and a change of which channels are enabled moves the merchant's own counter: the sum moves whenever one of them does.
+    let channels = 0;
+    for (const e of this.#d.enabled.get(merchantId) ?? []) channels += this.#channelGenerations.get(channelIdOf(e)) ?? 0;
+    return `${this.#epoch}:${this.#merchantVersions.get(merchantId) ?? 0}:${channels}`;
+  }
+
+  /** Start a full load (first load, a replaced database, a replica behind the pruned change log): see {@link CatalogueLoad}. */
+  beginLoad(): CatalogueLoad {
+    return new Load((data, lastSeq) => this.#swapIn(data, lastSeq));
+  }
+
+  /** Replace everything at once (a full load of one batch). */
   replaceAll(rows: CatalogRows, lastSeq: number): void {
-    this.#currencies = new Map(rows.currencies.map((c) => [c.code, c.minorUnits]));
-    this.#merchants = new Map(rows.merchants.map((m) => [m.id, m]));
-    this.#keys = new Map();
-    this.#keysByMerchant = new Map();
-    for (const k of rows.apiKeys) this.#putKey(k);
-    this.#channels = new Map();
-    this.#channelIdByCode = new Map();
-    for (const c of rows.channels) this.#putChannel(c);
-    this.#rules = new Map();
-    for (const c of rows.channels) this.#putRules(c, rows.feeRules.filter((r) => r.channelId === c.id));
-    this.#enabled = new Map();
-    for (const e of rows.merchantChannels) this.#putEnablement(e);
-    this.#origins = new Map();
-    for (const o of rows.merchantOrigins) this.#putOrigin(o.merchantId, o.origin);
-    this.#quoteKeys = rows.quoteKeys ?? [];
+    const load = this.beginLoad();
+    load.add(rows);
+    load.commit(lastSeq);
+  }
+
+  #swapIn(data: CatalogueData, lastSeq: number): void {
+    this.#d = data;
     this.#baseRecords.clear();
-    this.#lists.clear();
-    this.#merchantVersions.clear();
+    this.#lists = new Map();
+    this.#merchantVersions = new Map();
     this.#epoch += 1;
     this.#lastSeq = lastSeq;
+    this.#reloads += 1;
+    // Everything is rebuilt from these rows: what is already in force is in; only later instants are pending.
+    this.#pending = new Map();
+    this.#pendingOf = new Map();
+    this.#announcedUpTo = Math.max(this.#announcedUpTo, this.#now());
+    for (const id of data.channels.keys()) this.#scheduleChannel(id);
+    for (const [id, list] of data.enabled) if (list.some((e) => typeof e !== 'string')) this.#scheduleMerchant(id);
+    for (const id of data.ownRules.keys()) this.#scheduleMerchant(id);
     this.#bump();
     this.#arm();
   }
 
-  /** Apply the reloaded rows of a batch of changes up to `lastSeq`. */
+  /** Apply the reloaded rows of a batch of changes up to `lastSeq`: work in proportion to the entities named. */
   apply(changed: ChangedEntities, lastSeq: number): void {
-    const touched = new Set<string>();
+    const d = this.#d;
     const changedChannels = new Set<string>();
     for (const [code, row] of changed.currencies) {
-      if (row) this.#currencies.set(code, row.minorUnits);
-      else this.#currencies.delete(code);
-      for (const channel of this.#channels.values()) if (channel.currency === code) changedChannels.add(channel.id);
+      this.#work += 1;
+      if (row) d.currencies.set(code, row.minorUnits);
+      else d.currencies.delete(code);
+      // Channels are few (tens): a scan of them is no scan of merchants.
+      for (const channel of d.channels.values()) if (channel.currency === code) changedChannels.add(channel.id);
     }
     for (const [id, { channel: row, feeRules }] of changed.channels) {
-      const previous = this.#channels.get(id);
+      this.#work += 1;
+      const previous = d.channels.get(id);
       if (previous) {
-        this.#channels.delete(id);
-        if (this.#channelIdByCode.get(previous.code) === id) this.#channelIdByCode.delete(previous.code);
+        d.channels.delete(id);
+        if (d.channelIdByCode.get(previous.code) === id) d.channelIdByCode.delete(previous.code);
       }
-      this.#rules.delete(id);
+      d.rules.delete(id);
       if (row) {
-        this.#putChannel(row);
-        this.#putRules(row, feeRules);
+        d.putChannel(row);
+        for (const r of feeRules) if (r.merchantId === null || r.scope !== 'MERCHANT') d.putRule(r);
       }
+      this.#scheduleChannel(id);
       changedChannels.add(id);
     }
-    if (changedChannels.size > 0) {
-      this.#dropBaseRecords(changedChannels);
-      // Channel changes are rare: a scan of all enablements beats keeping a reverse index in memory.
-      for (const [merchantId, list] of this.#enabled) {
-        if (list.some((e) => changedChannels.has(channelIdOf(e)))) touched.add(merchantId);
-      }
-    }
+    if (changedChannels.size > 0) this.#channelsChanged(changedChannels);
     for (const [id, entity] of changed.merchants) {
-      this.#replaceMerchant(id, entity);
-      touched.add(id);
+      this.#work += 1;
+      d.replaceMerchant(id, entity);
+      this.#scheduleMerchant(id);
+      this.#merchantChanged(id);
     }
-    if (changed.quoteKeys) this.#quoteKeys = changed.quoteKeys;
-    for (const m of touched) {
-      this.#lists.delete(m);
-      this.#merchantVersions.set(m, (this.#merchantVersions.get(m) ?? 0) + 1);
-    }
+    if (changed.quoteKeys) d.quoteKeys = changed.quoteKeys;
     this.#lastSeq = Math.max(this.#lastSeq, lastSeq);
     this.#bump();
     this.#arm();
@@ -234,54 +434,53 @@ export class Catalog {
 
   /** The key with this id if it exists and is not revoked, with what authentication needs. */
   findActiveKey(keyId: string): ActiveKeyRecord | undefined {
-    const key = this.#keys.get(keyId);
+    const key = this.#d.keys.get(keyId);
     if (!key || key.revokedAt !== null) return undefined;
-    const merchant = this.#merchants.get(key.merchantId);
+    const merchant = this.#d.merchants.get(key.merchantId);
     if (!merchant) return undefined;
     return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus };
   }
 
   /** Every fee quote signing key (contract §11): the one that signs and the retired ones. Read-only. */
   quoteKeys(): readonly QuoteKeyRow[] {
-    return this.#quoteKeys;
+    return this.#d.quoteKeys;
   }
 
   /** True when `origin` (exactly as a browser sends it) is an allowed web origin of the merchant (contract §9). */
   originAllowed(merchantId: string, origin: string): boolean {
-    return this.#origins.get(merchantId)?.has(origin) ?? false;
+    return this.#d.origins.get(merchantId)?.has(origin) ?? false;
   }
 
   /** True when some merchant allows `origin` (a preflight, which carries no credentials). */
   isKnownOrigin(origin: string): boolean {
-    for (const set of this.#origins.values()) if (set.has(origin)) return true;
-    return false;
+    return this.#d.originUse.has(origin);
   }
 
   /** Decimals of a currency the service settles (undefined: unknown currency). */
   minorUnitsOf(code: string): number | undefined {
-    return this.#currencies.get(code);
+    return this.#d.currencies.get(code);
   }
 
   /** KYC status of a merchant (undefined: no such merchant). */
   kycOf(merchantId: string): KycStatus | undefined {
-    return this.#merchants.get(merchantId)?.kycStatus;
+    return this.#d.merchants.get(merchantId)?.kycStatus;
   }
 
   /** A merchant's name (contract §14 `{{merchant_name}}`); undefined: no such merchant. */
   merchantNameOf(merchantId: string): string | undefined {
-    return this.#merchants.get(merchantId)?.name;
+    return this.#d.merchants.get(merchantId)?.name;
   }
 
   /** Display name of a catalogue channel (any merchant, any status). */
   nameByCode(code: string): string | undefined {
-    const id = this.#channelIdByCode.get(code);
-    return id === undefined ? undefined : this.#channels.get(id)?.name;
+    const id = this.#d.channelIdByCode.get(code);
+    return id === undefined ? undefined : this.#d.channels.get(id)?.name;
   }
 
   /** True when a catalogue channel's Indonesian and English names differ (contract §12; its badge shows a symbol). */
   nameDiffersByLanguage(code: string): boolean {
-    const id = this.#channelIdByCode.get(code);
-    const c = id === undefined ? undefined : this.#channels.get(id);
+    const id = this.#d.channelIdByCode.get(code);
+    const c = id === undefined ? undefined : this.#d.channels.get(id);
     return c !== undefined && (c.nameId ?? c.name) !== (c.nameEn ?? c.name);
   }
 
@@ -290,25 +489,31 @@ export class Catalog {
     let list = this.#lists.get(merchantId);
     if (list === undefined) {
       list = this.#buildList(merchantId);
-      if (this.#lists.size >= MAX_CACHED_LISTS) this.#lists.clear();
+      // Past the bound the oldest list goes (Map order is insertion order): random merchants never empty it all.
+      if (this.#lists.size >= this.#listCacheEntries) this.#lists.delete(this.#lists.keys().next().value!);
       this.#lists.set(merchantId, list);
     }
     return list;
   }
 
+  /** Derived lists held now (bounded by `listCacheEntries`). */
+  get cachedLists(): number {
+    return this.#lists.size;
+  }
+
   /** The channel with this (lower-case) code if it is enabled for the merchant. */
   findForMerchant(merchantId: string, code: string): MerchantChannel | undefined {
-    const id = this.#channelIdByCode.get(code);
+    const id = this.#d.channelIdByCode.get(code);
     if (id === undefined) return undefined;
-    const entry = this.#enabled.get(merchantId)?.find((e) => channelIdOf(e) === id);
+    const entry = this.#d.enabled.get(merchantId)?.find((e) => channelIdOf(e) === id);
     return entry === undefined ? undefined : this.#effective(merchantId, entry);
   }
 
   /** Counts, for sizing and logs. */
   stats(): { merchants: number; keys: number; channels: number; enablements: number } {
     let enablements = 0;
-    for (const list of this.#enabled.values()) enablements += list.length;
-    return { merchants: this.#merchants.size, keys: this.#keys.size, channels: this.#channels.size, enablements };
+    for (const list of this.#d.enabled.values()) enablements += list.length;
+    return { merchants: this.#d.merchants.size, keys: this.#d.keys.size, channels: this.#d.channels.size, enablements };
   }
 
   #bump(): void {
@@ -316,32 +521,72 @@ export class Catalog {
     this.#versionText = `${this.#epoch}:${this.#changes}`;
   }
 
-  #putRules(c: ChannelRow, rows: readonly FeeRuleRow[]): void {
-    if (rows.length > 0) this.#rules.set(c.id, rows.map((r) => ruleFromRow(r, c.code)));
+  /** Channels changed (rows, rules, currency, a transition): O(channels), whatever the number of merchants. */
+  #channelsChanged(channelIds: ReadonlySet<string>): void {
+    for (const key of this.#baseRecords.keys()) if (channelIds.has(key.slice(0, key.indexOf('\u0000')))) this.#baseRecords.delete(key);
+    for (const id of channelIds) this.#channelGenerations.set(id, (this.#channelGenerations.get(id) ?? 0) + 1);
+    this.#lists = new Map();
   }
 
-  #dropBaseRecords(channelIds: ReadonlySet<string>): void {
-    for (const key of this.#baseRecords.keys()) if (channelIds.has(key.slice(0, key.indexOf('\u0000')))) this.#baseRecords.delete(key);
+  #merchantChanged(merchantId: string): void {
+    this.#lists.delete(merchantId);
+    this.#merchantVersions.set(merchantId, (this.#merchantVersions.get(merchantId) ?? 0) + 1);
+  }
+
+  /** Put a source's instants later than now in the index (replacing what it had there). */
+  #schedule(source: string, instants: Iterable<[string, Target]>): void {
+    for (const at of this.#pendingOf.get(source) ?? []) {
+      const entries = this.#pending.get(at);
+      entries?.delete(source);
+      if (entries?.size === 0) this.#pending.delete(at);
+    }
+    this.#pendingOf.delete(source);
+    const now = this.#now();
+    const mine: number[] = [];
+    for (const [text, target] of instants) {
+      const at = parseInstant(text);
+      if (at === null || at <= now) continue;
+      let entries = this.#pending.get(at);
+      if (!entries) this.#pending.set(at, (entries = new Map<string, Target[]>()));
+      const targets = entries.get(source);
+      if (targets) targets.push(target);
+      else {
+        entries.set(source, [target]);
+        mine.push(at);
+      }
+    }
+    if (mine.length > 0) this.#pendingOf.set(source, mine);
+  }
+
+  /** A channel's instants: its flat fee's `fee_set_at` (clock-skewed future) and its rules' starts. */
+  #scheduleChannel(channelId: string): void {
+    const c = this.#d.channels.get(channelId);
+    const target: Target = { channel: channelId };
+    const out: [string, Target][] = c ? [[c.feeSetAt, target]] : [];
+    for (const r of this.#d.rules.get(channelId) ?? []) if (r.cancelledAt == null) out.push([r.effectiveFrom, target]);
+    this.#schedule(channelSource(channelId), out);
+  }
+
+  /** A merchant's instants: its overrides' `fee_set_at` and its own rules' starts. */
+  #scheduleMerchant(merchantId: string): void {
+    const target: Target = { merchant: merchantId };
+    const out: [string, Target][] = [];
+    for (const e of this.#d.enabled.get(merchantId) ?? []) if (typeof e !== 'string') out.push([e.overrides.feeSetAt, target]);
+    for (const { rule } of this.#d.ownRules.get(merchantId) ?? []) if (rule.cancelledAt == null) out.push([rule.effectiveFrom, target]);
+    this.#schedule(merchantSource(merchantId), out);
   }
 
   /**
-   * (Re-)arm the one transition timer at the next instant any rule starts
-   * after what was last announced: stored rules, and flat settings written
-   * with a (clock-skewed) future `fee_set_at`. Counting from the last
-   * announcement, not from now, means a late timer (busy event loop) whose
-   * transition a change re-arming in between would skip is announced at
-   * once. Far instants are clamped to Node's timer limit and re-armed when
-   * the clamped timer fires. Unref'd: it never keeps a process alive.
+   * (Re-)arm the one transition timer at the earliest pending instant. Counting from the last announcement,
+   * not from now, means a late timer (busy event loop) is announced at once. Far instants are clamped to
+   * Node's timer limit and re-armed when the clamped timer fires. Unref'd: it never keeps a process alive.
+   * Cost: the number of distinct pending instants (scheduled rules), not of merchants.
    */
   #arm(): void {
     if (this.#closed) return;
     const now = this.#now();
-    const after = this.#announcedUpTo;
-    const all: FeeRule[] = [];
-    for (const rules of this.#rules.values()) all.push(...rules);
-    let next = nextTransition(all, after);
-    for (const c of this.#channels.values()) next = earliestAfter(next, c.feeSetAt, after);
-    for (const list of this.#enabled.values()) for (const e of list) if (typeof e !== 'string') next = earliestAfter(next, e.overrides.feeSetAt, after);
+    let next: number | null = null;
+    for (const at of this.#pending.keys()) if (at > this.#announcedUpTo && (next === null || at < next)) next = at;
     if (next === this.#armedFor && this.#timer) return;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
@@ -351,7 +596,7 @@ export class Catalog {
     this.#timer.unref();
   }
 
-  /** The timer fired: announce every transition in (announcedUpTo, now]. */
+  /** The timer fired: announce every pending instant in (announcedUpTo, now]. */
   #fire(): void {
     this.#timer = null;
     const now = this.#now();
@@ -361,112 +606,27 @@ export class Catalog {
       this.#arm();
       return;
     }
-    const from = this.#announcedUpTo;
     this.#announcedUpTo = now;
-    const { channels, merchants } = this.#transitions(from, now);
-    this.#dropBaseRecords(channels);
-    for (const m of merchants) {
-      this.#lists.delete(m);
-      this.#merchantVersions.set(m, (this.#merchantVersions.get(m) ?? 0) + 1);
+    const channels = new Set<string>();
+    for (const [at, entries] of this.#pending) {
+      if (at > now) continue;
+      this.#pending.delete(at);
+      for (const [source, targets] of entries) {
+        const left = this.#pendingOf.get(source)?.filter((t) => t !== at);
+        if (left?.length) this.#pendingOf.set(source, left);
+        else this.#pendingOf.delete(source);
+        for (const t of targets) {
+          this.#work += 1;
+          if (t.channel !== undefined) channels.add(t.channel);
+          else this.#merchantChanged(t.merchant);
+        }
+      }
     }
+    if (channels.size > 0) this.#channelsChanged(channels);
     this.#bump();
     this.#armedFor = null;
     this.#arm();
     this.#onTransition?.();
-  }
-
-  /** Channels with a rule (stored or implicit) starting in (from, to], and the merchants those rules apply to. */
-  #transitions(from: number, to: number): { channels: Set<string>; merchants: Set<string> } {
-    const starts = (text: string) => {
-      const ms = parseInstant(text);
-      return ms !== null && ms > from && ms <= to;
-    };
-    const starting = new Map<string, FeeRule[]>();
-    for (const [channelId, rules] of this.#rules) {
-      const now = rules.filter((r) => r.cancelledAt == null && starts(r.effectiveFrom));
-      if (now.length > 0) starting.set(channelId, now);
-    }
-    const flatChannels = new Set([...this.#channels.values()].filter((c) => starts(c.feeSetAt)).map((c) => c.id));
-    const channels = new Set([...starting.keys(), ...flatChannels]);
-    const merchants = new Set<string>();
-    // Transitions are rare: a scan of all enablements beats keeping a reverse index in memory.
-    for (const [merchantId, list] of this.#enabled) {
-      const category = this.#merchants.get(merchantId)?.category;
-      for (const e of list) {
-        const channelId = channelIdOf(e);
-        const applies = (r: FeeRule) => r.scope === 'CHANNEL' || (r.scope === 'MERCHANT' && r.merchantId === merchantId) || (r.scope === 'CATEGORY' && r.category === category);
-        if (flatChannels.has(channelId) || (starting.get(channelId) ?? []).some(applies) || (typeof e !== 'string' && starts(e.overrides.feeSetAt))) {
-          merchants.add(merchantId);
-          channels.add(channelId);
-        }
-      }
-    }
-    return { channels, merchants };
-  }
-
-  #putKey(k: ApiKeyRow): void {
-    this.#keys.set(k.id, k);
-    const list = this.#keysByMerchant.get(k.merchantId);
-    if (list) list.push(k.id);
-    else this.#keysByMerchant.set(k.merchantId, [k.id]);
-  }
-
-  #putChannel(c: ChannelRow): void {
-    this.#channels.set(c.id, c);
-    this.#channelIdByCode.set(c.code, c.id);
-  }
-
-  #putEnablement(e: MerchantChannelRow): void {
-    // The channel row's own string, so 100,000 merchants share one copy of each channel id.
-    const channelId = this.#channels.get(e.channelId)?.id ?? e.channelId;
-    // fee_set_at alone is no override: it only dates the fee columns (the implicit merchant rule).
-    const hasOverrides =
-      e.feePercentage !== null ||
-      e.feeValue !== null ||
-      e.additionalFeePercentage !== null ||
-      e.additionalFeeValue !== null ||
-      e.minAmount !== null ||
-      e.maxAmount !== null ||
-      e.feeChargedToCustomer !== null;
-    const entry: Enabled = hasOverrides
-      ? {
-          channelId,
-          overrides: {
-            feePercentage: e.feePercentage,
-            feeValue: e.feeValue,
-            additionalFeePercentage: e.additionalFeePercentage,
-            additionalFeeValue: e.additionalFeeValue,
-            minAmount: e.minAmount,
-            maxAmount: e.maxAmount,
-            feeChargedToCustomer: e.feeChargedToCustomer,
-            feeSetAt: e.feeSetAt,
-          },
-        }
-      : channelId;
-    const list = this.#enabled.get(e.merchantId);
-    if (list) list.push(entry);
-    else this.#enabled.set(e.merchantId, [entry]);
-  }
-
-  #replaceMerchant(id: string, entity: MerchantEntity): void {
-    for (const keyId of this.#keysByMerchant.get(id) ?? []) this.#keys.delete(keyId);
-    this.#keysByMerchant.delete(id);
-    this.#enabled.delete(id);
-    this.#origins.delete(id);
-    if (!entity.merchant) {
-      this.#merchants.delete(id);
-      return;
-    }
-    this.#merchants.set(id, entity.merchant);
-    for (const k of entity.keys) this.#putKey(k);
-    for (const e of entity.enablements) this.#putEnablement(e);
-    for (const o of entity.origins) this.#putOrigin(id, o.origin);
-  }
-
-  #putOrigin(merchantId: string, origin: string): void {
-    const set = this.#origins.get(merchantId);
-    if (set) set.add(origin);
-    else this.#origins.set(merchantId, new Set([origin]));
   }
 
   /**
@@ -475,12 +635,14 @@ export class Catalog {
    * (undefined: channel or currency missing).
    */
   #record(channelId: string, subject: RuleSubject, overrides: Overrides | undefined): MerchantChannel | undefined {
-    const c = this.#channels.get(channelId);
-    const minorUnits = c && this.#currencies.get(c.currency);
+    const c = this.#d.channels.get(channelId);
+    const minorUnits = c && this.#d.currencies.get(c.currency);
     // Foreign keys make both impossible; a row missing here is skipped rather than served half-built.
     if (!c || minorUnits === undefined) return undefined;
     const now = this.#now();
-    const rules = rulesForMerchant(this.#rules.get(channelId) ?? [], c, overrides && { merchantId: subject.merchantId, ...overrides });
+    const stored = this.#d.rules.get(channelId) ?? [];
+    const own = subject.merchantId === '' ? undefined : this.#d.ownRules.get(subject.merchantId)?.filter((o) => o.channelId === channelId);
+    const rules = rulesForMerchant(own?.length ? [...stored, ...own.map((o) => o.rule)] : stored, c, overrides && { merchantId: subject.merchantId, ...overrides });
     // The implicit channel rule is in force from its fee_set_at; only a clock-skewed future one leaves nothing.
     const rule = ruleInForce(rules, subject, now) ?? rules.find((r) => r.scope === 'CHANNEL' && r.id.startsWith(FLAT_RULE_PREFIX))!;
     const o = overrides;
@@ -512,12 +674,12 @@ export class Catalog {
   }
 
   #effective(merchantId: string, entry: Enabled): MerchantChannel | undefined {
-    const category = this.#merchants.get(merchantId)?.category;
+    const category = this.#d.merchants.get(merchantId)?.category;
     if (category === undefined) return undefined;
     const channelId = channelIdOf(entry);
-    const ownRule = (this.#rules.get(channelId) ?? []).some((r) => r.scope === 'MERCHANT' && r.merchantId === merchantId);
+    const ownRule = this.#d.ownRules.get(merchantId)?.some((o) => o.channelId === channelId) ?? false;
     if (typeof entry !== 'string' || ownRule) return this.#record(channelId, { merchantId, category }, typeof entry === 'string' ? undefined : entry.overrides);
-    // Shared by every merchant of the category without overrides or rules of its own (merchant rules of others never match '').
+    // Shared by every merchant of the category without overrides or rules of its own.
     const key = `${channelId}\u0000${category}`;
     let record = this.#baseRecords.get(key);
     if (record === undefined) {
@@ -529,12 +691,12 @@ export class Catalog {
 
   #buildList(merchantId: string): MerchantChannel[] {
     const out: { channel: ChannelRow; record: MerchantChannel }[] = [];
-    for (const entry of this.#enabled.get(merchantId) ?? []) {
+    for (const entry of this.#d.enabled.get(merchantId) ?? []) {
       const record = this.#effective(merchantId, entry);
-      if (record) out.push({ channel: this.#channels.get(record.id)!, record });
+      if (record) out.push({ channel: this.#d.channels.get(record.id)!, record });
     }
     // Contract §12: the merchant's named channels first, in its order; the others after, in the default order.
-    const position = merchantPositions(this.#merchants.get(merchantId)?.channelOrder ?? null);
+    const position = merchantPositions(this.#d.merchants.get(merchantId)?.channelOrder ?? null);
     const rank = (code: string) => position.get(code) ?? Number.MAX_SAFE_INTEGER;
     out.sort((a, b) => rank(a.channel.code) - rank(b.channel.code) || byDisplayOrder(a.channel, b.channel));
     return out.map((x) => x.record);
@@ -557,11 +719,4 @@ function merchantPositions(text: string | null): Map<string, number> {
   }
   if (Array.isArray(codes)) codes.forEach((code, i) => typeof code === 'string' && !positions.has(code) && positions.set(code, i));
   return positions;
-}
-
-/** The earlier of `current` and the instant `text` when that is after `after`. */
-function earliestAfter(current: number | null, text: string, after: number): number | null {
-  const ms = parseInstant(text);
-  if (ms === null || ms <= after) return current;
-  return current === null || ms < current ? ms : current;
 }

@@ -38,10 +38,15 @@ import { RESPONSE_BYTES, responseHeaders, type ResponseWithBytes } from '../resp
 import { REST_ROUTE_BY_PATH } from '../../shared/routes.js';
 
 /** Options of {@link useAnswerCache}. */
+/** REST channel lists kept by default (REST_LIST_CACHE_ENTRIES). */
+export const DEFAULT_REST_LIST_ENTRIES = 20_000;
+
 export interface AnswerCacheOptions {
   dataVersion: DataVersion;
   /** Answers kept per (API key, exact request); 0 = none. */
   entries: number;
+  /** REST channel lists kept (one per merchant, KYC and filter); default {@link DEFAULT_REST_LIST_ENTRIES}. */
+  restListEntries?: number;
   /** Path of the GraphQL endpoint (only JSON POSTs to it are cached). */
   graphqlEndpoint: string;
   /** Counters for tests and diagnosis. */
@@ -95,8 +100,8 @@ function latin1(bytes: Uint8Array): string {
 export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; store: Plugin } {
   if (!Number.isInteger(options.entries) || options.entries < 0) throw new Error('useAnswerCache: entries must be a non-negative integer');
   const { stats, graphqlEndpoint } = options;
-  // At most 1,000 merchants' lists and 64 MiB in total (a 10,000-channel list is ~3 MB).
-  const restLists = new VersionedCache<string, KeptAnswer>(options.dataVersion, 1_000, { weigh: (k) => k.bytes.length, max: 64 * 2 ** 20 });
+  // At most `restListEntries` lists (REST_LIST_CACHE_ENTRIES) and 64 MiB in total (a 10,000-channel list is ~3 MB).
+  const restLists = new VersionedCache<string, KeptAnswer>(options.dataVersion, options.restListEntries ?? DEFAULT_REST_LIST_ENTRIES, { weigh: (k) => k.bytes.length, max: 64 * 2 ** 20 });
   // At most `entries` answers and 32 MiB (each weighed with its key's maximum size).
   const results = new VersionedCache<string, KeptAnswer>(options.dataVersion, Math.max(1, options.entries), { weigh: (k) => k.bytes.length + MAX_BODY, max: 32 * 2 ** 20 });
   const doorkeeper = new Doorkeeper(Math.max(1024, 2 * options.entries));

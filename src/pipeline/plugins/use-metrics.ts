@@ -38,6 +38,8 @@ export interface MetricsOptions {
   routeOf: (pathname: string) => string;
   /** Seconds since the catalogue was last known current (the store's); absent: no gauge. */
   catalogueAgeSeconds?: () => number;
+  /** Contract §15: full catalogue loads swapped in (start, a replaced database, a replica behind the pruned log); absent: no gauge. */
+  catalogueReloads?: () => number;
   /**
    * Contract §13, while tracing is on: a sampled request's trace id (and span id) is kept as an exemplar of
    * the duration histogram, shown when /metrics is asked for OpenMetrics (`Accept: application/openmetrics-text`).
@@ -87,6 +89,17 @@ export function useMetrics(options: MetricsOptions): Plugin {
     labelNames: ['code'] as const,
     registers: [registry],
   });
+  const catalogueReloads = options.catalogueReloads;
+  if (catalogueReloads) {
+    new Gauge({
+      name: 'gateway_catalogue_reloads',
+      help: 'Full catalogue loads swapped in since the process started (1 after start; more only when the database was replaced or restored, or the replica fell behind the pruned change log).',
+      registers: [registry],
+      collect() {
+        this.set(catalogueReloads());
+      },
+    });
+  }
   const catalogueAge = options.catalogueAgeSeconds;
   if (catalogueAge) {
     new Gauge({

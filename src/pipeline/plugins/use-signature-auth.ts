@@ -46,7 +46,12 @@ export function sessionSecretOf(request: HeaderSource): string | null {
 }
 
 /** Options of {@link useSignatureAuth}. */
+/** Verified keys kept by default (KEY_CACHE_ENTRIES). */
+export const DEFAULT_KEY_CACHE_ENTRIES = 100_000;
+
 export interface SignatureAuthOptions {
+  /** Verified keys (decrypted secrets) kept until the data changes; default {@link DEFAULT_KEY_CACHE_ENTRIES}. */
+  keyCacheEntries?: number;
   /** Looks up a non-revoked key (called once per request: revocation is immediate). */
   findActiveKey: (keyId: string) => ActiveKeyRecord | undefined;
   secretBox: SecretBox;
@@ -153,8 +158,9 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
     // The HMAC key is the UTF-8 bytes of the secret (contract §3); decrypted once per key and data version.
     return record ? { record, hmacKey: createSecretKey(Buffer.from(options.secretBox.decrypt(record.keyId, record.secretCiphertext), 'utf8')) } : undefined;
   };
-  // Unknown keys are never cached (undefined), so guessing key ids cannot evict the real ones. At most 10,000 keys.
-  const cache = options.dataVersion ? new VersionedCache<string, PreparedKey | undefined>(options.dataVersion, 10_000) : null;
+  // Unknown keys are never cached (undefined), so guessing key ids cannot evict the real ones. At most
+  // `keyCacheEntries` keys (KEY_CACHE_ENTRIES); past it the oldest goes.
+  const cache = options.dataVersion ? new VersionedCache<string, PreparedKey | undefined>(options.dataVersion, options.keyCacheEntries ?? DEFAULT_KEY_CACHE_ENTRIES) : null;
   const findKey = (keyId: string): PreparedKey | undefined => (cache ? cache.get(keyId, () => prepare(keyId)) : prepare(keyId));
 
   /** Verify and return the principal and the verified body bytes, or throw the contract error. */

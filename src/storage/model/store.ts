@@ -19,6 +19,17 @@ export interface DatabaseStatus {
 }
 
 /**
+ * A full load in progress, built beside the live catalogue: rows are added in batches (channels, currencies
+ * and their rules before the merchants' rows that name them) and nothing is visible until `commit` swaps the
+ * whole in. Peak memory is the live catalogue, the one being built and one batch of rows.
+ */
+export interface CatalogueLoad {
+  add(rows: Partial<CatalogRows>): void;
+  /** Swap the loaded catalogue in, consistent with the change log up to `lastSeq`. */
+  commit(lastSeq: number): void;
+}
+
+/**
  * What a store keeps current. Invariants the store relies on: `lastSeq` is the highest change-log sequence
  * number applied; `version` changes whenever anything applied changed; a transition listener is called when
  * something changes without a write (a scheduled rule taking effect), exactly like a committed change.
@@ -26,8 +37,8 @@ export interface DatabaseStatus {
 export interface CatalogueSink {
   readonly lastSeq: number;
   readonly version: string;
-  /** Replace everything (start, reconnect, after an outage). */
-  replaceAll(rows: CatalogRows, lastSeq: number): void;
+  /** Start replacing everything (start, a replaced database, a replica behind the pruned change log). */
+  beginLoad(): CatalogueLoad;
   /** Apply the rows of the entities named by change-log rows up to `lastSeq`. */
   apply(changed: ChangedEntities, lastSeq: number): void;
   onTransition(listener: () => void): void;
@@ -57,6 +68,11 @@ export interface Store<C extends CatalogueSink = CatalogueSink> {
   sync(): Promise<void>;
   /** Operator reads and writes. */
   readonly admin: AdminRepository;
+  /**
+   * Contract §15: delete `change_log` rows older than the retention as of `now` (a bounded batch, never the
+   * newest row); returns how many. Servers call it periodically; safe from any number of processes at once.
+   */
+  pruneHistory(now?: number): Promise<number>;
   /** Called after every change applied to the catalogue (any writer, any process). Returns an unsubscribe. */
   onChange(listener: () => void): () => void;
   close(): Promise<void>;

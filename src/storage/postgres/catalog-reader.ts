@@ -1,18 +1,54 @@
 /**
- * Postgres reads that feed the in-memory catalogue (src/modules/catalogue/catalog.ts): the
- * same two reads as catalog-sqlite.ts, each in one REPEATABLE READ, read-only
- * transaction so a full load is one consistent snapshot.
+ * Postgres reads that feed the in-memory catalogue (src/modules/catalogue/catalog.ts): the same reads as
+ * src/storage/sqlite/catalog-reader.ts. A full load is one REPEATABLE READ, read-only transaction (one
+ * consistent snapshot) read page by page (a cursor per per-merchant table, keyset pagination for the rules:
+ * every statement reads at most {@link LOAD_PAGE} rows, so the statement timeout bounds a page, never the size of the catalogue, and the
+ * event loop serves requests between pages); a catch-up reads the rows of one slice of changes.
  */
-import { asc, gt, inArray, max, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lt, lte, max, min, or, sql, type SQL } from 'drizzle-orm';
 import type { NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { assembleChanged, entitiesOf, type CatalogRows, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
+import {
+  assembleChanged,
+  chunked,
+  MERCHANT_TABLES,
+  entitiesOf,
+  LOAD_PAGE,
+  type ChangedEntities,
+  type ChangeRow,
+  type ApiKeyRow,
+  type FeeRuleRow,
+  type MerchantChannelRow,
+  type MerchantOriginRow,
+  type MerchantRow,
+  type LogPosition,
+} from '../model/catalogue-rows.js';
+import type { CatalogueLoad } from '../model/store.js';
 import * as schema from './schema.js';
-import { apiKeys, changeLog, channels, currencies, feeRules, merchantChannels, merchantOrigins, merchants, quoteKeys } from './schema.js';
+import { changeLog, channels, currencies, feeRules, quoteKeys } from './schema.js';
 
 const SNAPSHOT = { isolationLevel: 'repeatable read', accessMode: 'read only' } as const;
 
+type Tx = Pick<NodePgDatabase<typeof schema>, 'select'>;
+
+/** Read `read` page by page, handing each page to `add`. */
+async function pages<R>(read: (after: R | undefined) => Promise<R[]>, add: (rows: R[]) => void | Promise<void>): Promise<void> {
+  let after: R | undefined;
+  for (;;) {
+    const rows = await read(after);
+    if (rows.length > 0) await add(rows);
+    if (rows.length < LOAD_PAGE) return;
+    after = rows[rows.length - 1];
+  }
+}
+
+/** The rows of `MERCHANT_TABLES[index]` whose `column` is one of `ids`. */
+function ofMerchants(index: 0 | 1 | 2 | 3, column: 'id' | 'merchant_id', ids: string[]): SQL {
+  const { table, columns } = MERCHANT_TABLES[index];
+  return sql`select ${sql.raw(columns)} from ${sql.raw(table)} where ${sql.raw(column)} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`;
+}
+
 export class PgCatalogReader {
-  /** `statementTimeoutMs`: the server-side bound of each read transaction (`SET LOCAL`: nothing outlives the transaction on a pooled connection). */
+  /** `statementTimeoutMs`: the server-side bound of each statement (`SET LOCAL`: nothing outlives the transaction on a pooled connection). */
   constructor(
     private readonly db: NodePgDatabase<typeof schema>,
     private readonly statementTimeoutMs: number,
@@ -22,24 +58,36 @@ export class PgCatalogReader {
     return tx.execute(sql.raw(`set local statement_timeout = ${Math.trunc(this.statementTimeoutMs)}`));
   }
 
-  async loadAll(): Promise<{ rows: CatalogRows; lastSeq: number }> {
+  /** Everything, into `load` (not committed), and the change-log position it is consistent with. */
+  async loadAll(load: CatalogueLoad): Promise<LogPosition> {
     return this.db.transaction(async (tx) => {
       await this.#bound(tx);
-      const lastSeq = (await tx.select({ m: max(changeLog.seq) }).from(changeLog))[0]?.m ?? 0;
-      return {
-        lastSeq: Number(lastSeq),
-        rows: {
-          currencies: await tx.select().from(currencies),
-          merchants: await tx.select().from(merchants),
-          apiKeys: await tx.select().from(apiKeys),
-          channels: await tx.select().from(channels),
-          merchantChannels: await tx.select().from(merchantChannels),
-          merchantOrigins: await tx.select().from(merchantOrigins),
-          feeRules: await tx.select().from(feeRules),
-          quoteKeys: await tx.select().from(quoteKeys),
-        },
-      };
+      const position = await this.#position(tx);
+      load.add({ currencies: await tx.select().from(currencies), channels: await tx.select().from(channels), quoteKeys: await tx.select().from(quoteKeys) });
+      await pages<FeeRuleRow>((a) => tx.select().from(feeRules).where(a ? gt(feeRules.id, a.id) : undefined).orderBy(asc(feeRules.id)).limit(LOAD_PAGE), (feeRules) => load.add({ feeRules }));
+      // In table order through a cursor per table: sequential scans, a page per FETCH (each bounded by the statement timeout).
+      for (const { table, kind, columns } of MERCHANT_TABLES) {
+        await tx.execute(sql.raw(`declare catalogue_load no scroll cursor for select ${columns} from ${table}`));
+        for (;;) {
+          const { rows } = await tx.execute<Record<string, unknown>>(sql.raw(`fetch forward ${LOAD_PAGE} from catalogue_load`));
+          if (rows.length > 0) load.add({ [kind]: rows });
+          if (rows.length < LOAD_PAGE) break;
+        }
+        await tx.execute(sql.raw('close catalogue_load'));
+      }
+      return position;
     }, SNAPSHOT);
+  }
+
+  async #position(db: Tx): Promise<LogPosition> {
+    const last = (await db.select({ seq: max(changeLog.seq) }).from(changeLog))[0]?.seq;
+    const first = (await db.select({ seq: min(changeLog.seq) }).from(changeLog))[0]?.seq;
+    return { lastSeq: Number(last ?? 0), firstSeq: first == null ? null : Number(first) };
+  }
+
+  /** Where the change log is: its newest row, and the oldest one kept. */
+  position(): Promise<LogPosition> {
+    return this.#position(this.db);
   }
 
   /** Highest committed change-log sequence number (the cheap catch-up poll). */
@@ -47,29 +95,54 @@ export class PgCatalogReader {
     return Number((await this.db.select({ m: max(changeLog.seq) }).from(changeLog))[0]?.m ?? 0);
   }
 
-  async changesSince(seq: number): Promise<ChangeRow[]> {
+  /** The change-log row `seq`, if it is still kept (the row a replica applied last proves the database is the one it loaded). */
+  async changeAt(seq: number): Promise<(ChangeRow & { at: string }) | undefined> {
+    return (await this.db.select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at }).from(changeLog).where(eq(changeLog.seq, seq)))[0];
+  }
+
+  /** At most `limit` change-log rows after `seq`, in order. */
+  async changesSince(seq: number, limit: number): Promise<(ChangeRow & { at: string })[]> {
     return this.db
-      .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId })
+      .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at })
       .from(changeLog)
       .where(gt(changeLog.seq, seq))
-      .orderBy(asc(changeLog.seq));
+      .orderBy(asc(changeLog.seq))
+      .limit(limit);
+  }
+
+  /**
+   * Delete change-log rows written before `before`, at most `limit`, never the newest row; returns how many.
+   * Replicas pruning together delete the same rows (the second finds none): no lock, no coordination.
+   */
+  async prune(before: string, limit: number): Promise<number> {
+    const { lastSeq, firstSeq } = await this.position();
+    if (firstSeq === null) return 0;
+    const younger = (await this.db.select({ seq: changeLog.seq }).from(changeLog).where(and(lt(changeLog.seq, firstSeq + limit), sql`${changeLog.at} >= ${before}`)).orderBy(asc(changeLog.seq)).limit(1))[0];
+    const upTo = Math.min(younger?.seq ?? lastSeq, lastSeq, firstSeq + limit) - 1;
+    if (upTo < firstSeq) return 0;
+    return (await this.db.delete(changeLog).where(lte(changeLog.seq, upTo))).rowCount ?? 0;
   }
 
   async loadChanged(changes: readonly ChangeRow[]): Promise<ChangedEntities> {
     const ids = entitiesOf(changes);
-    // No row has an empty id or code: the placeholder for a kind with no changes (`in ()` is not valid SQL).
-    const none = [''];
     return this.db.transaction(
       async (tx) => {
         await this.#bound(tx);
+        const each = async <R>(list: string[], read: (chunk: string[]) => Promise<R[]>): Promise<R[]> => {
+          const out: R[] = [];
+          for (const c of chunked(list)) out.push(...(await read(c)));
+          return out;
+        };
         return assembleChanged(ids, {
-          merchants: await tx.select().from(merchants).where(inArray(merchants.id, ids.merchant.length ? ids.merchant : none)),
-          apiKeys: await tx.select().from(apiKeys).where(inArray(apiKeys.merchantId, ids.merchant.length ? ids.merchant : none)),
-          merchantChannels: await tx.select().from(merchantChannels).where(inArray(merchantChannels.merchantId, ids.merchant.length ? ids.merchant : none)),
-          merchantOrigins: await tx.select().from(merchantOrigins).where(inArray(merchantOrigins.merchantId, ids.merchant.length ? ids.merchant : none)),
-          channels: await tx.select().from(channels).where(inArray(channels.id, ids.channel.length ? ids.channel : none)),
-          feeRules: await tx.select().from(feeRules).where(inArray(feeRules.channelId, ids.channel.length ? ids.channel : none)),
-          currencies: await tx.select().from(currencies).where(inArray(currencies.code, ids.currency.length ? ids.currency : none)),
+          // The per-merchant tables by hand (the full load's column lists): a slice reads a dozen rows a merchant.
+          merchants: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(0, 'id', c))).rows as unknown as MerchantRow[]),
+          apiKeys: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(1, 'merchant_id', c))).rows as unknown as ApiKeyRow[]),
+          merchantChannels: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(2, 'merchant_id', c))).rows as unknown as MerchantChannelRow[]),
+          merchantOrigins: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(3, 'merchant_id', c))).rows as unknown as MerchantOriginRow[]),
+          merchantFeeRules: await each(ids.merchant, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.merchantId, c), eq(feeRules.scope, 'MERCHANT')))),
+          channels: await each(ids.channel, (c) => tx.select().from(channels).where(inArray(channels.id, c))),
+          feeRules: await each(ids.channel, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.channelId, c), or(isNull(feeRules.merchantId), sql`${feeRules.scope} <> 'MERCHANT'`)))),
+          currencies: await each(ids.currency, (c) => tx.select().from(currencies).where(inArray(currencies.code, c))),
           quoteKeys: ids.quote_key.length ? await tx.select().from(quoteKeys) : [],
         });
       },

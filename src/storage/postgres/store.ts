@@ -19,8 +19,16 @@
  * hangs. A failed poll starts an outage (src/storage/model/freshness.ts): the
  * last catalogue keeps being served for at most `maxStalenessMs` counted from
  * the last successful poll, then requests answer 503 (the process stays up,
- * /health stays 200). The poll keeps trying; the first success reloads
- * everything (changes made meanwhile included) before the outage ends.
+ * /health stays 200). The poll keeps trying; the first success catches up
+ * on the changes made meanwhile before the outage ends (everything is reloaded only when the change log
+ * shows another database, a restore, or rows pruned past this replica). The poll's deadline bounds the
+ * database's answer, not the replica's own work: it is judged after the event loop has read what arrived,
+ * and a catch-up in progress is never raced against it.
+ *
+ * Scale (contract §15). A full load is read page by page into a catalogue built beside the live one and
+ * swapped in; a catch-up applies {@link CATCH_UP_SLICE} change-log rows at a time and yields to requests
+ * between slices. Servers prune change-log rows older than the retention (every replica may: they delete
+ * the same rows).
  *
  * Listening. Where LISTEN cannot work (a read-only standby refuses it; a
  * transaction pooler accepts it but never delivers a NOTIFY, which a
@@ -40,6 +48,8 @@ import { applyMigrations, hasSchema, pendingMigrationCount } from './migrations.
 import * as schema from './schema.js';
 import { NoDatabaseError } from '../errors.js';
 import { CatalogueFreshness } from '../model/freshness.js';
+import { behindHorizon, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
+import { APPLY_CHUNK, CATCH_UP_SLICE_POSTGRES, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 import { endWithError, startClientSpan } from '../../shared/tracing.js';
 
@@ -76,7 +86,11 @@ export interface PgStoreOptions {
   maxStalenessMs?: number;
   /** Contract §13: a catch-up that read rows is a span, with a CLIENT span per query under it; absent = off. */
   tracer?: Tracer;
+  /** Change-log retention and catch-up slices (contract §15). */
+  history?: HistoryOptions;
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The URL with its password hidden, for logs and messages. */
 export function redactUrl(url: string): string {
@@ -110,7 +124,14 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
   readonly #reader: PgCatalogReader;
   readonly #listeners: ChangeListeners;
   readonly #logger?: Logger;
-  readonly #options: Required<Omit<PgStoreOptions, 'logger' | 'tracer'>>;
+  readonly #options: Required<Omit<PgStoreOptions, 'logger' | 'tracer' | 'history'>>;
+  readonly #history: Required<HistoryOptions>;
+  /** The change-log row applied last (its presence proves, after an outage, that the database is the one loaded). */
+  #mark: (ChangeRow & { at: string }) | undefined;
+  /** After an outage: check that the database is the one loaded before catching up. */
+  #verify = false;
+  #prune: NodeJS.Timeout | null = null;
+  #pruneWarned = false;
   readonly #tracer: Tracer | undefined;
   readonly #freshness: CatalogueFreshness;
   readonly #hostPort: string;
@@ -146,6 +167,12 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       statementTimeoutMs: options.statementTimeoutMs ?? 5000,
       maxConnections: options.maxConnections ?? 10,
       maxStalenessMs: options.maxStalenessMs ?? 0,
+    };
+    this.#history = {
+      retentionSeconds: options.history?.retentionSeconds ?? this.#options.maxStalenessMs / 1000 + 3600,
+      catchUpSlice: options.history?.catchUpSlice ?? CATCH_UP_SLICE_POSTGRES,
+      catchUpTurnMs: options.history?.catchUpTurnMs ?? CATCH_UP_TURN_MS,
+      pruneIntervalMs: options.history?.pruneIntervalMs ?? PRUNE_INTERVAL_MS,
     };
     this.#hostPort = hostPortOf(url);
     this.#freshness = new CatalogueFreshness({ maxStalenessMs: this.#options.maxStalenessMs, logger: options.logger, location: this.location });
@@ -183,6 +210,25 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     if (!this.#waitForSchema || !(await this.#schemaPending())) await this.#schemaReady();
     this.#poll = setInterval(() => void this.#pollOnce(), this.#options.pollIntervalMs);
     this.#poll.unref();
+    this.#prune = setInterval(() => void this.pruneHistory(), this.#history.pruneIntervalMs);
+    this.#prune.unref();
+  }
+
+  /**
+   * Delete change-log rows older than the retention (at most {@link PRUNE_BATCH}); returns how many. A failure
+   * (the database unreachable, a read-only standby) is logged once as a warning and tried again later.
+   */
+  async pruneHistory(now = Date.now()): Promise<number> {
+    if (this.#closed || this.#waitForSchema) return 0;
+    try {
+      const pruned = await this.#reader.prune(pruneBefore(now, this.#history.retentionSeconds), PRUNE_BATCH);
+      if (pruned > 0) this.#logger?.debug({ pruned, retentionSeconds: this.#history.retentionSeconds }, 'change log pruned');
+      return pruned;
+    } catch (err) {
+      if (!this.#pruneWarned) this.#logger?.warn({ err: describe(err) }, 'change log could not be pruned (a read-only standby prunes nothing: the primary\'s replicas do); trying again later');
+      this.#pruneWarned = true;
+      return 0;
+    }
   }
 
   check(): DatabaseStatus {
@@ -253,6 +299,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     this.#closed = true;
     this.catalog.close();
     if (this.#poll) clearInterval(this.#poll);
+    if (this.#prune) clearInterval(this.#prune);
     if (this.#listenerRetry) clearTimeout(this.#listenerRetry);
     const listener = this.#listener;
     this.#listener = null;
@@ -283,37 +330,86 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     }
   }
 
+  /** Everything, page by page, into a catalogue built beside the live one and swapped in. */
   async #fullLoad(): Promise<void> {
-    const { rows, lastSeq } = await this.#traced('catalogue.load', undefined, () => this.#reader.loadAll());
-    this.catalog.replaceAll(rows, lastSeq);
+    const load = this.catalog.beginLoad();
+    const { lastSeq } = await this.#traced('catalogue.load', undefined, () => this.#reader.loadAll(load));
+    this.#mark = await this.#reader.changeAt(lastSeq);
+    load.commit(lastSeq);
     this.#needsFullLoad = false;
+    this.#verify = false;
     this.#listeners.emit();
   }
 
+  /**
+   * Whether the database is still the one loaded (after an outage): the row applied last is unchanged, and
+   * the log has not gone back (a restore). A row pruned meanwhile is no proof either way: the horizon check
+   * of the catch-up decides then.
+   */
+  async #continues(): Promise<boolean> {
+    const mark = this.#mark;
+    if (mark === undefined) return this.catalog.lastSeq === 0;
+    const [row, last] = await Promise.all([this.#reader.changeAt(mark.seq), this.#reader.maxSeq()]);
+    if (last < mark.seq) return false;
+    return row === undefined || (row.entity === mark.entity && row.entityId === mark.entityId && row.at === mark.at);
+  }
+
+  /**
+   * `read` bounded by the poll's deadline. The deadline is judged only after the event loop has taken in
+   * what arrived (a timer, then a turn for I/O): a replica whose own work delayed the timer is not taken
+   * for a database that did not answer.
+   */
+  #withDeadline<T>(read: Promise<T>): Promise<T> {
+    const ms = this.#options.connectTimeoutMs;
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const timer = setTimeout(
+        () =>
+          setImmediate(() => {
+            if (settled) return;
+            settled = true;
+            reject(new Error(`no answer within ${ms} ms`));
+          }),
+        ms,
+      );
+      read.then(
+        (value) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (err: unknown) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          reject(err instanceof Error ? err : new Error(String(err)));
+        },
+      );
+    });
+  }
+
   async #pollOnce(): Promise<void> {
-    // A poll still waiting (a frozen server) is not joined by another; its deadline below reports it.
+    // A poll still waiting (a frozen server, a long catch-up) is not joined by another; its deadline reports a frozen server.
     if (this.#closed || this.#polling) return;
     this.#polling = true;
-    let deadline: NodeJS.Timeout | undefined;
     try {
       // A server that stops answering (not refusing) would hold the query until its statement timeout;
       // the contract wants 503 within 5 s, so the poll gives up on its own, sooner.
-      const timedOut = new Promise<never>((_, reject) => {
-        deadline = setTimeout(() => reject(new Error(`no answer within ${this.#options.connectTimeoutMs} ms`)), this.#options.connectTimeoutMs);
-      });
       const at = Date.now();
       if (this.#waitForSchema) {
-        if (!(await Promise.race([this.#schemaPending(), timedOut]))) await this.#schemaReady();
+        if (!(await this.#withDeadline(this.#schemaPending()))) await this.#schemaReady();
         return;
       }
-      const seq = await Promise.race([this.#reader.maxSeq(), timedOut]);
-      if (this.#needsFullLoad || seq > this.catalog.lastSeq) await Promise.race([this.#requestCatchUp(), timedOut]);
+      const seq = await this.#withDeadline(this.#reader.maxSeq());
+      // The catch-up's own statements are bounded by their timeouts; its length is the replica's work, never a verdict on the database.
+      if (this.#needsFullLoad || this.#verify || seq > this.catalog.lastSeq) await this.#requestCatchUp();
       this.#freshness.current(at);
     } catch (err) {
-      this.#needsFullLoad = true;
+      // After the outage, catch up on what changed meanwhile (the change log holds it), once the database is proven the same.
+      this.#verify = true;
       this.#freshness.failed(`postgres at ${this.#hostPort}: ${describe(err)}`);
     } finally {
-      clearTimeout(deadline);
       this.#polling = false;
     }
   }
@@ -347,21 +443,63 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     const run = async (): Promise<void> => {
       do {
         this.#catchUpAgain = false;
+        if (this.#verify && !this.#needsFullLoad) {
+          this.#verify = false;
+          if (!(await this.#continues())) {
+            this.#logger?.warn({ database: this.location, appliedSeq: this.catalog.lastSeq }, 'the database is not the one loaded (restored or replaced); reloading everything');
+            this.#needsFullLoad = true;
+          }
+        }
         if (this.#needsFullLoad) {
           await this.#fullLoad();
           continue;
         }
-        const changes = await this.#reader.changesSince(this.catalog.lastSeq);
-        if (changes.length === 0) continue;
-        const rows = await this.#traced('catalogue.catch_up', changes.length, () => this.#reader.loadChanged(changes));
-        this.catalog.apply(rows, changes[changes.length - 1]!.seq);
-        this.#listeners.emit();
+        await this.#catchUpSlices();
       } while (this.#catchUpAgain && !this.#closed);
     };
     this.#catchUp = run().finally(() => {
       this.#catchUp = null;
     });
     return this.#catchUp;
+  }
+
+  /**
+   * Apply every change after the catalogue's, a slice at a time. Each slice's reads yield the event loop; past
+   * {@link CATCH_UP_TURN_MS} of work the loop also yields a turn, so requests are answered in between.
+   */
+  async #catchUpSlices(): Promise<void> {
+    let turn = performance.now();
+    for (;;) {
+      const lastSeq = this.catalog.lastSeq;
+      const changes = await this.#reader.changesSince(lastSeq, this.#history.catchUpSlice);
+      if (changes.length === 0 || this.#closed) return;
+      const position = changes[0]!.seq > lastSeq + 1 ? await this.#reader.position() : null;
+      if (position !== null && behindHorizon(lastSeq, changes[0]!.seq, () => position)) {
+        this.#logger?.warn({ database: this.location, appliedSeq: lastSeq }, 'catalogue is behind the pruned change log; reloading everything');
+        return this.#fullLoad();
+      }
+      const rows = await this.#traced('catalogue.catch_up', changes.length, () => this.#reader.loadChanged(changes));
+      const last = changes[changes.length - 1]!;
+      // Applied a chunk of merchants at a time; the slice's position only with its last chunk.
+      const merchants = [...rows.merchants];
+      for (let i = 0; i === 0 || i < merchants.length; i += APPLY_CHUNK) {
+        const final = i + APPLY_CHUNK >= merchants.length;
+        const chunk: ChangedEntities = i === 0 ? { ...rows, merchants: new Map(merchants.slice(0, APPLY_CHUNK)) } : { merchants: new Map(merchants.slice(i, i + APPLY_CHUNK)), channels: new Map(), currencies: new Map() };
+        this.catalog.apply(chunk, final ? last.seq : lastSeq);
+        if (!final && performance.now() - turn >= this.#history.catchUpTurnMs) {
+          this.#listeners.emit();
+          await nextTurn();
+          turn = performance.now();
+        }
+      }
+      this.#mark = last;
+      this.#listeners.emit();
+      if (changes.length < this.#history.catchUpSlice) return;
+      if (performance.now() - turn >= this.#history.catchUpTurnMs) {
+        await nextTurn();
+        turn = performance.now();
+      }
+    }
   }
 
   /**

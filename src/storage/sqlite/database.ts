@@ -13,11 +13,15 @@
  * - file missing or without write permission → down (503), the old
  *   connection is kept but not used (closing it would checkpoint the WAL
  *   into a file that is gone);
- * - fingerprint changed (replaced, restored, repaired, written by another
- *   process) → a NEW connection is opened and validated (`quick_check` and
- *   a read of every table); only if that succeeds does it replace the old
- *   one, and the generation counter moves so repositories rebuild their
- *   prepared statements (see {@link DatabaseHandle.live});
+ * - fingerprint changed on the same inode (a checkpoint of another process's writes moves WAL pages into
+ *   the file; an in-place overwrite or repair does too) → a NEW connection is opened and asked whether the
+ *   file is still the database the catalogue was loaded from ({@link DatabaseHandle.setContinuity}: the
+ *   change-log row applied last is still there, unchanged). If so it replaces the old one and nothing is
+ *   reloaded: a checkpoint is a routine write, caught up like any other;
+ * - otherwise (replaced, restored, repaired, or the continuity check failed) → a NEW connection is opened
+ *   and validated (`quick_check` and a read of every table); only if that succeeds does it replace the old
+ *   one, and `replacements` moves (the catalogue reloads everything). Either way the generation counter
+ *   moves so repositories rebuild their prepared statements (see {@link DatabaseHandle.live});
  * - another process holding the write lock for longer than `lockGraceMs`
  *   → unavailable until it lets go (see #lockStatus);
  * - a failed {@link DatabaseHandle.probe} (no busy wait; run by /ready and
@@ -49,6 +53,13 @@ export interface DatabaseHandle {
   readonly file: string;
   /** Incremented whenever the connection is replaced. */
   readonly generation: number;
+  /** Incremented whenever the file was found replaced, restored or repaired (validated anew): reload everything. */
+  readonly replacements: number;
+  /**
+   * How to tell, on a fresh connection, that the file is still the database already loaded (a checkpoint, not a
+   * restore). Without one, every change of the file's fingerprint counts as a replacement.
+   */
+  setContinuity(check: (sqlite: Database.Database) => boolean): void;
   /** Cheap per-request health check; reconnects when the file was repaired or replaced. */
   check(): DatabaseStatus;
   /** A live query and write-lock probe (no busy wait) on the current connection, for /ready. */
@@ -120,6 +131,8 @@ class MonitoredDatabase implements DatabaseHandle {
   #conn: Connection;
   #fingerprint: Fingerprint | null;
   #generation = 0;
+  #replacements = 0;
+  #continuity: ((sqlite: Database.Database) => boolean) | null = null;
   #down: string | null = null;
   #suspect = false;
   #lastAttempt = Number.NEGATIVE_INFINITY;
@@ -157,6 +170,14 @@ class MonitoredDatabase implements DatabaseHandle {
 
   get sqlite(): Database.Database {
     return this.#conn.sqlite;
+  }
+
+  get replacements(): number {
+    return this.#replacements;
+  }
+
+  setContinuity(check: (sqlite: Database.Database) => boolean): void {
+    this.#continuity = check;
   }
 
   get generation(): number {
@@ -269,6 +290,7 @@ class MonitoredDatabase implements DatabaseHandle {
     const fingerprint = fingerprintOf(st);
     const now = this.#now();
     if (this.#down === null && !this.#suspect && fingerprint === this.#fingerprint) return this.#lockStatus(now);
+    if (this.#down === null && !this.#suspect && this.#inode === st.ino && this.#continue()) return this.#lockStatus(now);
 
     if (now - this.#lastAttempt < this.#retryMs && (this.#down !== null || this.#suspect)) {
       return { ok: false, reason: this.#down ?? 'database unavailable (recent failure)' };
@@ -282,6 +304,44 @@ class MonitoredDatabase implements DatabaseHandle {
       return probed;
     }
     return this.#reconnect();
+  }
+
+  /**
+   * The same file changed under a healthy connection: continue on a fresh connection (never the old one's
+   * page cache, which an in-place overwrite would leave stale) when it proves to be the database loaded.
+   * Cheap: one open and one indexed read, no `quick_check` (which reads the whole file).
+   */
+  #continue(): boolean {
+    const continuity = this.#continuity;
+    if (continuity === null) return false;
+    let next: Connection;
+    try {
+      next = connect(this.file, { fileMustExist: true });
+    } catch {
+      return false;
+    }
+    let same: boolean;
+    try {
+      next.sqlite.pragma('busy_timeout = 0');
+      same = continuity(next.sqlite);
+      next.sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    } catch {
+      same = false; // not readable as the same database: the full validation below decides
+    }
+    if (!same) {
+      next.sqlite.close();
+      return false;
+    }
+    const previous = this.#conn.sqlite;
+    this.#conn = next;
+    this.#generation += 1;
+    try {
+      if (previous.open) previous.close();
+    } catch {
+      // The previous connection is never used again either way.
+    }
+    this.#fingerprint = this.#stat();
+    return true;
   }
 
   /** Open and validate a fresh connection; swap it in only when it works. */
@@ -307,6 +367,7 @@ class MonitoredDatabase implements DatabaseHandle {
     const previous = this.#conn.sqlite;
     this.#conn = next;
     this.#generation += 1;
+    this.#replacements += 1;
     this.#down = null;
     this.#suspect = false;
     this.#fingerprint = this.#stat();

@@ -5,11 +5,19 @@
  * Freshness: `check()`/`version()` compare the connection's version token
  * (`PRAGMA data_version` once per event-loop turn + `total_changes()`, see
  * data-version.ts); when it moved, the new change-log rows are read and the
- * entities they name reloaded. So a commit by any process (admin CLI,
- * another cluster worker, an operator's SQL: the triggers log them all) is
- * served from the next event-loop turn on, and a request never queries the
- * database when nothing changed. After a reconnect (the file was replaced or
- * repaired) everything is reloaded.
+ * entities they name reloaded, {@link CATCH_UP_SLICE} change-log rows a slice
+ * and slices for at most {@link CATCH_UP_TURN_MS} per event-loop turn (a large
+ * change continues on the following turns, so requests keep being answered). So a commit by any process
+ * (admin CLI, another cluster worker, an operator's SQL: the triggers log
+ * them all) is served from the next event-loop turn on, and a request never
+ * queries the database when nothing changed. A checkpoint of another
+ * process's writes is a routine write (database.ts: continuity); only a file
+ * replaced, restored or repaired, or a replica behind the pruned change log,
+ * reloads everything, into a catalogue built beside the live one.
+ *
+ * Bounded history: a server prunes change-log rows older than the retention
+ * every {@link PRUNE_INTERVAL_MS} (at most {@link PRUNE_BATCH} rows a time; many
+ * processes pruning together delete the same rows, harmlessly).
  *
  * Outage: while the file cannot be used (missing, read-only, locked, damaged) the last catalogue is served
  * for at most `maxStalenessMs` from the last successful check (src/storage/model/freshness.ts), then 503.
@@ -17,13 +25,15 @@
 import type { Logger } from 'pino';
 import { ROOT_CONTEXT, type Tracer } from '@opentelemetry/api';
 import { SqliteAdminRepository } from './admin.js';
-import { SqliteCatalogReader } from './catalog-reader.js';
+import { SqliteCatalogReader, sameChangeAt } from './catalog-reader.js';
 import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
 import { pendingSqliteMigrations } from './migrations.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { CatalogueFreshness } from '../model/freshness.js';
+import { behindHorizon, type ChangeRow } from '../model/catalogue-rows.js';
 import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { CATCH_UP_SLICE, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 
 /** While waiting for `npm run migrate` (MIGRATE_ON_START=false): how often to look, and one log line per 10 s. */
 const SCHEMA_LOOK_MS = 500;
@@ -31,13 +41,23 @@ const SCHEMA_WAIT_LOG_MS = 10_000;
 
 const tokenOf = (v: SqliteDataVersion) => ({ token: v.current, refreshToken: v.invalidate });
 
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   readonly engine = 'sqlite' as const;
   readonly admin: SqliteAdminRepository;
   readonly #listeners: ChangeListeners;
-  readonly #source: { reader: SqliteCatalogReader; token: SqliteDataVersion['current']; refreshToken: SqliteDataVersion['invalidate']; generation: number };
-  #loadedGeneration = -1;
+  readonly #source: { reader: SqliteCatalogReader; token: SqliteDataVersion['current']; refreshToken: SqliteDataVersion['invalidate'] };
+  #loadedReplacements = -1;
   #loadedToken = '';
+  /** The change-log row applied last: on a fresh connection, its presence proves the file is the database loaded. */
+  #mark: (ChangeRow & { at: string }) | undefined;
+  /** A slice was applied this event-loop turn (the rest waits for the next turn). */
+  #slicedThisTurn = false;
+  /** More change-log rows are known to be waiting (a continuation is scheduled). */
+  #behind = false;
+  #prune: NodeJS.Timeout | null = null;
+  readonly #history: Required<HistoryOptions>;
   readonly #freshness: CatalogueFreshness;
   /** Set while waiting for the schema (MIGRATE_ON_START=false); requests are refused until it is cleared. */
   #schemaWait: { timer: NodeJS.Timeout; reason: string } | null = null;
@@ -50,17 +70,20 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     maxStalenessMs = 0,
     /** Contract §13: a catch-up that read rows is a span; absent = tracing off. */
     private readonly tracer?: Tracer,
+    history: HistoryOptions = {},
   ) {
+    this.#history = { retentionSeconds: history.retentionSeconds ?? maxStalenessMs / 1000 + 3600, catchUpSlice: history.catchUpSlice ?? CATCH_UP_SLICE, catchUpTurnMs: history.catchUpTurnMs ?? CATCH_UP_TURN_MS, pruneIntervalMs: history.pruneIntervalMs ?? PRUNE_INTERVAL_MS };
     this.#freshness = new CatalogueFreshness({ maxStalenessMs, logger, location: sqlite.file });
     this.#listeners = new ChangeListeners((err) => logger?.error({ err }, 'catalogue change listener failed'));
     // A scheduled rule taking effect is a change too (contract §7): same listeners, no write needed.
     this.catalog.onTransition(() => this.#listeners.emit());
-    // Rebuilt (new prepared statements) after the monitor reconnects; `generation` tells the catalogue to reload.
+    // Rebuilt (new prepared statements) after the monitor opens a new connection; `replacements` tells the catalogue to reload.
     this.#source = sqlite.live((db) => ({
       reader: new SqliteCatalogReader(db),
       ...tokenOf(createDataVersion((db as unknown as { $client: Parameters<typeof createDataVersion>[0] }).$client)),
-      generation: sqlite.generation,
     }));
+    // A checkpoint (or any in-place write) leaves the row applied last where it was: no reload.
+    sqlite.setContinuity((conn) => this.#mark !== undefined && sameChangeAt(conn, this.#mark));
     this.admin = sqlite.live((db) => new SqliteAdminRepository(db, sqlite.sqlite));
     // The catalogue loads on first use (check()/version()): one-shot tools such as the admin CLI never need it.
   }
@@ -80,6 +103,28 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
       if (!this.#schemaWait) this.check();
     }, intervalMs);
     this.#watch.unref();
+    this.#prune = setInterval(() => this.#pruneNow(Date.now()), this.#history.pruneIntervalMs);
+    this.#prune.unref();
+  }
+
+  /**
+   * Delete change-log rows older than the retention (at most {@link PRUNE_BATCH}); returns how many. A failure
+   * (the file locked, read-only) is logged and tried again at the next interval: nothing depends on it soon.
+   */
+  pruneHistory(now = Date.now()): Promise<number> {
+    return Promise.resolve(this.#pruneNow(now));
+  }
+
+  #pruneNow(now: number): number {
+    if (this.#schemaWait || !this.sqlite.check().ok) return 0;
+    try {
+      const pruned = this.#source.reader.prune(pruneBefore(now, this.#history.retentionSeconds), PRUNE_BATCH);
+      if (pruned > 0) this.logger?.debug({ pruned, retentionSeconds: this.#history.retentionSeconds }, 'change log pruned');
+      return pruned;
+    } catch (err) {
+      this.logger?.warn({ err }, 'change log could not be pruned; trying again later');
+      return 0;
+    }
   }
 
   /** Schema versions this database lacks (drizzle's bookkeeping against the committed journal); 0 = at version. */
@@ -180,16 +225,22 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     return this.#listeners.add(listener);
   }
 
-  sync(): Promise<void> {
-    // Synchronous engine: re-reading data_version now and catching up sees every commit made before this call, by any process.
+  async sync(): Promise<void> {
+    // Re-reading data_version now and catching up sees every commit made before this call, by any process;
+    // a large catch-up continues a slice per turn until nothing is left.
     this.#source.refreshToken();
     this.version();
-    return Promise.resolve();
+    while (this.#behind && this.sqlite.check().ok) {
+      await nextTurn();
+      this.version();
+    }
   }
 
   close(): Promise<void> {
     if (this.#watch) clearInterval(this.#watch);
     this.#watch = null;
+    if (this.#prune) clearInterval(this.#prune);
+    this.#prune = null;
     if (this.#schemaWait) clearInterval(this.#schemaWait.timer);
     this.#schemaWait = null;
     this.catalog.close();
@@ -199,29 +250,70 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
 
   #catchUp(): void {
     const source = this.#source;
-    if (source.generation !== this.#loadedGeneration) {
-      const { rows, lastSeq } = source.reader.loadAll();
-      this.catalog.replaceAll(rows, lastSeq);
-      this.#loadedGeneration = source.generation;
-      this.#loadedToken = source.token();
-      this.#listeners.emit();
-      return;
+    if (this.sqlite.replacements !== this.#loadedReplacements) return this.#fullLoad();
+    // A token belongs to one connection (a fresh one starts its data_version anew): the connection's generation is part of it.
+    const token = `${this.sqlite.generation}/${source.token()}`;
+    if (token === this.#loadedToken && !this.#behind) return;
+    // Slices until the turn's budget is spent; the continuation (or the next request's turn) takes the rest.
+    if (this.#slicedThisTurn) return;
+    const started = performance.now();
+    let applied = 0;
+    try {
+      for (;;) {
+        const lastSeq = this.catalog.lastSeq;
+        const changes = source.reader.changesSince(lastSeq, this.#history.catchUpSlice);
+        if (changes.length > 0 && behindHorizon(lastSeq, changes[0]!.seq, () => source.reader.position())) {
+          this.logger?.warn({ appliedSeq: lastSeq, firstKeptSeq: source.reader.position().firstSeq }, 'catalogue is behind the pruned change log; reloading everything');
+          applied = 0; // the full load tells the listeners itself
+          return this.#fullLoad();
+        }
+        if (changes.length > 0) {
+          // Synchronous (better-sqlite3): the span covers the rows' read and their application to the catalogue.
+          const span = this.tracer?.startSpan('catalogue.catch_up', { attributes: { 'db.system.name': 'sqlite', 'gateway.catalogue.changes': changes.length } }, ROOT_CONTEXT);
+          const last = changes[changes.length - 1]!;
+          this.catalog.apply(source.reader.loadChanged(changes), last.seq);
+          this.#mark = last;
+          applied += changes.length;
+          span?.end();
+        }
+        if (changes.length < this.#history.catchUpSlice) {
+          this.#behind = false;
+          this.#loadedToken = token;
+          return;
+        }
+        if (performance.now() - started >= this.#history.catchUpTurnMs) break;
+      }
+    } finally {
+      if (applied > 0) this.#listeners.emit();
     }
-    const token = source.token();
-    if (token === this.#loadedToken) return;
-    const changes = source.reader.changesSince(this.catalog.lastSeq);
-    if (changes.length > 0) {
-      // Synchronous (better-sqlite3): the span covers the rows' read and their application to the catalogue.
-      const span = this.tracer?.startSpan('catalogue.catch_up', { attributes: { 'db.system.name': 'sqlite', 'gateway.catalogue.changes': changes.length } }, ROOT_CONTEXT);
-      this.catalog.apply(source.reader.loadChanged(changes), changes[changes.length - 1]!.seq);
-      span?.end();
-      this.#listeners.emit();
-    }
-    this.#loadedToken = token;
+    this.#behind = true;
+    this.#slicedThisTurn = true;
+    setImmediate(() => {
+      this.#slicedThisTurn = false;
+      if (this.#watch || this.#behind) this.version();
+    });
+  }
+
+  /** Everything, into a catalogue built beside the live one and swapped in. */
+  #fullLoad(): void {
+    const source = this.#source;
+    const replacements = this.sqlite.replacements;
+    const load = this.catalog.beginLoad();
+    const { lastSeq } = source.reader.loadAll(load);
+    load.commit(lastSeq);
+    this.#mark = source.reader.changeAt(lastSeq);
+    this.#loadedReplacements = replacements;
+    this.#loadedToken = `${this.sqlite.generation}/${source.token()}`;
+    this.#behind = false;
+    this.#listeners.emit();
   }
 }
 
 /** Open (creating and migrating if needed) the SQLite database at `file`, feeding `catalog`. */
-export function openSqliteStore<C extends CatalogueSink>(file: string, catalog: C, options: OpenDatabaseOptions & { logger?: Logger; maxStalenessMs?: number; tracer?: Tracer } = {}): SqliteStore<C> {
-  return new SqliteStore(openDatabase(file, options), catalog, options.logger, options.maxStalenessMs, options.tracer);
+export function openSqliteStore<C extends CatalogueSink>(
+  file: string,
+  catalog: C,
+  options: OpenDatabaseOptions & { logger?: Logger; maxStalenessMs?: number; tracer?: Tracer; history?: HistoryOptions } = {},
+): SqliteStore<C> {
+  return new SqliteStore(openDatabase(file, options), catalog, options.logger, options.maxStalenessMs, options.tracer, options.history);
 }

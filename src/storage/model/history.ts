@@ -1,0 +1,48 @@
+/**
+ * How a replica keeps up with the change log at scale (contract §15), the same on both engines: catch-up
+ * slices, and the bounded history (`change_log` rows older than the retention are pruned).
+ */
+
+/**
+ * Change-log rows read and applied per slice (one read transaction each). Reading, assembling and applying a
+ * changed merchant costs 50–200 µs on this project's shared 2-core machine (its rows from five tables), so a
+ * slice stays near 10 ms.
+ */
+export const CATCH_UP_SLICE = 100;
+
+/**
+ * Postgres reads a slice with round-trips (a transaction, a statement a table) that leave the event loop free:
+ * larger slices, whose rows are then applied {@link APPLY_CHUNK} merchants at a time within the turn budget.
+ */
+export const CATCH_UP_SLICE_POSTGRES = 5_000;
+export const APPLY_CHUNK = 100;
+
+/**
+ * Slices applied in one event-loop turn until this much time has passed; the rest waits for the next turn,
+ * so requests are answered in between and no turn of a catch-up exceeds the 50 ms pause bound.
+ */
+export const CATCH_UP_TURN_MS = 20;
+
+/** How often a server prunes the change log, and the most rows one pruning deletes (one short transaction). */
+export const PRUNE_INTERVAL_MS = 60_000;
+export const PRUNE_BATCH = 10_000;
+
+/** The margin the default retention keeps beyond MAX_STALENESS_SECONDS. */
+export const RETENTION_MARGIN_SECONDS = 3600;
+
+/** Options of the stores' history handling. */
+export interface HistoryOptions {
+  /** CHANGE_LOG_RETENTION_SECONDS: rows older than this are pruned (default MAX_STALENESS_SECONDS + 1 h). */
+  retentionSeconds?: number;
+  /** Change-log rows per catch-up slice (default {@link CATCH_UP_SLICE}). */
+  catchUpSlice?: number;
+  /** Work per event-loop turn before a catch-up yields (default {@link CATCH_UP_TURN_MS}; 0: a slice a turn). */
+  catchUpTurnMs?: number;
+  /** How often a server prunes (default {@link PRUNE_INTERVAL_MS}). */
+  pruneIntervalMs?: number;
+}
+
+/** The instant (ISO text, as change-log rows record it) before which rows may be pruned. */
+export function pruneBefore(now: number, retentionSeconds: number): string {
+  return new Date(now - retentionSeconds * 1000).toISOString();
+}
