@@ -239,7 +239,7 @@ export function createAppParts(options: AppOptions): AppParts {
 
   // Contract §13: a `live.fan_out` span per change reaching this replica while pages are open.
   const fanOut = tracing === null ? undefined : new FanOutSpans(tracing.tracer);
-  const stopFanOut = fanOut === undefined ? undefined : store.onChange(() => fanOut.changed());
+  const stopFanOut = fanOut === undefined ? undefined : store.onChange((change) => fanOut.changed(change.committedAt));
   const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now, tracer: tracing?.tracer });
 
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
@@ -480,12 +480,12 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
   });
 
   // One pipeline for every request: the Node listener hands each one to `yoga.handleRequest`, like yoga.fetch.
-  const tracer = options.tracing?.tracer;
+  const tracing = options.tracing ?? null;
   const handler = createNodeListener({
     yoga,
     logger,
     fairness: parts.fairness,
-    serverSpans: tracer === undefined ? undefined : serverSpans({ tracer, trustedProxies: options.trustedProxies ?? null, routeOf: routeTemplateOf }),
+    serverSpans: tracing === null ? undefined : serverSpans({ tracing, trustedProxies: options.trustedProxies ?? null, routeOf: routeTemplateOf }),
   });
 
   return {

@@ -16,7 +16,7 @@ import { openSqliteStore } from './sqlite/store.js';
 import type { CatalogueSink, Store } from './model/store.js';
 
 export type { AdminRepository } from './model/admin-repository.js';
-export type { CatalogueSink, DatabaseStatus, Store } from './model/store.js';
+export type { CatalogueChange, CatalogueSink, DatabaseStatus, Store } from './model/store.js';
 export { describeStorageFailure, isStorageUnavailable, NoDatabaseError, StorageOpenError } from './errors.js';
 
 /**

@@ -18,7 +18,7 @@
  * and by @whatwg-node/server's `sendNodeResponse` (streaming) otherwise.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -205,7 +205,8 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
       if (writeWhole(req, res, response)) return;
       const stream = (response as ResponseWithEventStream)[EVENT_STREAM];
       if (stream !== undefined) {
-        if (serverSpans === undefined) writeEventStream(res, response, stream);
+        // Only a recording SERVER span has an end to wait for (an unsampled request's has nothing to end).
+        if (serverSpans?.contextOf(req) === undefined) writeEventStream(res, response, stream);
         else writeEventStream(res, response, stream, () => serverSpans.end(req, response.status));
         return;
       }
@@ -217,16 +218,26 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     else send(pending);
   }
 
-  // Traced: the pipeline runs in the request's context (its SERVER span active), also when it starts later,
-  // from another request's completion (a fair turn), so a Redis command's span finds the right parent.
-  const start: NodeHandler = serverSpans === undefined ? run : (req, res) => context.with(serverSpans.contextOf(req), run, undefined, req, res);
+  // Traced: a sampled request's pipeline runs in its context (its SERVER span active), also when it starts
+  // later, from another request's completion (a fair turn), so a Redis command's span finds the right parent.
+  // An unsampled request's runs in the root context (nothing under it makes a span): entered only when it
+  // starts inside another context (a fair turn again), since the 'request' event is already in the root.
+  const start: NodeHandler =
+    serverSpans === undefined
+      ? run
+      : (req, res) => {
+          const own = serverSpans.contextOf(req);
+          if (own !== undefined) context.with(own, run, undefined, req, res);
+          else if (context.active() === ROOT_CONTEXT) run(req, res);
+          else context.with(ROOT_CONTEXT, run, undefined, req, res);
+        };
   const fairness = options.fairness;
   const handler: NodeHandler = fairness === undefined ? start : fairHandler(fairness, start);
   if (serverSpans === undefined) return handler;
   return (req, res) => {
-    serverSpans.start(req);
+    // Sampling is decided here, once per request; an unsampled request costs its ids and nothing else.
     // 'close' follows the last byte written, or a client gone first; an event stream's span ended earlier.
-    res.once('close', () => serverSpans.end(req, res.statusCode));
+    if (serverSpans.start(req) !== undefined) res.once('close', () => serverSpans.end(req, res.statusCode));
     handler(req, res);
   };
 

@@ -49,7 +49,7 @@ export class PgCatalogReader {
 
   async changesSince(seq: number): Promise<ChangeRow[]> {
     return this.db
-      .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId })
+      .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at })
       .from(changeLog)
       .where(gt(changeLog.seq, seq))
       .orderBy(asc(changeLog.seq));

@@ -40,7 +40,8 @@ import { applyMigrations, hasSchema, pendingMigrationCount } from './migrations.
 import * as schema from './schema.js';
 import { NoDatabaseError } from '../errors.js';
 import { CatalogueFreshness } from '../model/freshness.js';
-import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { ChangeListeners, type CatalogueChange, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { committedAtOf } from '../model/catalogue-rows.js';
 import { endWithError, startClientSpan } from '../../shared/tracing.js';
 
 /** The NOTIFY channel the change-log triggers use. */
@@ -239,7 +240,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     return this.catalog.version;
   }
 
-  onChange(listener: () => void): () => void {
+  onChange(listener: (change: CatalogueChange) => void): () => void {
     return this.#listeners.add(listener);
   }
 
@@ -355,7 +356,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
         if (changes.length === 0) continue;
         const rows = await this.#traced('catalogue.catch_up', changes.length, () => this.#reader.loadChanged(changes));
         this.catalog.apply(rows, changes[changes.length - 1]!.seq);
-        this.#listeners.emit();
+        this.#listeners.emit({ committedAt: committedAtOf(changes) });
       } while (this.#catchUpAgain && !this.#closed);
     };
     this.#catchUp = run().finally(() => {

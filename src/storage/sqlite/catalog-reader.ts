@@ -34,7 +34,7 @@ export class SqliteCatalogReader {
   /** Change-log rows after `seq`, in order. */
   changesSince(seq: number): ChangeRow[] {
     return this.db
-      .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId })
+      .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at })
       .from(changeLog)
       .where(gt(changeLog.seq, seq))
       .orderBy(asc(changeLog.seq))

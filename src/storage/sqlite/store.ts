@@ -23,7 +23,8 @@ import { pendingSqliteMigrations } from './migrations.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { CatalogueFreshness } from '../model/freshness.js';
-import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { ChangeListeners, type CatalogueChange, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { committedAtOf } from '../model/catalogue-rows.js';
 
 /** While waiting for `npm run migrate` (MIGRATE_ON_START=false): how often to look, and one log line per 10 s. */
 const SCHEMA_LOOK_MS = 500;
@@ -176,7 +177,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     return this.catalog.version;
   }
 
-  onChange(listener: () => void): () => void {
+  onChange(listener: (change: CatalogueChange) => void): () => void {
     return this.#listeners.add(listener);
   }
 
@@ -215,7 +216,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
       const span = this.tracer?.startSpan('catalogue.catch_up', { attributes: { 'db.system.name': 'sqlite', 'gateway.catalogue.changes': changes.length } }, ROOT_CONTEXT);
       this.catalog.apply(source.reader.loadChanged(changes), changes[changes.length - 1]!.seq);
       span?.end();
-      this.#listeners.emit();
+      this.#listeners.emit({ committedAt: committedAtOf(changes) });
     }
     this.#loadedToken = token;
   }
