@@ -8,6 +8,10 @@
  *
  * `--without <plugin,…>` assembles the app around its pipeline without the named plugins, for an ablation:
  * the difference is what that plugin costs per request. Never a configuration for serving.
+ *
+ * Tracing (contract §13) is on when the OpenTelemetry variables say so, read as the server reads them
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT=… OTEL_TRACES_SAMPLER_ARG=…`; an OTLP receiver answering 200 must listen there):
+ * the same requests with tracing off and on, one process each, are what tracing costs a request in CPU.
  */
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
@@ -15,6 +19,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { assembleApp, createAppParts } from '../src/app/app.js';
+import { startTracing } from '../src/app/tracing.js';
+import { loadConfig } from '../src/shared/config.js';
 import { withoutPlugins } from './servers/ablation.js';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { bootData } from '../src/app/boot.js';
@@ -34,7 +40,10 @@ const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true 
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
 // As in production (src/shared/logger.ts): JSON lines written once per event-loop turn, here to /dev/null.
 const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, new TurnBatchedDestination(fs.openSync('/dev/null', 'w')));
+const tracingConfig = loadConfig({ ...process.env, DATA_DIR: tmp }).tracing;
+const tracing = tracingConfig === null ? null : await startTracing(tracingConfig, logger);
 const parts = createAppParts({
+  tracing,
   store: data.store,
   secretBox: data.secretBox,
   logger,
@@ -97,6 +106,8 @@ class FakeRes extends EventEmitter {
   end(body?: Buffer): void {
     this.bytes = body?.length ?? 0;
     this.#resolve();
+    // Node's 'close' follows the last write (a traced request's SERVER span ends there).
+    queueMicrotask(() => this.emit('close'));
   }
   destroy(): void {
     this.#resolve();
@@ -139,7 +150,7 @@ async function one(p: Prepared): Promise<number> {
   return res.status;
 }
 
-process.stdout.write(`pipeline: ${N} sequential requests per scenario, in process${without.length ? `, without ${without.join(', ')}` : ''}\n`);
+process.stdout.write(`pipeline: ${N} sequential requests per scenario, in process${without.length ? `, without ${without.join(', ')}` : ''}${tracingConfig === null ? ', tracing off' : `, tracing on (${tracingConfig.sampler} ${tracingConfig.ratio})`}\n`);
 for (const [name, make] of Object.entries(scenarios)) {
   if (only && name !== only) continue;
   const prepared = Array.from({ length: N }, () => prepare(make()));
@@ -159,5 +170,6 @@ for (const [name, make] of Object.entries(scenarios)) {
   process.stdout.write(`  ${name.padEnd(18)} ${wall.toFixed(1).padStart(6)} µs/req wall  ${((cpu.user + cpu.system) / N).toFixed(1).padStart(6)} µs/req cpu  statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
 }
 await app.close();
+await tracing?.shutdown();
 await data.store.close();
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -13,7 +13,7 @@
  * or environment detector runs (a command line or an environment may hold a secret, contract §13).
  */
 import { randomFillSync } from 'node:crypto';
-import { context, propagation, trace, SpanKind, TraceFlags, type Context, type Link, type Span, type SpanOptions } from '@opentelemetry/api';
+import { context, propagation, ROOT_CONTEXT, trace, SpanKind, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions } from '@opentelemetry/api';
 import type { IdGenerator, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
@@ -26,6 +26,10 @@ import type { Tracing } from '../shared/tracing.js';
  * never memory. Exported for the test that drives the queue past it.
  */
 export const MAX_QUEUED_SPANS = 2048;
+
+/** What the sampler is shown of a request it decides on (nothing: see requestSpan), shared by every request. */
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 
 /** Spans in one export request at most. */
 const MAX_EXPORT_BATCH = 512;
@@ -168,10 +172,10 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
     tracer,
     droppedSpans,
     requestSpan(parent: Context, links: Link[] | undefined, describe: () => { name: string; options: SpanOptions }): Span {
-      const parentIds = trace.getSpanContext(parent);
+      const parentIds = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
       const traceId = parentIds?.traceId ?? ids.generateTraceId();
       // The configured samplers (OTEL_TRACES_SAMPLER's values) decide on the parent and the trace id alone.
-      if (sampler.shouldSample(parent, traceId, '', SpanKind.SERVER, {}, links ?? []).decision !== SamplingDecision.NOT_RECORD) {
+      if (sampler.shouldSample(parent, traceId, '', SpanKind.SERVER, NO_ATTRIBUTES, links ?? NO_LINKS).decision !== SamplingDecision.NOT_RECORD) {
         const { name, options } = describe();
         ids.nextTraceId = parentIds === undefined ? traceId : undefined;
         try {
@@ -181,7 +185,7 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
         }
       }
       // Unsampled: what the SDK would return (a non-recording span with the trace's ids), without its work.
-      return trace.wrapSpanContext({ traceId, spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE, ...(parentIds?.traceState === undefined ? {} : { traceState: parentIds.traceState }) });
+      return trace.wrapSpanContext({ traceId, spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE, traceState: parentIds?.traceState });
     },
     shutdown: () => provider.shutdown().catch((err: unknown) => logger.warn({ err }, 'flushing the last spans failed')),
   };

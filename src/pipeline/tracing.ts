@@ -48,8 +48,12 @@ export interface ServerSpans {
   start(req: IncomingMessage): Context | undefined;
   /** The context the request's work runs in: its recording SERVER span active, else undefined. */
   contextOf(req: IncomingMessage): Context | undefined;
-  /** End the request's SERVER span with the status sent; later calls do nothing. */
-  end(req: IncomingMessage, status: number): void;
+  /**
+   * End the request's SERVER span with the status sent; later calls do nothing. `errorCode`: the contract
+   * code of an answer the transport gives itself (shed by the fair lanes, a pipeline failure), which no
+   * pipeline hook saw.
+   */
+  end(req: IncomingMessage, status: number, errorCode?: string): void;
 }
 
 /** The SERVER span of a request, for the pipeline's hooks (undefined when untraced). */
@@ -92,11 +96,12 @@ export function serverSpans(options: ServerSpanOptions): ServerSpans {
     contextOf(req) {
       return (req as IncomingMessage & Traced)[SERVER_SPAN]?.context;
     },
-    end(req, status) {
+    end(req, status, errorCode) {
       const traced = (req as IncomingMessage & Traced)[SERVER_SPAN];
       if (traced === undefined || traced.ended) return;
       traced.ended = true;
       traced.span.setAttribute('http.response.status_code', status);
+      if (errorCode !== undefined) traced.span.setAttribute('gateway.error_code', errorCode);
       // Contract §13: ERROR for 5xx only; a 4xx is the client's mistake, not the server's failure.
       if (status >= 500) traced.span.setStatus({ code: SpanStatusCode.ERROR });
       traced.span.end();

@@ -162,10 +162,11 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
   // Read once: the Yoga instance is a proxy whose property reads are not free.
   const handleRequest = yoga.handleRequest;
 
-  function fail(res: ServerResponse, err: unknown): void {
+  function fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     // Only a bug outside every plugin can get here (each plugin answers its own failures, and Yoga masks
     // execution errors): log it, answer the contract's INTERNAL_ERROR, never leave the socket hanging.
     logger.error({ err }, 'request pipeline failed');
+    serverSpans?.end(req, res.headersSent ? res.statusCode : 500, 'INTERNAL_ERROR');
     if (res.headersSent) {
       res.destroy();
       return;
@@ -177,6 +178,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
 
   function shed(req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent || res.destroyed) return;
+    serverSpans?.end(req, 503, 'SERVICE_UNAVAILABLE');
     const head: Record<string, string> = {
       'content-type': 'application/problem+json',
       'retry-after': '1',
@@ -198,7 +200,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
       // request and response are reached through the request (`nodeRequestOf`).
       pending = handleRequest(request as unknown as Request, undefined as never);
     } catch (err) {
-      fail(res, err);
+      fail(req, res, err);
       return;
     }
     const send = (response: Response) => {
@@ -212,27 +214,33 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
       }
       if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
       const sent = sendNodeResponse(response, res, req, true);
-      if (sent && typeof (sent).then === 'function') (sent).catch((err: unknown) => fail(res, err));
+      if (sent && typeof (sent).then === 'function') (sent).catch((err: unknown) => fail(req, res, err));
     };
-    if (pending instanceof Promise) pending.then(send, (err: unknown) => fail(res, err));
+    if (pending instanceof Promise) pending.then(send, (err: unknown) => fail(req, res, err));
     else send(pending);
   }
 
   // Traced: a sampled request's pipeline runs in its context (its SERVER span active), also when it starts
   // later, from another request's completion (a fair turn), so a Redis command's span finds the right parent.
-  // An unsampled request's runs in the root context (nothing under it makes a span): entered only when it
-  // starts inside another context (a fair turn again), since the 'request' event is already in the root.
+  // An unsampled request's runs in the root context (nothing under it makes a span): the 'request' event's own;
+  // a fair turn may start it inside the context that completed the request before it, so it is entered there.
   const start: NodeHandler =
     serverSpans === undefined
       ? run
       : (req, res) => {
           const own = serverSpans.contextOf(req);
           if (own !== undefined) context.with(own, run, undefined, req, res);
-          else if (context.active() === ROOT_CONTEXT) run(req, res);
-          else context.with(ROOT_CONTEXT, run, undefined, req, res);
+          else run(req, res);
+        };
+  const startInTurn: NodeHandler =
+    serverSpans === undefined
+      ? start
+      : (req, res) => {
+          if (serverSpans.contextOf(req) !== undefined || context.active() === ROOT_CONTEXT) start(req, res);
+          else context.with(ROOT_CONTEXT, start, undefined, req, res);
         };
   const fairness = options.fairness;
-  const handler: NodeHandler = fairness === undefined ? start : fairHandler(fairness, start);
+  const handler: NodeHandler = fairness === undefined ? start : fairHandler(fairness, start, startInTurn);
   if (serverSpans === undefined) return handler;
   return (req, res) => {
     // Sampling is decided here, once per request; an unsampled request costs its ids and nothing else.
@@ -241,7 +249,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
     handler(req, res);
   };
 
-  function fairHandler({ lanes, laneOf }: NonNullable<NodeListenerOptions['fairness']>, run: NodeHandler): NodeHandler {
+  function fairHandler({ lanes, laneOf }: NonNullable<NodeListenerOptions['fairness']>, run: NodeHandler, runInTurn: NodeHandler): NodeHandler {
     return (req, res) => {
       let lane: string | null;
       try {
@@ -256,7 +264,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
         run(req, res);
         return;
       }
-      lanes.submit(lane, { start: () => run(req, res), shed: () => shed(req, res), gone: () => req.socket.destroyed });
+      lanes.submit(lane, { start: () => runInTurn(req, res), shed: () => shed(req, res), gone: () => req.socket.destroyed });
     };
   }
 }
