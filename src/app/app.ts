@@ -323,18 +323,14 @@ export function createAppParts(options: AppOptions): AppParts {
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
   // The order is constrained where plugins meet: src/app/pipeline-order.ts states each constraint with its reason.
-  const tracingPlugins = tracing === null ? null : useTracing({ tracer: tracing.tracer });
-  const named: [string, Plugin][] = [
-    // Contract §13: the request state learns its SERVER span before any hook can end the request.
-    ['tracingBegin', tracingPlugins?.begin ?? {}],
-    ['answerCacheStore', answerCache.store],
+  const named: [string, Plugin][] = [    ['answerCacheStore', answerCache.store],
     ['addressGate', rateLimit.addressGate],
     ['httpCaching', useHttpCaching()],
     ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
     ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), exemplars: tracing !== null })],
     // Contract §13: GraphQL phase spans and the SERVER span's attributes; an empty plugin (no hook) when tracing is off.
-    ['tracing', tracingPlugins?.phases ?? {}],
+    ['tracing', tracing === null ? {} : useTracing({ tracer: tracing.tracer })],
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],

@@ -15,12 +15,13 @@ import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../help
 import { PROJECT_ROOT, startServer, type RunningServer } from '../helpers/server.js';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { admin } from '../helpers/ops.js';
-import { databaseUrlForDataDir } from '../helpers/engine.js';
+import { databaseUrlForDataDir, TEST_ENGINE } from '../helpers/engine.js';
 import { DATABASE_FILE } from '../../src/storage/index.js';
 import { CHANNELS_SUBSCRIPTION, openEventStream } from '../helpers/sse.js';
 
 const SERVER_KIND = 2;
 const INTERNAL_KIND = 1;
+const CLIENT_KIND = 3;
 
 let receiver: OtlpReceiver;
 let protoReceiver: OtlpReceiver;
@@ -145,6 +146,13 @@ describe('contract §13: traces', () => {
       expect(phase!.traceId).toBe(root.traceId);
       expect(phase!.attributes).toEqual({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'Fees' });
       expect(phase!.startNs >= root.startNs && phase!.endNs <= root.endNs).toBe(true);
+    }
+    if (TEST_ENGINE === 'postgres') {
+      // The server's first quote with its signing key records the key's TTL in Postgres before the token is
+      // given: queries made by the request, so CLIENT spans under its SERVER span, their values parameters.
+      const queries = (await receiver.waitFor((all) => all.some((s) => s.parentSpanId === root.spanId && s.kind === CLIENT_KIND))).filter((s) => s.parentSpanId === root.spanId && s.kind === CLIENT_KIND);
+      expect(queries.every((q) => q.attributes['db.system.name'] === 'postgresql' && q.traceId === root.traceId)).toBe(true);
+      expect(queries.some((q) => /^update/i.test(String(q.attributes['db.query.text'])) && String(q.attributes['db.query.text']).includes('$1'))).toBe(true);
     }
   });
 

@@ -18,9 +18,7 @@
 import { SpanKind, SpanStatusCode, trace, ROOT_CONTEXT, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { requestStateOf, requestStateFor, type RequestState } from '../request-state.js';
-import { nodeRequestOf } from '../transport/node-request.js';
-import { serverSpanOf } from '../tracing.js';
+import { requestStateOf, type RequestState } from '../request-state.js';
 
 /** Options of {@link useTracing}. */
 export interface TracingPluginOptions {
@@ -35,11 +33,11 @@ function operationAttributes(document: unknown, operationName: string | null | u
 }
 
 /**
- * Two plugins: `begin` hands the request's SERVER span to the request state and must come first (no earlier
- * hook may end a request unseen: a 404's log line names its trace too); `phases` adds the GraphQL phase
- * spans and describes the SERVER span once the response is final (after every hook that replaces it).
+ * The GraphQL phase spans, and the SERVER span described once the response is final (after every hook that
+ * replaces it). The request state learns its SERVER span from the request context plugin, the first hook
+ * that may answer a request.
  */
-export function useTracing(options: TracingPluginOptions): { begin: Plugin; phases: Plugin } {
+export function useTracing(options: TracingPluginOptions): Plugin {
   const { tracer } = options;
 
   /**
@@ -57,13 +55,7 @@ export function useTracing(options: TracingPluginOptions): { begin: Plugin; phas
     span.end();
   }
 
-  const begin: Plugin = {
-    onRequest({ request, serverContext }) {
-      const span = serverSpanOf(nodeRequestOf(request));
-      if (span !== undefined) requestStateFor(serverContext).span = span;
-    },
-  };
-  const phases: Plugin = {
+  return {
     onParse({ context, params }) {
       const span = phase(context, 'graphql.parse');
       if (span === undefined) return;
@@ -111,7 +103,6 @@ export function useTracing(options: TracingPluginOptions): { begin: Plugin; phas
       if (state?.span !== undefined && state.span.isRecording()) describe(state.span, state);
     },
   };
-  return { begin, phases };
 }
 
 /** The SERVER span's attributes from what the pipeline learned of the request. */

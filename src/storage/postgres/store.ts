@@ -506,20 +506,21 @@ export async function openPgStore<C extends CatalogueSink, T>(
 }
 
 /**
- * Contract §13: a CLIENT span for every query a pooled connection runs under an active span, made at the
- * connection's `query` (what drizzle, the pool and the reader all go through). By hand rather than by
- * `@opentelemetry/instrumentation-pg`, which patches `require` (the ESM bundle's import of `pg` does not pass
+ * Contract §13: a CLIENT span for every query run under an active span, made where the project's queries
+ * enter `pg`: the pool's `query` (drizzle outside a transaction; pg then runs it on a pooled connection with a
+ * callback) and a pooled connection's `query` (a transaction's statements, the reader's). By hand rather than
+ * by `@opentelemetry/instrumentation-pg`, which patches `require` (the ESM bundle's import of `pg` does not pass
  * there). The statement is recorded as written: every query of the project passes its values as parameters
- * (`$1`), so the text holds none.
+ * (`$1`), so the text holds none. A callback-style call is passed through untraced: only the pool makes one,
+ * for a query whose span its own `query` already started, and a submittable (cursor) the project never uses.
  */
 function traceQueries(pool: pg.Pool, tracer: Tracer, url: string): void {
   const parsed = new URL(url);
   const server = { 'db.system.name': 'postgresql', 'server.address': parsed.hostname, 'server.port': Number(parsed.port || 5432), 'db.namespace': parsed.pathname.replace(/^\//, '') };
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+  const traced =
+    (query: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]): unknown => {
       const first = args[0] as string | { text?: string; submit?: unknown } | undefined;
-      // A submittable (cursor) or a callback-style call is passed through untraced: the project uses neither.
       if (first === undefined || (typeof first === 'object' && typeof first.submit === 'function') || typeof args[args.length - 1] === 'function') return query(...args);
       const text = typeof first === 'string' ? first : first.text ?? '';
       const span = startClientSpan(tracer, text.trimStart().split(/\s/, 1)[0]!.toUpperCase() || 'QUERY', { ...server, 'db.query.text': text });
@@ -527,5 +528,9 @@ function traceQueries(pool: pg.Pool, tracer: Tracer, url: string): void {
       if (span !== undefined && result instanceof Promise) result.then(() => span.end(), (err: unknown) => endWithError(span, err));
       return result;
     };
+  const writable = (target: object) => target as unknown as { query: (...args: unknown[]) => unknown };
+  writable(pool).query = traced(pool.query.bind(pool));
+  pool.on('connect', (client) => {
+    writable(client).query = traced(client.query.bind(client));
   });
 }
