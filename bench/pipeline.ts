@@ -12,6 +12,9 @@
  * Tracing (contract §13) is on when the OpenTelemetry variables say so, read as the server reads them
  * (`OTEL_EXPORTER_OTLP_ENDPOINT=… OTEL_TRACES_SAMPLER_ARG=…`; an OTLP receiver answering 200 must listen there):
  * the same requests with tracing off and on, one process each, are what tracing costs a request in CPU.
+ * `--ab-tracing` (with those variables) builds a second app without tracing in the same process and alternates
+ * the two in batches of 250 requests, each batch's CPU charged to its app: a shared machine's load then moves
+ * both alike, and the difference is what tracing costs.
  */
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
@@ -42,8 +45,10 @@ const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
 const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, new TurnBatchedDestination(fs.openSync('/dev/null', 'w')));
 const tracingConfig = loadConfig({ ...process.env, DATA_DIR: tmp }).tracing;
 const tracing = tracingConfig === null ? null : await startTracing(tracingConfig, logger);
-const parts = createAppParts({
-  tracing,
+const AB_TRACING = args.includes('--ab-tracing');
+if (AB_TRACING && tracing === null) throw new Error('--ab-tracing needs tracing on: set OTEL_EXPORTER_OTLP_ENDPOINT (an OTLP receiver answering 200)');
+const partsOf = (withTracing: boolean) => createAppParts({
+  tracing: withTracing ? tracing : null,
   store: data.store,
   secretBox: data.secretBox,
   logger,
@@ -52,7 +57,13 @@ const parts = createAppParts({
   metrics: { token: null, collectDefault: true },
   rateLimit: { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 },
 });
+const parts = partsOf(tracing !== null);
 const app = assembleApp(parts, withoutPlugins(parts.pipeline, without));
+/** With --ab-tracing: the same app without tracing. */
+const untraced = AB_TRACING ? (() => {
+  const p = partsOf(false);
+  return assembleApp(p, withoutPlugins(p.pipeline, without));
+})() : null;
 
 /** A Node IncomingMessage as far as the pipeline reads it. */
 class FakeReq extends EventEmitter {
@@ -142,10 +153,10 @@ function prepare(s: { method: string; target: string; body: string | null }): Pr
   return { method: s.method, target: s.target, headers, body: s.body === null ? null : Buffer.from(body) };
 }
 
-async function one(p: Prepared): Promise<number> {
+async function one(p: Prepared, on: typeof app = app): Promise<number> {
   const req = new FakeReq(p.method, p.target, p.headers, p.body);
   const res = new FakeRes();
-  app.handler(req as never, res as never);
+  on.handler(req as never, res as never);
   await res.done;
   return res.status;
 }
@@ -156,6 +167,24 @@ for (const [name, make] of Object.entries(scenarios)) {
   const prepared = Array.from({ length: N }, () => prepare(make()));
   const warm = Array.from({ length: 3000 }, () => prepare(make()));
   for (const s of warm) await one(s);
+  if (untraced !== null) {
+    for (const s of warm) await one(s, untraced);
+    // Batches of 250, the two apps in turn (which one first alternates), each batch's CPU charged to its app.
+    const cpu = { off: 0, on: 0 };
+    const BATCH = 250;
+    for (let at = 0, turn = 0; at + BATCH <= N; at += BATCH, turn++) {
+      for (const side of turn % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        const c0 = process.cpuUsage();
+        for (let i = at; i < at + BATCH; i++) await one(prepared[i]!, side === 'on' ? app : untraced);
+        const c = process.cpuUsage(c0);
+        cpu[side] += c.user + c.system;
+      }
+    }
+    const done = Math.floor(N / BATCH) * BATCH;
+    const [off, on] = [cpu.off / done, cpu.on / done];
+    process.stdout.write(`  ${name.padEnd(18)} tracing off ${off.toFixed(1).padStart(6)} µs/req cpu  on ${on.toFixed(1).padStart(6)} µs/req cpu  ${on >= off ? '+' : ''}${(on - off).toFixed(1)} µs (${(((on - off) / off) * 100).toFixed(1)} %)\n`);
+    continue;
+  }
   const statuses = new Map<number, number>();
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
@@ -170,6 +199,7 @@ for (const [name, make] of Object.entries(scenarios)) {
   process.stdout.write(`  ${name.padEnd(18)} ${wall.toFixed(1).padStart(6)} µs/req wall  ${((cpu.user + cpu.system) / N).toFixed(1).padStart(6)} µs/req cpu  statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
 }
 await app.close();
+await untraced?.close();
 await tracing?.shutdown();
 await data.store.close();
 fs.rmSync(tmp, { recursive: true, force: true });
