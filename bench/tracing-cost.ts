@@ -1,5 +1,5 @@
 /**
- * `npm run bench:tracing-cost -- [--ratio 0.05] [--requests 200000]`: the CPU that tracing adds to one request,
+ * `npx tsx bench/tracing-cost.ts [--ratio 0.05] [--requests 200000]`: the CPU that tracing adds to one request,
  * measured in one process without the rest of a request around it: what the transport and the pipeline do for a
  * request when it is not sampled (its sampling decision, ids, the log line's two fields) and when it is (SERVER
  * span, three GraphQL phase spans with their attributes, the span ends, and their export: protobuf to an OTLP

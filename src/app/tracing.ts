@@ -5,7 +5,10 @@
  * start-up, and the pipeline's hooks are never installed (src/app/app.ts).
  *
  * What it sets up: a tracer provider with the configured sampler, a batch span processor (spans leave in
- * batches from a timer, never on a request's path) and the OTLP/HTTP exporter (protobuf or JSON); the W3C
+ * batches from a timer, never on a request's path) behind a gate that bounds its queue and counts what it
+ * turns away, the OTLP/HTTP exporter (protobuf or JSON) behind a wrapper that counts failed exports, an id
+ * generator drawing from a pool of random bytes, and `requestSpan` (a request sampled once, before any span
+ * work: src/shared/tracing.ts); the W3C
  * trace-context propagator (what `traceparent`/`tracestate` mean) and an AsyncLocalStorage context manager
  * (so a Redis command's CLIENT span finds the request's SERVER span as its parent across awaits).
  *
