@@ -8,6 +8,13 @@
  *
  * `--without <plugin,…>` assembles the app around its pipeline without the named plugins, for an ablation:
  * the difference is what that plugin costs per request. Never a configuration for serving.
+ *
+ * Tracing (contract §13) is on when the OpenTelemetry variables say so, read as the server reads them
+ * (`OTEL_EXPORTER_OTLP_ENDPOINT=… OTEL_TRACES_SAMPLER_ARG=…`; an OTLP receiver answering 200 must listen there):
+ * the same requests with tracing off and on, one process each, are what tracing costs a request in CPU.
+ * `--ab-tracing` (with those variables) builds a second app without tracing in the same process and alternates
+ * the two in batches of 250 requests, each batch's CPU charged to its app: a shared machine's load then moves
+ * both alike, and the difference is what tracing costs.
  */
 import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
@@ -15,6 +22,8 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { assembleApp, createAppParts } from '../src/app/app.js';
+import { startTracing } from '../src/app/tracing.js';
+import { loadConfig } from '../src/shared/config.js';
 import { withoutPlugins } from './servers/ablation.js';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { bootData } from '../src/app/boot.js';
@@ -34,7 +43,12 @@ const data = await bootData({ dataDir: tmp, masterKey: null, seedDemoData: true 
 const creds = data.seeded!.find((m) => m.kyc === 'approved')!;
 // As in production (src/shared/logger.ts): JSON lines written once per event-loop turn, here to /dev/null.
 const logger = pino({ level: 'info', base: { service: 'payment-gateway' } }, new TurnBatchedDestination(fs.openSync('/dev/null', 'w')));
-const parts = createAppParts({
+const tracingConfig = loadConfig({ ...process.env, DATA_DIR: tmp }).tracing;
+const tracing = tracingConfig === null ? null : await startTracing(tracingConfig, logger);
+const AB_TRACING = args.includes('--ab-tracing');
+if (AB_TRACING && tracing === null) throw new Error('--ab-tracing needs tracing on: set OTEL_EXPORTER_OTLP_ENDPOINT (an OTLP receiver answering 200)');
+const partsOf = (withTracing: boolean) => createAppParts({
+  tracing: withTracing ? tracing : null,
   store: data.store,
   secretBox: data.secretBox,
   logger,
@@ -43,7 +57,13 @@ const parts = createAppParts({
   metrics: { token: null, collectDefault: true },
   rateLimit: { keyRatePerSecond: 1e9, keyBurst: 1e9, authFailuresPerMinute: 1e9 },
 });
+const parts = partsOf(tracing !== null);
 const app = assembleApp(parts, withoutPlugins(parts.pipeline, without));
+/** With --ab-tracing: the same app without tracing. */
+const untraced = AB_TRACING ? (() => {
+  const p = partsOf(false);
+  return assembleApp(p, withoutPlugins(p.pipeline, without));
+})() : null;
 
 /** A Node IncomingMessage as far as the pipeline reads it. */
 class FakeReq extends EventEmitter {
@@ -97,6 +117,8 @@ class FakeRes extends EventEmitter {
   end(body?: Buffer): void {
     this.bytes = body?.length ?? 0;
     this.#resolve();
+    // Node's 'close' follows the last write (a traced request's SERVER span ends there).
+    queueMicrotask(() => this.emit('close'));
   }
   destroy(): void {
     this.#resolve();
@@ -131,20 +153,38 @@ function prepare(s: { method: string; target: string; body: string | null }): Pr
   return { method: s.method, target: s.target, headers, body: s.body === null ? null : Buffer.from(body) };
 }
 
-async function one(p: Prepared): Promise<number> {
+async function one(p: Prepared, on: typeof app = app): Promise<number> {
   const req = new FakeReq(p.method, p.target, p.headers, p.body);
   const res = new FakeRes();
-  app.handler(req as never, res as never);
+  on.handler(req as never, res as never);
   await res.done;
   return res.status;
 }
 
-process.stdout.write(`pipeline: ${N} sequential requests per scenario, in process${without.length ? `, without ${without.join(', ')}` : ''}\n`);
+process.stdout.write(`pipeline: ${N} sequential requests per scenario, in process${without.length ? `, without ${without.join(', ')}` : ''}${tracingConfig === null ? ', tracing off' : `, tracing on (${tracingConfig.sampler} ${tracingConfig.ratio})`}\n`);
 for (const [name, make] of Object.entries(scenarios)) {
   if (only && name !== only) continue;
   const prepared = Array.from({ length: N }, () => prepare(make()));
   const warm = Array.from({ length: 3000 }, () => prepare(make()));
   for (const s of warm) await one(s);
+  if (untraced !== null) {
+    for (const s of warm) await one(s, untraced);
+    // Batches of 250, the two apps in turn (which one first alternates), each batch's CPU charged to its app.
+    const cpu = { off: 0, on: 0 };
+    const BATCH = 250;
+    for (let at = 0, turn = 0; at + BATCH <= N; at += BATCH, turn++) {
+      for (const side of turn % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const)) {
+        const c0 = process.cpuUsage();
+        for (let i = at; i < at + BATCH; i++) await one(prepared[i]!, side === 'on' ? app : untraced);
+        const c = process.cpuUsage(c0);
+        cpu[side] += c.user + c.system;
+      }
+    }
+    const done = Math.floor(N / BATCH) * BATCH;
+    const [off, on] = [cpu.off / done, cpu.on / done];
+    process.stdout.write(`  ${name.padEnd(18)} tracing off ${off.toFixed(1).padStart(6)} µs/req cpu  on ${on.toFixed(1).padStart(6)} µs/req cpu  ${on >= off ? '+' : ''}${(on - off).toFixed(1)} µs (${(((on - off) / off) * 100).toFixed(1)} %)\n`);
+    continue;
+  }
   const statuses = new Map<number, number>();
   const cpu0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
@@ -159,5 +199,7 @@ for (const [name, make] of Object.entries(scenarios)) {
   process.stdout.write(`  ${name.padEnd(18)} ${wall.toFixed(1).padStart(6)} µs/req wall  ${((cpu.user + cpu.system) / N).toFixed(1).padStart(6)} µs/req cpu  statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
 }
 await app.close();
+await untraced?.close();
+await tracing?.shutdown();
 await data.store.close();
 fs.rmSync(tmp, { recursive: true, force: true });

@@ -28,7 +28,7 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Start `node <args>` in `cwd` (this process's Node, or `opts.node`) with `env` (on top of this process's environment), output to `logFile`, and
- * wait until it announces its port: a baseline's `BENCH_READY <port>` line or the project's start-up URL.
+ * wait until it announces its port: a baseline's `BENCH_READY <port>` line or the project's `listening` line.
  * Throws with the end of its output when it exits first or takes over `timeoutMs` (30 s); the child is killed then.
  */
 export async function startProcess(opts: { args: string[]; cwd: string; env: Record<string, string>; logFile: string; label: string; node?: string; timeoutMs?: number }): Promise<ServerProcess> {
@@ -37,7 +37,9 @@ export async function startProcess(opts: { args: string[]; cwd: string; env: Rec
   fs.closeSync(out);
   for (const deadline = Date.now() + (opts.timeoutMs ?? 30_000); ; ) {
     const text = fs.readFileSync(opts.logFile, 'utf8');
-    const m = /BENCH_READY (\d+)/.exec(text) ?? /http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
+    // The project's own port is the one of its `listening` line: an earlier line may name another local URL
+    // (with tracing on, the OTLP collector's).
+    const m = /BENCH_READY (\d+)/.exec(text) ?? /"baseUrl":"http:\/\/127\.0\.0\.1:(\d+)"/.exec(text) ?? /listening on http:\/\/127\.0\.0\.1:(\d+)/.exec(text);
     if (m) return { child, port: Number(m[1]), logFile: opts.logFile, pids: () => [child.pid!, ...childPids(child.pid!)] };
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');

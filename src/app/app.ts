@@ -241,7 +241,7 @@ export function createAppParts(options: AppOptions): AppParts {
 
   // Contract §13: a `live.fan_out` span per change reaching this replica while pages are open.
   const fanOut = tracing === null ? undefined : new FanOutSpans(tracing.tracer);
-  const stopFanOut = fanOut === undefined ? undefined : store.onChange(() => fanOut.changed());
+  const stopFanOut = fanOut === undefined ? undefined : store.onChange((change) => fanOut.changed(change.committedAt));
   const rateLimit = useRateLimit(options.rateLimit ?? DEFAULT_RATE_LIMIT, { logger, registry: metricsRegistry, now: options.now, tracer: tracing?.tracer });
 
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
@@ -326,18 +326,14 @@ export function createAppParts(options: AppOptions): AppParts {
   const answerCache = useAnswerCache({ dataVersion, entries: options.answerCacheEntries ?? 10_000, restListEntries: options.caches?.restLists, graphqlEndpoint: GRAPHQL_ENDPOINT, stats: answerCacheStats });
 
   // The order is constrained where plugins meet: src/app/pipeline-order.ts states each constraint with its reason.
-  const tracingPlugins = tracing === null ? null : useTracing({ tracer: tracing.tracer });
-  const named: [string, Plugin][] = [
-    // Contract §13: the request state learns its SERVER span before any hook can end the request.
-    ['tracingBegin', tracingPlugins?.begin ?? {}],
-    ['answerCacheStore', answerCache.store],
+  const named: [string, Plugin][] = [    ['answerCacheStore', answerCache.store],
     ['addressGate', rateLimit.addressGate],
     ['httpCaching', useHttpCaching()],
     ['securityHeaders', useSecurityHeaders({ pagePolicyOf: apiDocs.pagePolicyOf })],
     ['requestContext', requestContextPlugin],
     ['metrics', useMetrics({ registry: metricsRegistry, path: METRICS_PATH, token: options.metrics?.token ?? null, routeOf: routeTemplateOf, catalogueAgeSeconds: () => store.catalogueAgeSeconds(), catalogueReloads: () => catalog.counters.reloads, exemplars: tracing !== null })],
     // Contract §13: GraphQL phase spans and the SERVER span's attributes; an empty plugin (no hook) when tracing is off.
-    ['tracing', tracingPlugins?.phases ?? {}],
+    ['tracing', tracing === null ? {} : useTracing({ tracer: tracing.tracer })],
     ['readiness', readinessPlugin],
     ['databaseHealth', useDatabaseHealth({ database: store, publicPathNeedsDatabase: (p) => p.startsWith(IMAGE_PREFIX), logger })],
     ['channelImages', imagesPlugin],
@@ -483,12 +479,12 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
   });
 
   // One pipeline for every request: the Node listener hands each one to `yoga.handleRequest`, like yoga.fetch.
-  const tracer = options.tracing?.tracer;
+  const tracing = options.tracing ?? null;
   const handler = createNodeListener({
     yoga,
     logger,
     fairness: parts.fairness,
-    serverSpans: tracer === undefined ? undefined : serverSpans({ tracer, trustedProxies: options.trustedProxies ?? null, routeOf: routeTemplateOf }),
+    serverSpans: tracing === null ? undefined : serverSpans({ tracing, trustedProxies: options.trustedProxies ?? null, routeOf: routeTemplateOf }),
   });
 
   return {

@@ -39,11 +39,6 @@ export const ORDER_CONSTRAINTS: readonly OrderConstraint[] = [
     why: 'http_requests_total counts the status the client gets (429), not the 401 it replaced',
   },
   {
-    before: 'tracingBegin',
-    after: 'answerCacheStore',
-    why: 'the request state learns its SERVER span before any hook may answer the request: every request line names its trace',
-  },
-  {
     before: 'addressGate',
     after: 'tracing',
     why: 'a SERVER span names the error code the client gets (429 RATE_LIMITED), not the 401 it replaced',

@@ -5,29 +5,77 @@
  * start-up, and the pipeline's hooks are never installed (src/app/app.ts).
  *
  * What it sets up: a tracer provider with the configured sampler, a batch span processor (spans leave in
- * batches from a timer, never on a request's path) and the OTLP/HTTP exporter (protobuf or JSON); the W3C
+ * batches from a timer, never on a request's path) behind a gate that bounds its queue and counts what it
+ * turns away, the OTLP/HTTP exporter (protobuf or JSON) behind a wrapper that counts failed exports, an id
+ * generator drawing from a pool of random bytes, and `requestSpan` (a request sampled once, before any span
+ * work: src/shared/tracing.ts); the W3C
  * trace-context propagator (what `traceparent`/`tracestate` mean) and an AsyncLocalStorage context manager
  * (so a Redis command's CLIENT span finds the request's SERVER span as its parent across awaits).
  *
  * The resource is the service name, OTEL_RESOURCE_ATTRIBUTES and the SDK's own `telemetry.sdk.*`; no process
  * or environment detector runs (a command line or an environment may hold a secret, contract §13).
  */
-import { context, propagation, trace } from '@opentelemetry/api';
-import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { randomFillSync } from 'node:crypto';
+import { context, propagation, ROOT_CONTEXT, trace, SpanKind, TraceFlags, type Attributes, type Context, type Link, type Span, type SpanOptions } from '@opentelemetry/api';
+import type { IdGenerator, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import type { TracingConfig } from '../shared/config.js';
 import type { Tracing } from '../shared/tracing.js';
 
-/** Finished spans waiting for export at most; past it a span is dropped (a collector slower than the traffic). */
-const MAX_QUEUED_SPANS = 2048;
+/**
+ * Finished spans waiting for export at most; past it a span is dropped and counted
+ * (`gateway_trace_spans_dropped_total{reason="queue_full"}`): a collector slower than the traffic costs spans,
+ * never memory. Exported for the test that drives the queue past it.
+ */
+export const MAX_QUEUED_SPANS = 2048;
+
+/** What the sampler is shown of a request it decides on (nothing: see requestSpan), shared by every request. */
+const NO_ATTRIBUTES: Attributes = Object.freeze({});
+const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
+
+/** Spans in one export request at most. */
+const MAX_EXPORT_BATCH = 512;
 
 /** The longest one export may take before it counts as failed (ms); the spans' batch is then dropped. */
 const EXPORT_TIMEOUT_MS = 5_000;
 
+/**
+ * Trace and span ids from a pool of random bytes (crypto-strength, refilled 4 KB at a time): an id costs a
+ * slice of the pool in hex. `nextTraceId` hands a root span the trace id its request's sampling decision was
+ * made on ({@link Tracing.requestSpan}): set just before `startSpan`, taken by it (synchronously) or cleared.
+ */
+class PooledIds implements IdGenerator {
+  nextTraceId: string | undefined;
+  readonly #pool = Buffer.allocUnsafe(4096);
+  #at = this.#pool.length;
+
+  #take(bytes: number): string {
+    if (this.#at + bytes > this.#pool.length) {
+      randomFillSync(this.#pool);
+      this.#at = 0;
+    }
+    const id = this.#pool.toString('hex', this.#at, this.#at + bytes);
+    this.#at += bytes;
+    // All zeros is the W3C's invalid id (a chance of 2^-64 at least); its last digit made 1 keeps it random enough.
+    return id.charCodeAt(id.length - 1) === 0x30 && /^0+$/.test(id) ? `${id.slice(0, -1)}1` : id;
+  }
+
+  generateTraceId(): string {
+    const pending = this.nextTraceId;
+    if (pending === undefined) return this.#take(16);
+    this.nextTraceId = undefined;
+    return pending;
+  }
+
+  generateSpanId(): string {
+    return this.#take(8);
+  }
+}
+
 /** Start the SDK (dynamic imports: nothing of it is loaded when tracing is off). */
 export async function startTracing(config: TracingConfig, logger: Logger): Promise<Tracing> {
-  const [{ BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, AlwaysOnSampler, AlwaysOffSampler }, { defaultResource, resourceFromAttributes }, { W3CTraceContextPropagator, ExportResultCode }, { AsyncLocalStorageContextManager }, exporterModule] =
+  const [{ BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, AlwaysOnSampler, AlwaysOffSampler, SamplingDecision }, { defaultResource, resourceFromAttributes }, { W3CTraceContextPropagator, ExportResultCode }, { AsyncLocalStorageContextManager }, exporterModule] =
     await Promise.all([
       import('@opentelemetry/sdk-trace-base'),
       import('@opentelemetry/resources'),
@@ -54,44 +102,94 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
 
   const droppedSpans = new Counter({
     name: 'gateway_trace_spans_dropped_total',
-    help: 'Spans not delivered to the OTLP collector (export failed or timed out); requests are never affected.',
+    help: 'Spans not delivered to the OTLP collector: export failed or timed out (export_failed), or the export queue was full (queue_full); requests are never affected.',
     labelNames: ['reason'] as const,
     registers: [],
   });
+  // Both reasons are on /metrics from the start (at 0), so an alert can watch either before it first happens.
+  droppedSpans.inc({ reason: 'export_failed' }, 0);
+  droppedSpans.inc({ reason: 'queue_full' }, 0);
+  // One line a minute at most per reason: an unreachable or slow collector must not flood the log.
+  const lastWarning = { export_failed: 0, queue_full: 0 };
+  const warnOnce = (reason: keyof typeof lastWarning, fields: object, message: string) => {
+    const now = Date.now();
+    if (now - lastWarning[reason] < 60_000) return;
+    lastWarning[reason] = now;
+    logger.warn({ ...fields, url: config.url }, message);
+  };
+
+  /**
+   * Sampled spans between their end and their export request: what the batch processor's queue holds (at most;
+   * it hands a batch to the exporter right after taking it off the queue). The gate below keeps it at most
+   * MAX_QUEUED_SPANS and counts what it turns away: the batch processor would drop those too, but only
+   * tell its diagnostic logger.
+   */
+  let queued = 0;
   const exporter = new exporterModule.OTLPTraceExporter({ url: config.url, headers: config.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
   // Counting wrapper: the SDK reports a failed export only to its diagnostic logger.
-  let lastWarning = 0;
   const countingExporter: SpanExporter = {
     shutdown: () => exporter.shutdown(),
     forceFlush: () => exporter.forceFlush(),
     export: (spans, done) => {
+      queued = Math.max(0, queued - spans.length);
       exporter.export(spans, (result) => {
         if (result.code !== ExportResultCode.SUCCESS) {
           droppedSpans.inc({ reason: 'export_failed' }, spans.length);
-          // One line a minute at most: an unreachable collector must not flood the log.
-          const now = Date.now();
-          if (now - lastWarning >= 60_000) {
-            lastWarning = now;
-            logger.warn({ err: result.error, spans: spans.length, url: config.url }, 'trace export failed; spans dropped (counted in gateway_trace_spans_dropped_total)');
-          }
+          warnOnce('export_failed', { err: result.error, spans: spans.length }, 'trace export failed; spans dropped (counted in gateway_trace_spans_dropped_total)');
         }
         done(result);
       });
     },
   };
+  const batch = new BatchSpanProcessor(countingExporter, { exportTimeoutMillis: EXPORT_TIMEOUT_MS, scheduledDelayMillis: config.batchDelayMs, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: MAX_EXPORT_BATCH });
+  const gate: SpanProcessor = {
+    onStart: (span, parent) => batch.onStart(span, parent),
+    onEnd: (span) => {
+      // An unsampled span is never queued (the batch processor ignores it as well).
+      if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+      if (queued >= MAX_QUEUED_SPANS) {
+        droppedSpans.inc({ reason: 'queue_full' });
+        warnOnce('queue_full', { queued }, 'trace export queue full; spans dropped (counted in gateway_trace_spans_dropped_total)');
+        return;
+      }
+      queued += 1;
+      batch.onEnd(span);
+    },
+    forceFlush: () => batch.forceFlush(),
+    shutdown: () => batch.shutdown(),
+  };
 
+  const ids = new PooledIds();
   const provider = new BasicTracerProvider({
     sampler,
+    idGenerator: ids,
     resource: defaultResource().merge(resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName })),
-    spanProcessors: [new BatchSpanProcessor(countingExporter, { exportTimeoutMillis: EXPORT_TIMEOUT_MS, scheduledDelayMillis: config.batchDelayMs, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: 512 })],
+    spanProcessors: [gate],
   });
+  const tracer = provider.getTracer('payment-gateway');
   trace.setGlobalTracerProvider(provider);
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   logger.info({ url: config.url, protocol: config.protocol, sampler: config.sampler, ratio: config.ratio }, 'tracing on: spans exported over OTLP');
   return {
-    tracer: provider.getTracer('payment-gateway'),
+    tracer,
     droppedSpans,
+    requestSpan(parent: Context, links: Link[] | undefined, describe: () => { name: string; options: SpanOptions }): Span {
+      const parentIds = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
+      const traceId = parentIds?.traceId ?? ids.generateTraceId();
+      // The configured samplers (OTEL_TRACES_SAMPLER's values) decide on the parent and the trace id alone.
+      if (sampler.shouldSample(parent, traceId, '', SpanKind.SERVER, NO_ATTRIBUTES, links ?? NO_LINKS).decision !== SamplingDecision.NOT_RECORD) {
+        const { name, options } = describe();
+        ids.nextTraceId = parentIds === undefined ? traceId : undefined;
+        try {
+          return tracer.startSpan(name, links === undefined ? options : { ...options, links }, parent);
+        } finally {
+          ids.nextTraceId = undefined;
+        }
+      }
+      // Unsampled: what the SDK would return (a non-recording span with the trace's ids), without its work.
+      return trace.wrapSpanContext({ traceId, spanId: ids.generateSpanId(), traceFlags: TraceFlags.NONE, traceState: parentIds?.traceState });
+    },
     shutdown: () => provider.shutdown().catch((err: unknown) => logger.warn({ err }, 'flushing the last spans failed')),
   };
 }

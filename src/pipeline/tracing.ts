@@ -16,11 +16,16 @@
 import type { IncomingMessage } from 'node:http';
 import { propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Link, type Span, type Tracer } from '@opentelemetry/api';
 import { plainAddress, type TrustedProxies } from '../shared/client-address.js';
+import type { Tracing } from '../shared/tracing.js';
 
-/** The traced request's span and the context its work runs in, kept on the Node request while it is open. */
+/**
+ * The request's span and, when it records, the context its work runs in, kept on the Node request while it
+ * is open. An unsampled request's span only carries ids: it has no context (its work runs in the root context,
+ * so nothing under it makes a span) and nothing to end.
+ */
 const SERVER_SPAN = Symbol('serverSpan');
 interface Traced {
-  [SERVER_SPAN]?: { span: Span; context: Context; ended: boolean };
+  [SERVER_SPAN]?: { span: Span; context: Context | undefined; ended: boolean };
 }
 
 /** http.request.method values (OpenTelemetry semantic conventions); anything else is `_OTHER`. */
@@ -28,7 +33,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 
 /** Options of {@link serverSpans}. */
 export interface ServerSpanOptions {
-  tracer: Tracer;
+  tracing: Pick<Tracing, 'requestSpan'>;
   trustedProxies: TrustedProxies | null;
   /** Route template of a path (the metrics' bounded set); `unmatched` for anything else. */
   routeOf: (pathname: string) => string;
@@ -36,12 +41,19 @@ export interface ServerSpanOptions {
 
 /** What the transport calls when tracing is on. */
 export interface ServerSpans {
-  /** Start the request's SERVER span (once per request); its context is then {@link contextOf}'s. */
-  start(req: IncomingMessage): void;
-  /** The context the request's work runs in (its SERVER span active). */
-  contextOf(req: IncomingMessage): Context;
-  /** End the request's SERVER span with the status sent; later calls do nothing. */
-  end(req: IncomingMessage, status: number): void;
+  /**
+   * Start the request's SERVER span (once per request). Returns the context its work runs in (the span
+   * active) when the span records, undefined when the request is not sampled.
+   */
+  start(req: IncomingMessage): Context | undefined;
+  /** The context the request's work runs in: its recording SERVER span active, else undefined. */
+  contextOf(req: IncomingMessage): Context | undefined;
+  /**
+   * End the request's SERVER span with the status sent; later calls do nothing. `errorCode`: the contract
+   * code of an answer the transport gives itself (shed by the fair lanes, a pipeline failure), which no
+   * pipeline hook saw.
+   */
+  end(req: IncomingMessage, status: number, errorCode?: string): void;
 }
 
 /** The SERVER span of a request, for the pipeline's hooks (undefined when untraced). */
@@ -50,13 +62,9 @@ export function serverSpanOf(req: (IncomingMessage & Traced) | undefined): Span 
 }
 
 export function serverSpans(options: ServerSpanOptions): ServerSpans {
-  const { tracer, trustedProxies, routeOf } = options;
+  const { tracing, trustedProxies, routeOf } = options;
   return {
     start(req) {
-      const method = METHODS.has(req.method ?? '') ? req.method! : '_OTHER';
-      const url = req.url ?? '/';
-      const q = url.indexOf('?');
-      const route = routeOf(q === -1 ? url : url.slice(0, q));
       let parent = ROOT_CONTEXT;
       let links: Link[] | undefined;
       if (req.headers.traceparent !== undefined) {
@@ -68,22 +76,32 @@ export function serverSpans(options: ServerSpanOptions): ServerSpans {
           if (remote !== undefined) links = [{ context: remote }];
         }
       }
-      const known = route !== 'unmatched';
-      const span = tracer.startSpan(
-        known ? `${method} ${route}` : method,
-        { kind: SpanKind.SERVER, attributes: known ? { 'http.request.method': method, 'http.route': route } : { 'http.request.method': method }, links },
-        parent,
-      );
-      (req as IncomingMessage & Traced)[SERVER_SPAN] = { span, context: trace.setSpan(parent, span), ended: false };
+      // Name and attributes are worked out only for a span that records.
+      const span = tracing.requestSpan(parent, links, () => {
+        const method = METHODS.has(req.method ?? '') ? req.method! : '_OTHER';
+        const url = req.url ?? '/';
+        const q = url.indexOf('?');
+        const route = routeOf(q === -1 ? url : url.slice(0, q));
+        const known = route !== 'unmatched';
+        return {
+          name: known ? `${method} ${route}` : method,
+          options: { kind: SpanKind.SERVER, attributes: known ? { 'http.request.method': method, 'http.route': route } : { 'http.request.method': method } },
+        };
+      });
+      const recording = span.isRecording();
+      const context = recording ? trace.setSpan(parent, span) : undefined;
+      (req as IncomingMessage & Traced)[SERVER_SPAN] = { span, context, ended: !recording };
+      return context;
     },
     contextOf(req) {
-      return (req as IncomingMessage & Traced)[SERVER_SPAN]?.context ?? ROOT_CONTEXT;
+      return (req as IncomingMessage & Traced)[SERVER_SPAN]?.context;
     },
-    end(req, status) {
+    end(req, status, errorCode) {
       const traced = (req as IncomingMessage & Traced)[SERVER_SPAN];
       if (traced === undefined || traced.ended) return;
       traced.ended = true;
       traced.span.setAttribute('http.response.status_code', status);
+      if (errorCode !== undefined) traced.span.setAttribute('gateway.error_code', errorCode);
       // Contract §13: ERROR for 5xx only; a 4xx is the client's mistake, not the server's failure.
       if (status >= 500) traced.span.setStatus({ code: SpanStatusCode.ERROR });
       traced.span.end();
@@ -101,27 +119,32 @@ const epochMs = (now: number) => performance.timeOrigin + now;
 
 /**
  * Contract §13: one `live.fan_out` span per change that reached this replica while pages were open, from the
- * moment the change is in its catalogue to the last event written for it: `gateway.live.streams` (pages
- * written) and `gateway.live.last_write_ms` (that time). A change is done when no page wrote for
- * {@link FAN_OUT_QUIET_MS} (the span ends at the last write itself, not then), or when the next change
- * comes. Bound: at most one open span.
+ * moment the change is in its catalogue to the last event written for it, with `gateway.live.streams` (pages
+ * written) and `gateway.live.last_write_ms`: the time from the change's commit (its change-log row's `at`,
+ * handed over by the store's change notification) to the last write, the figure contract §8b bounds by 1 s.
+ * `gateway.live.measured_from` says which start it is: `commit`, or `catalogue` for a change without a commit
+ * of its own (a full reload, a scheduled rule taking effect), measured from the moment the catalogue had it.
+ * The commit time is the database's clock and the writes this replica's: on one machine, or clocks kept in
+ * step (NTP), the skew is far below the bound.
+ * A change is done when no page wrote for {@link FAN_OUT_QUIET_MS} (the span ends at the last write itself,
+ * not then), or when the next change comes. Bound: at most one open span.
  */
 export class FanOutSpans {
   /** Open streams now (set by the live-streams plugin). */
   openStreams: () => number = () => 0;
-  #current: { span: Span; startedAt: number; writes: number; lastWriteAt: number } | undefined;
+  #current: { span: Span; startedAt: number; committedAt: number | undefined; writes: number; lastWriteAt: number } | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly tracer: Tracer) {}
 
-  /** A change is in the catalogue. */
-  changed(): void {
+  /** A change is in the catalogue; `committedAt` (epoch ms) is its commit, when it has one. */
+  changed(committedAt?: number): void {
     this.#finish();
     const open = this.openStreams();
     if (open === 0) return;
     const startedAt = performance.now();
     const span = this.tracer.startSpan('live.fan_out', { kind: SpanKind.INTERNAL, attributes: { 'gateway.live.open_streams': open } }, ROOT_CONTEXT);
-    this.#current = { span, startedAt, writes: 0, lastWriteAt: startedAt };
+    this.#current = { span, startedAt, committedAt, writes: 0, lastWriteAt: startedAt };
     this.#arm();
   }
 
@@ -152,7 +175,9 @@ export class FanOutSpans {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     current.span.setAttribute('gateway.live.streams', current.writes);
-    current.span.setAttribute('gateway.live.last_write_ms', Math.round((current.lastWriteAt - current.startedAt) * 100) / 100);
+    const from = current.committedAt === undefined ? epochMs(current.startedAt) : current.committedAt;
+    current.span.setAttribute('gateway.live.last_write_ms', Math.round((epochMs(current.lastWriteAt) - from) * 100) / 100);
+    current.span.setAttribute('gateway.live.measured_from', current.committedAt === undefined ? 'catalogue' : 'commit');
     current.span.end(epochMs(current.writes > 0 ? current.lastWriteAt : performance.now()));
   }
 }

@@ -4,7 +4,7 @@
  * `@opentelemetry/api`, and does nothing at all when it is handed none (tracing off: one `null` test at most,
  * decided at boot).
  */
-import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanOptions, type Tracer } from '@opentelemetry/api';
 import type { Counter } from 'prom-client';
 
 /** Tracing of a server process (AppOptions.tracing); absent or null = off. */
@@ -12,6 +12,15 @@ export interface Tracing {
   tracer: Tracer;
   /** `gateway_trace_spans_dropped_total{reason}`: spans the collector never got; the app registers it. */
   droppedSpans: Counter<'reason'>;
+  /**
+   * A request's SERVER span, sampled before anything else is done for it: the configured sampler decides on
+   * `parent` (a trusted balancer's context, or the root) and the trace id. Sampled: the tracer's recording span,
+   * named and described by `describe` (called only then), with `links`. Unsampled (most requests at the
+   * default ratio): a non-recording span that only carries the trace's ids (the parent's trace id, or a new
+   * one, and a new span id) for the request's log line, at the cost of one object: no attributes, no
+   * context to propagate, nothing queued.
+   */
+  requestSpan(parent: Context, links: Link[] | undefined, describe: () => { name: string; options: SpanOptions }): Span;
   /** Export what is buffered and stop. */
   shutdown(): Promise<void>;
 }

@@ -17,7 +17,7 @@ import type { CatalogueSink, Store } from './model/store.js';
 import type { HistoryOptions } from './model/history.js';
 
 export type { AdminRepository } from './model/admin-repository.js';
-export type { CatalogueSink, DatabaseStatus, Store } from './model/store.js';
+export type { CatalogueChange, CatalogueSink, DatabaseStatus, Store } from './model/store.js';
 export { describeStorageFailure, isStorageUnavailable, NoDatabaseError, StorageOpenError } from './errors.js';
 
 /**

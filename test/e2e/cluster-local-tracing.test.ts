@@ -121,7 +121,12 @@ describe.skipIf(skip)('contract §13 through cluster:local', () => {
       expect(r.code, r.stderr).toBe(0);
       for (const stream of streams) await stream.waitFor((s) => s.events.length >= 2, 10_000, 'the change’s event');
       const spans = await receiver!.waitFor((all) => new Set(all.slice(before).filter((s) => s.name === 'live.fan_out').map((s) => s.resource['service.instance.id'])).size === 3);
-      for (const fanOut of spans.slice(before).filter((s) => s.name === 'live.fan_out')) expect(fanOut.attributes['gateway.live.streams']).toBeGreaterThanOrEqual(1);
+      for (const fanOut of spans.slice(before).filter((s) => s.name === 'live.fan_out')) {
+        expect(fanOut.attributes['gateway.live.streams']).toBeGreaterThanOrEqual(1);
+        // Timed from the change's commit (its change-log row in Postgres), which came before any replica had it.
+        expect(fanOut.attributes['gateway.live.measured_from']).toBe('commit');
+        expect(fanOut.attributes['gateway.live.last_write_ms'] as number).toBeGreaterThanOrEqual(Number(fanOut.endNs - fanOut.startNs) / 1e6 - 1);
+      }
       // Each replica's catch-up read the change from Postgres: a span with its queries under it.
       const catchUp = spans.slice(before).find((s) => s.name === 'catalogue.catch_up');
       expect(catchUp).toBeDefined();

@@ -7,16 +7,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../helpers/otlp-receiver.js';
 import { PROJECT_ROOT, startServer, type RunningServer } from '../helpers/server.js';
 import { signatureHeaders } from '../../src/modules/auth/svc1.js';
 import { admin } from '../helpers/ops.js';
+import { databaseUrlForDataDir, TEST_ENGINE } from '../helpers/engine.js';
+import { DATABASE_FILE } from '../../src/storage/index.js';
 import { CHANNELS_SUBSCRIPTION, openEventStream } from '../helpers/sse.js';
 
 const SERVER_KIND = 2;
 const INTERNAL_KIND = 1;
+const CLIENT_KIND = 3;
 
 let receiver: OtlpReceiver;
 let protoReceiver: OtlpReceiver;
@@ -61,6 +66,26 @@ async function signed(on: RunningServer, target: string, init: { method?: string
   const headers = signatureHeaders(as.apiKey, as.apiSecret, { method, target, body });
   for (const [name, value] of Object.entries(headers)) if (/signature/i.test(name)) secrets.add(value);
   return fetch(`${on.baseUrl}${target}`, { method, headers: { ...headers, ...(body ? { 'content-type': 'application/json' } : {}), ...init.headers }, body: body || undefined });
+}
+
+/** The newest change-log row's `at` in the server's database (either engine). */
+async function lastChangeAt(dataDir: string): Promise<string> {
+  const url = databaseUrlForDataDir(path.resolve(dataDir));
+  if (url !== undefined) {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      return ((await client.query('select at from change_log order by seq desc limit 1')).rows[0] as { at: string }).at;
+    } finally {
+      await client.end();
+    }
+  }
+  const db = new Database(path.join(dataDir, DATABASE_FILE), { readonly: true });
+  try {
+    return (db.prepare('select at from change_log order by seq desc limit 1').get() as { at: string }).at;
+  } finally {
+    db.close();
+  }
 }
 
 const serverSpanOf = (spans: ReceivedSpan[], requestId: string) => spans.find((s) => s.kind === SERVER_KIND && s.attributes['gateway.request_id'] === requestId);
@@ -122,6 +147,13 @@ describe('contract §13: traces', () => {
       expect(phase!.attributes).toEqual({ 'graphql.operation.type': 'query', 'graphql.operation.name': 'Fees' });
       expect(phase!.startNs >= root.startNs && phase!.endNs <= root.endNs).toBe(true);
     }
+    if (TEST_ENGINE === 'postgres') {
+      // The server's first quote with its signing key records the key's TTL in Postgres before the token is
+      // given: queries made by the request, so CLIENT spans under its SERVER span, their values parameters.
+      const queries = (await receiver.waitFor((all) => all.some((s) => s.parentSpanId === root.spanId && s.kind === CLIENT_KIND))).filter((s) => s.parentSpanId === root.spanId && s.kind === CLIENT_KIND);
+      expect(queries.every((q) => q.attributes['db.system.name'] === 'postgresql' && q.traceId === root.traceId)).toBe(true);
+      expect(queries.some((q) => /^update/i.test(String(q.attributes['db.query.text'])) && String(q.attributes['db.query.text']).includes('$1'))).toBe(true);
+    }
   });
 
   it('a public peer’s traceparent is only a link: a new trace, sampled by this server', async () => {
@@ -148,6 +180,34 @@ describe('contract §13: traces', () => {
     expect(body!.contentType).toBe('application/x-protobuf');
     expect(body!.bytes.includes(parentBytes)).toBe(true);
     expect(body!.bytes.includes(Buffer.from('GET /v1/payments/channel'))).toBe(true);
+  });
+
+  it('an unsampled request’s log line still names its trace: the balancer’s trace id and a span id of its own, nothing exported', async () => {
+    const balancerTrace = '5d0c2a9e41f3b8c7a6e5d4c3b2a19081';
+    // Flag 00: the balancer did not sample it, so neither does the replica (parent-based).
+    const res = await signed(trusting, '/v1/payments/channel', { headers: { traceparent: `00-${balancerTrace}-1a2b3c4d5e6f7081-00` } });
+    expect(res.status).toBe(200);
+    const requestId = res.headers.get('x-request-id')!;
+    // Without a traceparent, at the default ratio: a trace id of its own whichever way it is sampled.
+    const plain = await signed(trusting, '/v1/payments/channel');
+    expect(plain.status).toBe(200);
+    const lineOf = (id: string) => {
+      const line = trusting
+        .output()
+        .split('\n')
+        .find((l) => l.includes(`"requestId":"${id}"`));
+      return line === undefined ? undefined : (JSON.parse(line) as { trace_id?: string; span_id?: string });
+    };
+    for (let i = 0; i < 50 && (lineOf(requestId) === undefined || lineOf(plain.headers.get('x-request-id')!) === undefined); i++) await new Promise((r) => setTimeout(r, 50));
+    const line = lineOf(requestId)!;
+    expect(line.trace_id).toBe(balancerTrace);
+    expect(line.span_id).toMatch(/^[0-9a-f]{16}$/);
+    expect(line.span_id).not.toBe('1a2b3c4d5e6f7081');
+    expect(lineOf(plain.headers.get('x-request-id')!)).toMatchObject({ trace_id: expect.stringMatching(/^[0-9a-f]{32}$/), span_id: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    // Another exported batch has gone out since (the sampled request of the test above, or this server's
+    // timer): none of them carries the unsampled trace.
+    await new Promise((r) => setTimeout(r, 400));
+    expect(protoReceiver.bodies.some((b) => b.bytes.includes(Buffer.from(balancerTrace, 'hex')))).toBe(false);
   });
 
   it('the request-duration histogram carries a trace id as an exemplar in OpenMetrics only; the text format is unchanged', async () => {
@@ -219,7 +279,13 @@ describe('contract §13: traces', () => {
       const spans = await receiver.waitFor((all) => all.some((s) => s.name === 'live.fan_out') && all.some((s) => s.name === 'catalogue.catch_up'));
       const fanOut = spans.find((s) => s.name === 'live.fan_out')!;
       expect(fanOut.attributes['gateway.live.streams']).toBeGreaterThanOrEqual(1);
-      expect(typeof fanOut.attributes['gateway.live.last_write_ms']).toBe('number');
+      // Measured from the change's commit: the span's end (the last write) less last_write_ms is its change-log row's `at`.
+      expect(fanOut.attributes['gateway.live.measured_from']).toBe('commit');
+      const lastWriteMs = fanOut.attributes['gateway.live.last_write_ms'] as number;
+      const committedAt = Date.parse(await lastChangeAt(server.dataDir));
+      expect(Math.abs(Number(fanOut.endNs) / 1e6 - lastWriteMs - committedAt)).toBeLessThan(1);
+      // The commit came before the catalogue had the change (where the span starts).
+      expect(committedAt).toBeLessThanOrEqual(Number(fanOut.startNs) / 1e6 + 1);
       expect(spans.find((s) => s.name === 'catalogue.catch_up')!.attributes['gateway.catalogue.changes']).toBeGreaterThanOrEqual(1);
     } finally {
       await stream.close();

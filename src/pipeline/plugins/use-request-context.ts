@@ -11,6 +11,7 @@ import { normalizeResultErrors, originalOfMasked } from '../error-normalizer.js'
 import { initRequestState, loggedStatus, requestStateOf, type RequestState, type Surface } from '../request-state.js';
 import { JSON_MEDIA } from '../transport/body.js';
 import { nodeRequestOf } from '../transport/node-request.js';
+import { serverSpanOf } from '../tracing.js';
 import { parseGraphQLGetRequest } from '../graphql-get-params.js';
 import { isGraphiQLPageRequest } from '../../modules/docs/graphiql-page.js';
 import { errorResponseFor, problemResponse } from '../responses.js';
@@ -92,6 +93,9 @@ export function logRequest(logger: Logger, state: RequestState, status: number, 
 }
 
 function writeRequestLine(logger: Logger, state: RequestState, status: number): void {
+  // Contract §13: while tracing is on, the line names its trace, sampled or not (undefined fields are left out:
+  // with tracing off a line has neither).
+  const traced = state.span?.spanContext();
   const line = {
     requestId: state.id,
     method: state.method,
@@ -105,10 +109,9 @@ function writeRequestLine(logger: Logger, state: RequestState, status: number): 
     // A checkout session is logged by its id only, never by its client secret (contract §9).
     sessionId: state.sessionId,
     errorCode: state.errorCode,
+    trace_id: traced?.traceId,
+    span_id: traced?.spanId,
   };
-  // Contract §13: while tracing is on, the line names its trace (a field set only then: untraced lines keep their shape).
-  const traced = state.span?.spanContext();
-  if (traced !== undefined) Object.assign(line, { trace_id: traced.traceId, span_id: traced.spanId });
   if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
   else requestLineLogger(logger).info(line, 'request');
 }
@@ -133,8 +136,13 @@ export function useRequestContext(options: RequestContextOptions): Plugin {
   return {
     onRequest({ request, url, serverContext, endResponse, fetchAPI }) {
       // Node gives the raw request target; URL parsing would normalise it, and SVC1 signs it as sent.
-      const rawTarget = nodeRequestOf(request)?.url ?? (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
+      const nodeRequest = nodeRequestOf(request);
+      const rawTarget = nodeRequest?.url ?? (serverContext as NodeServerContext).req?.url ?? `${url.pathname}${url.search}`;
       const state = initRequestState(serverContext, request, rawTarget);
+      // Contract §13, while tracing is on: the SERVER span the transport started (this is the first hook that may
+      // answer a request, so every request line names its trace). None on the in-process transport.
+      const span = serverSpanOf(nodeRequest);
+      if (span !== undefined) state.span = span;
       state.clientAddress = clientAddress(request, serverContext);
       const surface = surfaceOf(request, url.pathname);
       if (surface === null) {

@@ -12,14 +12,13 @@
  * literals or variable values (they carry amounts, client secrets, quote tokens).
  *
  * Installed only when tracing is on (src/app/app.ts puts an empty plugin in its place otherwise); a request
- * without a SERVER span (the in-process transport) gets no span.
+ * without a SERVER span (the in-process transport) or with one that does not record (not sampled) gets no
+ * span, and nothing is computed for it.
  */
 import { SpanKind, SpanStatusCode, trace, ROOT_CONTEXT, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
 import { getOperationAST, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { requestStateOf, requestStateFor, type RequestState } from '../request-state.js';
-import { nodeRequestOf } from '../transport/node-request.js';
-import { serverSpanOf } from '../tracing.js';
+import { requestStateOf, type RequestState } from '../request-state.js';
 
 /** Options of {@link useTracing}. */
 export interface TracingPluginOptions {
@@ -34,18 +33,21 @@ function operationAttributes(document: unknown, operationName: string | null | u
 }
 
 /**
- * Two plugins: `begin` hands the request's SERVER span to the request state and must come first (no earlier
- * hook may end a request unseen: a 404's log line names its trace too); `phases` adds the GraphQL phase
- * spans and describes the SERVER span once the response is final (after every hook that replaces it).
+ * The GraphQL phase spans, and the SERVER span described once the response is final (after every hook that
+ * replaces it). The request state learns its SERVER span from the request context plugin, the first hook
+ * that may answer a request.
  */
-export function useTracing(options: TracingPluginOptions): { begin: Plugin; phases: Plugin } {
+export function useTracing(options: TracingPluginOptions): Plugin {
   const { tracer } = options;
 
-  /** A phase span under the request's SERVER span, or undefined for an untraced request. */
-  function phase(context: object, name: string, attributes: Attributes): Span | undefined {
+  /**
+   * A phase span under the request's SERVER span, or undefined for a request whose span does not record (not
+   * sampled, or untraced): its attributes are worked out only for a span that records.
+   */
+  function phase(context: object, name: string, attributes?: () => Attributes): Span | undefined {
     const parent = requestStateOf(context)?.span;
     if (parent === undefined || !parent.isRecording()) return undefined;
-    return tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes }, trace.setSpan(ROOT_CONTEXT, parent));
+    return tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes: attributes?.() }, trace.setSpan(ROOT_CONTEXT, parent));
   }
 
   function end(span: Span, failed: boolean): void {
@@ -53,15 +55,9 @@ export function useTracing(options: TracingPluginOptions): { begin: Plugin; phas
     span.end();
   }
 
-  const begin: Plugin = {
-    onRequest({ request, serverContext }) {
-      const span = serverSpanOf(nodeRequestOf(request));
-      if (span !== undefined) requestStateFor(serverContext).span = span;
-    },
-  };
-  const phases: Plugin = {
+  return {
     onParse({ context, params }) {
-      const span = phase(context, 'graphql.parse', {});
+      const span = phase(context, 'graphql.parse');
       if (span === undefined) return;
       return ({ result }) => {
         if (result instanceof Error || result === null) return end(span, true);
@@ -70,7 +66,7 @@ export function useTracing(options: TracingPluginOptions): { begin: Plugin; phas
       };
     },
     onValidate({ context, params }) {
-      const span = phase(context, 'graphql.validate', operationAttributes(params.documentAST, (context as { params?: { operationName?: string } }).params?.operationName));
+      const span = phase(context, 'graphql.validate', () => operationAttributes(params.documentAST, (context as { params?: { operationName?: string } }).params?.operationName));
       if (span === undefined) return;
       // A refused document is the client's mistake: the span records how many errors, not what they quote.
       return ({ valid, result }) => {
@@ -81,7 +77,7 @@ export function useTracing(options: TracingPluginOptions): { begin: Plugin; phas
     onExecute({ args: untyped }) {
       // envelop types the arguments loosely; graphql-js's own ExecutionArgs is what they are.
       const args = untyped as ExecutionArgs;
-      const span = phase(args.contextValue as object, 'graphql.execute', operationAttributes(args.document, args.operationName));
+      const span = phase(args.contextValue as object, 'graphql.execute', () => operationAttributes(args.document, args.operationName));
       if (span === undefined) return;
       return {
         onExecuteDone({ result }) {
@@ -91,7 +87,7 @@ export function useTracing(options: TracingPluginOptions): { begin: Plugin; phas
     },
     onSubscribe({ args: untyped }) {
       const args = untyped as ExecutionArgs;
-      const span = phase(args.contextValue as object, 'graphql.subscribe', operationAttributes(args.document, args.operationName));
+      const span = phase(args.contextValue as object, 'graphql.subscribe', () => operationAttributes(args.document, args.operationName));
       if (span === undefined) return;
       return {
         onSubscribeResult() {
@@ -104,10 +100,9 @@ export function useTracing(options: TracingPluginOptions): { begin: Plugin; phas
     },
     onResponse({ serverContext }) {
       const state = requestStateOf(serverContext);
-      if (state?.span !== undefined) describe(state.span, state);
+      if (state?.span !== undefined && state.span.isRecording()) describe(state.span, state);
     },
   };
-  return { begin, phases };
 }
 
 /** The SERVER span's attributes from what the pipeline learned of the request. */

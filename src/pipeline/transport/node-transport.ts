@@ -18,7 +18,7 @@
  * and by @whatwg-node/server's `sendNodeResponse` (streaming) otherwise.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { context } from '@opentelemetry/api';
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import { sendNodeResponse } from '@whatwg-node/server';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { Logger } from 'pino';
@@ -162,10 +162,11 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
   // Read once: the Yoga instance is a proxy whose property reads are not free.
   const handleRequest = yoga.handleRequest;
 
-  function fail(res: ServerResponse, err: unknown): void {
+  function fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     // Only a bug outside every plugin can get here (each plugin answers its own failures, and Yoga masks
     // execution errors): log it, answer the contract's INTERNAL_ERROR, never leave the socket hanging.
     logger.error({ err }, 'request pipeline failed');
+    serverSpans?.end(req, res.headersSent ? res.statusCode : 500, 'INTERNAL_ERROR');
     if (res.headersSent) {
       res.destroy();
       return;
@@ -177,6 +178,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
 
   function shed(req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent || res.destroyed) return;
+    serverSpans?.end(req, 503, 'SERVICE_UNAVAILABLE');
     const head: Record<string, string> = {
       'content-type': 'application/problem+json',
       'retry-after': '1',
@@ -198,39 +200,56 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
       // request and response are reached through the request (`nodeRequestOf`).
       pending = handleRequest(request as unknown as Request, undefined as never);
     } catch (err) {
-      fail(res, err);
+      fail(req, res, err);
       return;
     }
     const send = (response: Response) => {
       if (writeWhole(req, res, response)) return;
       const stream = (response as ResponseWithEventStream)[EVENT_STREAM];
       if (stream !== undefined) {
-        if (serverSpans === undefined) writeEventStream(res, response, stream);
+        // Only a recording SERVER span has an end to wait for (an unsampled request's has nothing to end).
+        if (serverSpans?.contextOf(req) === undefined) writeEventStream(res, response, stream);
         else writeEventStream(res, response, stream, () => serverSpans.end(req, response.status));
         return;
       }
       if (bodyLeftUnread(req)) res.setHeader('connection', 'close');
       const sent = sendNodeResponse(response, res, req, true);
-      if (sent && typeof (sent).then === 'function') (sent).catch((err: unknown) => fail(res, err));
+      if (sent && typeof (sent).then === 'function') (sent).catch((err: unknown) => fail(req, res, err));
     };
-    if (pending instanceof Promise) pending.then(send, (err: unknown) => fail(res, err));
+    if (pending instanceof Promise) pending.then(send, (err: unknown) => fail(req, res, err));
     else send(pending);
   }
 
-  // Traced: the pipeline runs in the request's context (its SERVER span active), also when it starts later,
-  // from another request's completion (a fair turn), so a Redis command's span finds the right parent.
-  const start: NodeHandler = serverSpans === undefined ? run : (req, res) => context.with(serverSpans.contextOf(req), run, undefined, req, res);
+  // Traced: a sampled request's pipeline runs in its context (its SERVER span active), also when it starts
+  // later, from another request's completion (a fair turn), so a Redis command's span finds the right parent.
+  // An unsampled request's runs in the root context (nothing under it makes a span): the 'request' event's own;
+  // a fair turn may start it inside the context that completed the request before it, so it is entered there.
+  const start: NodeHandler =
+    serverSpans === undefined
+      ? run
+      : (req, res) => {
+          const own = serverSpans.contextOf(req);
+          if (own !== undefined) context.with(own, run, undefined, req, res);
+          else run(req, res);
+        };
+  const startInTurn: NodeHandler =
+    serverSpans === undefined
+      ? start
+      : (req, res) => {
+          if (serverSpans.contextOf(req) !== undefined || context.active() === ROOT_CONTEXT) start(req, res);
+          else context.with(ROOT_CONTEXT, start, undefined, req, res);
+        };
   const fairness = options.fairness;
-  const handler: NodeHandler = fairness === undefined ? start : fairHandler(fairness, start);
+  const handler: NodeHandler = fairness === undefined ? start : fairHandler(fairness, start, startInTurn);
   if (serverSpans === undefined) return handler;
   return (req, res) => {
-    serverSpans.start(req);
+    // Sampling is decided here, once per request; an unsampled request costs its ids and nothing else.
     // 'close' follows the last byte written, or a client gone first; an event stream's span ended earlier.
-    res.once('close', () => serverSpans.end(req, res.statusCode));
+    if (serverSpans.start(req) !== undefined) res.once('close', () => serverSpans.end(req, res.statusCode));
     handler(req, res);
   };
 
-  function fairHandler({ lanes, laneOf }: NonNullable<NodeListenerOptions['fairness']>, run: NodeHandler): NodeHandler {
+  function fairHandler({ lanes, laneOf }: NonNullable<NodeListenerOptions['fairness']>, run: NodeHandler, runInTurn: NodeHandler): NodeHandler {
     return (req, res) => {
       let lane: string | null;
       try {
@@ -245,7 +264,7 @@ export function createNodeListener(options: NodeListenerOptions): NodeHandler {
         run(req, res);
         return;
       }
-      lanes.submit(lane, { start: () => run(req, res), shed: () => shed(req, res), gone: () => req.socket.destroyed });
+      lanes.submit(lane, { start: () => runInTurn(req, res), shed: () => shed(req, res), gone: () => req.socket.destroyed });
     };
   }
 }

@@ -26,6 +26,21 @@ export interface ChangeRow {
   seq: number;
   entity: ChangeEntity;
   entityId: string;
+  /** When the change was written (ISO 8601, UTC, milliseconds): the row's default, set in the change's own transaction. */
+  at: string;
+}
+
+/**
+ * The earliest commit time (epoch ms) of a batch of changes, for the change notification
+ * ({@link CatalogueChange}); undefined when no row's `at` parses.
+ */
+export function committedAtOf(changes: readonly ChangeRow[]): number | undefined {
+  let earliest: number | undefined;
+  for (const change of changes) {
+    const at = Date.parse(change.at);
+    if (Number.isFinite(at) && (earliest === undefined || at < earliest)) earliest = at;
+  }
+  return earliest;
 }
 
 /** A merchant's current rows (merchant absent = deleted). */

@@ -74,24 +74,34 @@ export interface Store<C extends CatalogueSink = CatalogueSink> {
    */
   pruneHistory(now?: number): Promise<number>;
   /** Called after every change applied to the catalogue (any writer, any process). Returns an unsubscribe. */
-  onChange(listener: () => void): () => void;
+  onChange(listener: (change: CatalogueChange) => void): () => void;
   close(): Promise<void>;
+}
+
+/**
+ * What a change listener learns of a change. `committedAt` (epoch ms) is the commit time of the earliest change
+ * applied, from its change-log row (`at`, on the database's clock): what contract §8b's "within 1 s of its
+ * commit" is measured from. Absent when the catalogue changed without a change-log row of its own: a full
+ * reload (start, reconnect) or a scheduled pricing rule taking effect.
+ */
+export interface CatalogueChange {
+  committedAt?: number;
 }
 
 /** Calls every listener, isolating their failures from each other and from the caller. */
 export class ChangeListeners {
-  readonly #listeners = new Set<() => void>();
+  readonly #listeners = new Set<(change: CatalogueChange) => void>();
   constructor(private readonly onError: (err: unknown) => void) {}
 
-  add(listener: () => void): () => void {
+  add(listener: (change: CatalogueChange) => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  emit(): void {
+  emit(change: CatalogueChange = {}): void {
     for (const l of this.#listeners) {
       try {
-        l();
+        l(change);
       } catch (err) {
         this.onError(err);
       }

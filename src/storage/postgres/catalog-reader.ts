@@ -96,12 +96,12 @@ export class PgCatalogReader {
   }
 
   /** The change-log row `seq`, if it is still kept (the row a replica applied last proves the database is the one it loaded). */
-  async changeAt(seq: number): Promise<(ChangeRow & { at: string }) | undefined> {
+  async changeAt(seq: number): Promise<(ChangeRow) | undefined> {
     return (await this.db.select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at }).from(changeLog).where(eq(changeLog.seq, seq)))[0];
   }
 
   /** At most `limit` change-log rows after `seq`, in order. */
-  async changesSince(seq: number, limit: number): Promise<(ChangeRow & { at: string })[]> {
+  async changesSince(seq: number, limit: number): Promise<ChangeRow[]> {
     return this.db
       .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at })
       .from(changeLog)

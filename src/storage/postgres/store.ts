@@ -48,9 +48,9 @@ import { applyMigrations, hasSchema, pendingMigrationCount } from './migrations.
 import * as schema from './schema.js';
 import { NoDatabaseError } from '../errors.js';
 import { CatalogueFreshness } from '../model/freshness.js';
-import { behindHorizon, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
+import { behindHorizon, committedAtOf, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
 import { APPLY_CHUNK, CATCH_UP_SLICE_POSTGRES, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
-import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { ChangeListeners, type CatalogueChange, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 import { endWithError, startClientSpan } from '../../shared/tracing.js';
 
 /** The NOTIFY channel the change-log triggers use. */
@@ -127,7 +127,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
   readonly #options: Required<Omit<PgStoreOptions, 'logger' | 'tracer' | 'history'>>;
   readonly #history: Required<HistoryOptions>;
   /** The change-log row applied last (its presence proves, after an outage, that the database is the one loaded). */
-  #mark: (ChangeRow & { at: string }) | undefined;
+  #mark: (ChangeRow) | undefined;
   /** After an outage: check that the database is the one loaded before catching up. */
   #verify = false;
   #prune: NodeJS.Timeout | null = null;
@@ -285,7 +285,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     return this.catalog.version;
   }
 
-  onChange(listener: () => void): () => void {
+  onChange(listener: (change: CatalogueChange) => void): () => void {
     return this.#listeners.add(listener);
   }
 
@@ -480,6 +480,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       }
       const rows = await this.#traced('catalogue.catch_up', changes.length, () => this.#reader.loadChanged(changes));
       const last = changes[changes.length - 1]!;
+      // What this slice's listeners time from (contract §13's `gateway.live.last_write_ms`).
+      const change: CatalogueChange = { committedAt: committedAtOf(changes) };
       // Applied a chunk of merchants at a time; the slice's position only with its last chunk.
       const merchants = [...rows.merchants];
       for (let i = 0; i === 0 || i < merchants.length; i += APPLY_CHUNK) {
@@ -487,13 +489,13 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
         const chunk: ChangedEntities = i === 0 ? { ...rows, merchants: new Map(merchants.slice(0, APPLY_CHUNK)) } : { merchants: new Map(merchants.slice(i, i + APPLY_CHUNK)), channels: new Map(), currencies: new Map() };
         this.catalog.apply(chunk, final ? last.seq : lastSeq);
         if (!final && performance.now() - turn >= this.#history.catchUpTurnMs) {
-          this.#listeners.emit();
+          this.#listeners.emit(change);
           await nextTurn();
           turn = performance.now();
         }
       }
       this.#mark = last;
-      this.#listeners.emit();
+      this.#listeners.emit(change);
       if (changes.length < this.#history.catchUpSlice) return;
       if (performance.now() - turn >= this.#history.catchUpTurnMs) {
         await nextTurn();
@@ -643,20 +645,21 @@ export async function openPgStore<C extends CatalogueSink, T>(
 }
 
 /**
- * Contract §13: a CLIENT span for every query a pooled connection runs under an active span, made at the
- * connection's `query` (what drizzle, the pool and the reader all go through). By hand rather than by
- * `@opentelemetry/instrumentation-pg`, which patches `require` (the ESM bundle's import of `pg` does not pass
+ * Contract §13: a CLIENT span for every query run under an active span, made where the project's queries
+ * enter `pg`: the pool's `query` (drizzle outside a transaction; pg then runs it on a pooled connection with a
+ * callback) and a pooled connection's `query` (a transaction's statements, the reader's). By hand rather than
+ * by `@opentelemetry/instrumentation-pg`, which patches `require` (the ESM bundle's import of `pg` does not pass
  * there). The statement is recorded as written: every query of the project passes its values as parameters
- * (`$1`), so the text holds none.
+ * (`$1`), so the text holds none. A callback-style call is passed through untraced: only the pool makes one,
+ * for a query whose span its own `query` already started, and a submittable (cursor) the project never uses.
  */
 function traceQueries(pool: pg.Pool, tracer: Tracer, url: string): void {
   const parsed = new URL(url);
   const server = { 'db.system.name': 'postgresql', 'server.address': parsed.hostname, 'server.port': Number(parsed.port || 5432), 'db.namespace': parsed.pathname.replace(/^\//, '') };
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+  const traced =
+    (query: (...args: unknown[]) => unknown) =>
+    (...args: unknown[]): unknown => {
       const first = args[0] as string | { text?: string; submit?: unknown } | undefined;
-      // A submittable (cursor) or a callback-style call is passed through untraced: the project uses neither.
       if (first === undefined || (typeof first === 'object' && typeof first.submit === 'function') || typeof args[args.length - 1] === 'function') return query(...args);
       const text = typeof first === 'string' ? first : first.text ?? '';
       const span = startClientSpan(tracer, text.trimStart().split(/\s/, 1)[0]!.toUpperCase() || 'QUERY', { ...server, 'db.query.text': text });
@@ -664,5 +667,9 @@ function traceQueries(pool: pg.Pool, tracer: Tracer, url: string): void {
       if (span !== undefined && result instanceof Promise) result.then(() => span.end(), (err: unknown) => endWithError(span, err));
       return result;
     };
+  const writable = (target: object) => target as unknown as { query: (...args: unknown[]) => unknown };
+  writable(pool).query = traced(pool.query.bind(pool));
+  pool.on('connect', (client) => {
+    writable(client).query = traced(client.query.bind(client));
   });
 }

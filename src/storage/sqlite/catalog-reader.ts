@@ -62,12 +62,12 @@ export class SqliteCatalogReader {
   }
 
   /** The change-log row `seq`, if it is still kept (a database's continuity: the row a replica applied last). */
-  changeAt(seq: number): (ChangeRow & { at: string }) | undefined {
+  changeAt(seq: number): (ChangeRow) | undefined {
     return this.db.select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at }).from(changeLog).where(eq(changeLog.seq, seq)).get();
   }
 
   /** At most `limit` change-log rows after `seq`, in order. */
-  changesSince(seq: number, limit: number): (ChangeRow & { at: string })[] {
+  changesSince(seq: number, limit: number): ChangeRow[] {
     return this.db
       .select({ seq: changeLog.seq, entity: changeLog.entity, entityId: changeLog.entityId, at: changeLog.at })
       .from(changeLog)
@@ -127,7 +127,7 @@ function withBoolean(row: MerchantChannelRow): MerchantChannelRow {
 }
 
 /** True when `sqlite` (any connection) holds the change-log row `mark` unchanged: the same database, continued. */
-export function sameChangeAt(sqlite: Database.Database, mark: ChangeRow & { at: string }): boolean {
+export function sameChangeAt(sqlite: Database.Database, mark: ChangeRow): boolean {
   const row = sqlite.prepare('select entity, entity_id as entityId, at from change_log where seq = ?').get(mark.seq) as { entity: string; entityId: string; at: string } | undefined;
   return row !== undefined && row.entity === mark.entity && row.entityId === mark.entityId && row.at === mark.at;
 }

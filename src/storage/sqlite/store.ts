@@ -31,8 +31,8 @@ import { pendingSqliteMigrations } from './migrations.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { CatalogueFreshness } from '../model/freshness.js';
-import { behindHorizon, type ChangeRow } from '../model/catalogue-rows.js';
-import { ChangeListeners, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { behindHorizon, committedAtOf, type ChangeRow } from '../model/catalogue-rows.js';
+import { ChangeListeners, type CatalogueChange, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 import { CATCH_UP_SLICE, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 
 /** While waiting for `npm run migrate` (MIGRATE_ON_START=false): how often to look, and one log line per 10 s. */
@@ -51,7 +51,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   #loadedReplacements = -1;
   #loadedToken = '';
   /** The change-log row applied last: on a fresh connection, its presence proves the file is the database loaded. */
-  #mark: (ChangeRow & { at: string }) | undefined;
+  #mark: (ChangeRow) | undefined;
   /** A slice was applied this event-loop turn (the rest waits for the next turn). */
   #slicedThisTurn = false;
   /** More change-log rows are known to be waiting (a continuation is scheduled). */
@@ -221,7 +221,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     return this.catalog.version;
   }
 
-  onChange(listener: () => void): () => void {
+  onChange(listener: (change: CatalogueChange) => void): () => void {
     return this.#listeners.add(listener);
   }
 
@@ -258,6 +258,8 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     if (this.#slicedThisTurn) return;
     const started = performance.now();
     let applied = 0;
+    // The earliest commit among the slices applied this turn: what the change's listeners time from.
+    let committedAt: number | undefined;
     try {
       for (;;) {
         const lastSeq = this.catalog.lastSeq;
@@ -274,6 +276,8 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
           this.catalog.apply(source.reader.loadChanged(changes), last.seq);
           this.#mark = last;
           applied += changes.length;
+          const at = committedAtOf(changes);
+          if (at !== undefined && (committedAt === undefined || at < committedAt)) committedAt = at;
           span?.end();
         }
         if (changes.length < this.#history.catchUpSlice) {
@@ -284,7 +288,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
         if (performance.now() - started >= this.#history.catchUpTurnMs) break;
       }
     } finally {
-      if (applied > 0) this.#listeners.emit();
+      if (applied > 0) this.#listeners.emit({ committedAt });
     }
     this.#behind = true;
     this.#slicedThisTurn = true;
