@@ -179,7 +179,8 @@ export class PgAdminRepository implements AdminRepository {
 
   // Catalogue
 
-  async listChannels(): Promise<CatalogueChannelListing[]> {
+  /** Every channel with its currency's minor units and how many merchants enable it (the two listings below). */
+  #channelListings() {
     return this.db
       .select({
         ...getTableColumns(channels),
@@ -187,22 +188,18 @@ export class PgAdminRepository implements AdminRepository {
         enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`.mapWith(Number),
       })
       .from(channels)
-      .innerJoin(currencies, eq(currencies.code, channels.currency))
-      .orderBy(asc(channels.sortOrder), asc(channels.code));
+      .innerJoin(currencies, eq(currencies.code, channels.currency));
+  }
+
+  async listChannels(): Promise<CatalogueChannelListing[]> {
+    return this.#channelListings().orderBy(asc(channels.sortOrder), asc(channels.code));
   }
 
   async channelListing(id: string): Promise<CatalogueChannelListing | undefined> {
-    const rows = await this.db
-      .select({
-        ...getTableColumns(channels),
-        minorUnits: currencies.minorUnits,
-        enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`.mapWith(Number),
-      })
-      .from(channels)
-      .innerJoin(currencies, eq(currencies.code, channels.currency))
-      .where(eq(channels.id, id));
+    const rows = await this.#channelListings().where(eq(channels.id, id));
     return rows[0];
   }
+
 
   async catalogueChannels(): Promise<CatalogueChannelRecord[]> {
     return this.db.select().from(channels).orderBy(asc(channels.sortOrder), asc(channels.code));

@@ -225,7 +225,8 @@ export class SqliteAdminRepository implements AdminRepository {
 
   // Catalogue
 
-  async listChannels(): Promise<CatalogueChannelListing[]> {
+  /** Every channel with its currency's minor units and how many merchants enable it (the two listings below). */
+  #channelListings() {
     return this.db
       .select({
         ...getTableColumns(channels),
@@ -233,23 +234,17 @@ export class SqliteAdminRepository implements AdminRepository {
         enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`,
       })
       .from(channels)
-      .innerJoin(currencies, eq(currencies.code, channels.currency))
-      .orderBy(asc(channels.sortOrder), asc(channels.code))
-      .all();
+      .innerJoin(currencies, eq(currencies.code, channels.currency));
+  }
+
+  async listChannels(): Promise<CatalogueChannelListing[]> {
+    return this.#channelListings().orderBy(asc(channels.sortOrder), asc(channels.code)).all();
   }
 
   async channelListing(id: string): Promise<CatalogueChannelListing | undefined> {
-    return this.db
-      .select({
-        ...getTableColumns(channels),
-        minorUnits: currencies.minorUnits,
-        enabledFor: sql<number>`(select count(*) from ${merchantChannels} where ${merchantChannels.channelId} = ${channels.id})`,
-      })
-      .from(channels)
-      .innerJoin(currencies, eq(currencies.code, channels.currency))
-      .where(eq(channels.id, id))
-      .get();
+    return this.#channelListings().where(eq(channels.id, id)).get();
   }
+
 
   async catalogueChannels(): Promise<CatalogueChannelRecord[]> {
     return this.db.select().from(channels).orderBy(asc(channels.sortOrder), asc(channels.code)).all();
