@@ -4,12 +4,11 @@
  * themselves are tested in process (test/integration/merchant-import.test.ts); this file keeps to a few
  * process starts.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../helpers/app.js';
-import { admin, childEnv, ROOT, type RunResult } from '../helpers/ops.js';
+import { admin, type RunResult } from '../helpers/ops.js';
 
 let dataDir: string;
 
@@ -21,18 +20,7 @@ beforeAll(async () => {
 afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 
 /** The admin CLI with `input` on its standard input. */
-function adminWithInput(args: string[], input: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/payment-gateway-admin.mjs', ...args], { cwd: ROOT, env: childEnv({ DATA_DIR: dataDir }), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const adminWithInput = (args: string[], input: string): Promise<RunResult> => admin(dataDir, args, {}, input);
 
 describe('admin CLI: merchant import and paged lists', () => {
   let imported: { merchantId: string; name: string }[] = [];

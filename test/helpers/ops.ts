@@ -27,10 +27,12 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Run a command to completion (never throws on a non-zero exit). */
-export function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<RunResult> {
+/** Run a command to completion (never throws on a non-zero exit), with `input` on its standard input if given. */
+export function run(command: string, args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // Without input the command reads end-of-file at once, as with stdin ignored.
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -41,8 +43,8 @@ export function run(command: string, args: string[], env: NodeJS.ProcessEnv): Pr
 }
 
 /** `npm run admin -- ...args` without npm's start-up cost: the same launcher (the built CLI, rebuilt when stale). */
-export function admin(dataDir: string, args: string[], env: Record<string, string> = {}): Promise<RunResult> {
-  return run(process.execPath, ['bin/payment-gateway-admin.mjs', ...args], childEnv({ DATA_DIR: dataDir, ...env }));
+export function admin(dataDir: string, args: string[], env: Record<string, string> = {}, input?: string): Promise<RunResult> {
+  return run(process.execPath, ['bin/payment-gateway-admin.mjs', ...args], childEnv({ DATA_DIR: dataDir, ...env }), input);
 }
 
 /** Run an admin command that must succeed with --json, returning its parsed output. */
