@@ -37,10 +37,10 @@ import { requestStateOf, type KeptAnswer } from '../request-state.js';
 import { RESPONSE_BYTES, responseHeaders, type ResponseWithBytes } from '../responses.js';
 import { REST_ROUTE_BY_PATH } from '../../shared/routes.js';
 
-/** Options of {@link useAnswerCache}. */
 /** REST channel lists kept by default (REST_LIST_CACHE_ENTRIES). */
 export const DEFAULT_REST_LIST_ENTRIES = 20_000;
 
+/** Options of {@link useAnswerCache}. */
 export interface AnswerCacheOptions {
   dataVersion: DataVersion;
   /** Answers kept per (API key, exact request); 0 = none. */

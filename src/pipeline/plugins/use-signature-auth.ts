@@ -45,10 +45,10 @@ export function sessionSecretOf(request: HeaderSource): string | null {
   return rest.trim();
 }
 
-/** Options of {@link useSignatureAuth}. */
 /** Verified keys kept by default (KEY_CACHE_ENTRIES). */
 export const DEFAULT_KEY_CACHE_ENTRIES = 100_000;
 
+/** Options of {@link useSignatureAuth}. */
 export interface SignatureAuthOptions {
   /** Verified keys (decrypted secrets) kept until the data changes; default {@link DEFAULT_KEY_CACHE_ENTRIES}. */
   keyCacheEntries?: number;
