@@ -161,8 +161,10 @@ describe.skipIf(skip)('three replicas on one Postgres and one Redis', () => {
   it('one replica killed (SIGKILL): the other two keep answering', async () => {
     const [victim, ...rest] = replicas;
     await victim!.stop('SIGKILL');
+    // The approved merchant's key: the Postgres test's polling may have spent the pending key's shared 20/s
+    // budget for this second, and a 429 is an answer but not the one this test is about.
     for (const r of rest) {
-      expect((await signed(r.baseUrl, pending)).status).toBe(200);
+      expect((await signed(r.baseUrl, approved)).status).toBe(200);
       expect((await fetch(`${r.baseUrl}/ready`)).status).toBe(200);
     }
   });
