@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached[,…]] [--rounds 3] [--seconds 5] [--env K=V,…]`
+ * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached[,…]] [--rounds 3] [--seconds 5] [--rate N] [--env K=V,…]`
  * `npm run bench:ab -- --without <plugin,…> [--scenario …] [--rounds 3] [--seconds 5]`
  *
  * Two builds of the project, measured in ONE run, interleaved. Each round starts one build, then the other,
@@ -19,6 +19,13 @@
  * - `--without p,…`: the working tree against itself with those pipeline plugins left out
  *   (bench/servers/project-ablation.ts, bundled as `npm start`'s bundle is; names as in src/app/app.ts): what
  *   they cost under load, which an in-process ablation (bench:pipeline) cannot show.
+ * - `--rate N`: offer both builds the same N requests a second (spread over the 50 connections) instead of as
+ *   many as they answer. At full speed a build that answers fewer requests also batches fewer per event-loop
+ *   turn and per write, so its CPU per request rises for that reason alone; on a loaded machine the throughput
+ *   a round gets moves with the neighbours' work. At a rate both builds sustain, CPU per request compares the
+ *   work each does per request (the figure a cost bound such as "3 % more CPU per request" is about).
+ *   `--together` (with `--rate`): both builds run at once, each offered N requests a second, so that whatever
+ *   else the machine does in a round falls on both alike instead of on whichever build had that round's turn.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,7 +44,7 @@ const option = (name: string, fallback: string): string => {
   const at = args.indexOf(`--${name}`);
   return at === -1 ? fallback : (args[at + 1] ?? fallback);
 };
-const USAGE = 'usage: npm run bench:ab -- (<commit> [--old-node PATH] | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5]\n';
+const USAGE = 'usage: npm run bench:ab -- (<commit> [--old-node PATH] | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5] [--rate N] [--env K=V,…]\n';
 const without = option('without', '');
 const oldNode = option('old-node', '');
 const oldCheckout = option('old-checkout', '');
@@ -50,14 +57,16 @@ if (Boolean(commit) === Boolean(without) || (oldNode && !commit)) {
 const scenarios = option('scenario', 'rest-list').split(',');
 const rounds = Number(option('rounds', '3'));
 const seconds = Number(option('seconds', '5'));
+const rate = Number(option('rate', '0'));
+const together = args.includes('--together');
 const newEnv: Record<string, string> = Object.fromEntries(
   option('env', '')
     .split(',')
     .filter(Boolean)
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 );
-if (!scenarios.every((s) => ['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(s)) || !(rounds >= 1) || !(seconds >= 1)) {
-  process.stderr.write(`bad options: scenario ${scenarios.join(',')}, rounds ${rounds}, seconds ${seconds}\n`);
+if (!scenarios.every((s) => ['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(s)) || !(rounds >= 1) || !(seconds >= 1) || !(rate >= 0) || (together && !(rate > 0))) {
+  process.stderr.write(`bad options: scenario ${scenarios.join(',')}, rounds ${rounds}, seconds ${seconds}, rate ${rate}\n`);
   process.exit(2);
 }
 
@@ -139,6 +148,7 @@ try {
       const opts = {
         url: `http://127.0.0.1:${port}`,
         connections: 50,
+        ...(rate > 0 ? { overallRate: rate } : {}),
         requests: [
           {
             // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- autocannon's Options want the literal union, not the widened string
@@ -160,8 +170,19 @@ try {
       return { rps: r.requests.average, p99: r.latency.p99, cpu };
     };
 
-    process.stdout.write(`bench:ab ${scenario}, ${rounds} rounds of ${seconds} s per build, 50 connections, builds alternating\n`);
+    process.stdout.write(`bench:ab ${scenario}, ${rounds} rounds of ${seconds} s per build, 50 connections${rate > 0 ? `, ${rate} req/s offered` : ''}, builds ${together ? 'side by side' : 'alternating'}\n`);
     for (let round = 1; round <= rounds; round++) {
+      if (together) {
+        const started = await Promise.all(builds.map((b) => start(b)));
+        const ms = await Promise.all(started.map((s) => measure(s.port, s.child.pid!)));
+        for (const [i, b] of builds.entries()) {
+          await stopProcess(started[i]!.child);
+          children = children.filter((c) => c !== started[i]!.child);
+          b.runs.push(ms[i]!);
+          process.stdout.write(`  round ${round}  ${b.name.padEnd(24)} ${Math.round(ms[i]!.rps)} req/s  p99 ${ms[i]!.p99} ms  cpu ${ms[i]!.cpu.toFixed(1)} µs/req\n`);
+        }
+        continue;
+      }
       for (const b of builds) {
         const s = await start(b);
         const m = await measure(s.port, s.child.pid!);

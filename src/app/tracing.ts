@@ -45,8 +45,13 @@ const EXPORT_TIMEOUT_MS = 5_000;
  * slice of the pool in hex. `nextTraceId` hands a root span the trace id its request's sampling decision was
  * made on ({@link Tracing.requestSpan}): set just before `startSpan`, taken by it (synchronously) or cleared.
  */
-class PooledIds implements IdGenerator {
+export class PooledIds implements IdGenerator {
   nextTraceId: string | undefined;
+  /**
+   * The last id of {@link freshTraceId} as TraceIdRatioBasedSampler reads it: its four 32-bit words XORed
+   * (unsigned). Taken from the bytes, so that a root request's decision needs no parse of the hex.
+   */
+  lastTraceWord = 0;
   readonly #pool = Buffer.allocUnsafe(4096);
   #at = this.#pool.length;
 
@@ -61,6 +66,21 @@ class PooledIds implements IdGenerator {
     return id.charCodeAt(id.length - 1) === 0x30 && /^0+$/.test(id) ? `${id.slice(0, -1)}1` : id;
   }
 
+  /** A new trace id, with {@link lastTraceWord} set for it. */
+  freshTraceId(): string {
+    if (this.#at + 16 > this.#pool.length) {
+      randomFillSync(this.#pool);
+      this.#at = 0;
+    }
+    const pool = this.#pool;
+    const at = this.#at;
+    const word = (pool.readUInt32BE(at) ^ pool.readUInt32BE(at + 4) ^ pool.readUInt32BE(at + 8) ^ pool.readUInt32BE(at + 12)) >>> 0;
+    const id = this.#take(16);
+    // The all-zero id's replacement ends in 1: its words XOR to 1.
+    this.lastTraceWord = word === 0 && id.endsWith('01') && /^0+1$/.test(id) ? 1 : word;
+    return id;
+  }
+
   generateTraceId(): string {
     const pending = this.nextTraceId;
     if (pending === undefined) return this.#take(16);
@@ -70,6 +90,28 @@ class PooledIds implements IdGenerator {
 
   generateSpanId(): string {
     return this.#take(8);
+  }
+}
+
+/**
+ * Contract §13's samplers decide a root request (no trusted parent) on its trace id alone: always, never, or
+ * TraceIdRatioBasedSampler's rule (the id's four 32-bit words XORed, below the ratio's share of 2^32 − 1;
+ * the whole range at 1). The same decision as the SDK's sampler for every id
+ * (test/unit/tracing-sampler.test.ts), from the id's bytes: the SDK's parses the hex of every request again.
+ */
+export function rootDecision(sampler: TracingConfig['sampler'], ratio: number): (traceWord: number) => boolean {
+  switch (sampler) {
+    case 'always_on':
+    case 'parentbased_always_on':
+      return () => true;
+    case 'always_off':
+    case 'parentbased_always_off':
+      return () => false;
+    case 'traceidratio':
+    case 'parentbased_traceidratio': {
+      const bound = ratio >= 1 ? 0x100000000 : ratio <= 0 ? 0 : Math.floor(ratio * 0xffffffff);
+      return (word) => word < bound;
+    }
   }
 }
 
@@ -160,6 +202,7 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
   };
 
   const ids = new PooledIds();
+  const rootDecides = rootDecision(config.sampler, config.ratio);
   const provider = new BasicTracerProvider({
     sampler,
     idGenerator: ids,
@@ -176,9 +219,11 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
     droppedSpans,
     requestSpan(parent: Context, links: Link[] | undefined, describe: () => { name: string; options: SpanOptions }): Span {
       const parentIds = parent === ROOT_CONTEXT ? undefined : trace.getSpanContext(parent);
-      const traceId = parentIds?.traceId ?? ids.generateTraceId();
-      // The configured samplers (OTEL_TRACES_SAMPLER's values) decide on the parent and the trace id alone.
-      if (sampler.shouldSample(parent, traceId, '', SpanKind.SERVER, NO_ATTRIBUTES, links ?? NO_LINKS).decision !== SamplingDecision.NOT_RECORD) {
+      const traceId = parentIds?.traceId ?? ids.freshTraceId();
+      // The configured samplers (OTEL_TRACES_SAMPLER's values) decide on the parent and the trace id alone: a
+      // root request (most of them) by rootDecides, a balancer's child by the SDK's sampler.
+      const sampled = parentIds === undefined ? rootDecides(ids.lastTraceWord) : sampler.shouldSample(parent, traceId, '', SpanKind.SERVER, NO_ATTRIBUTES, links ?? NO_LINKS).decision !== SamplingDecision.NOT_RECORD;
+      if (sampled) {
         const { name, options } = describe();
         ids.nextTraceId = parentIds === undefined ? traceId : undefined;
         try {

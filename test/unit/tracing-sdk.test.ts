@@ -11,7 +11,7 @@ import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-t
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUEUED_SPANS, startTracing } from '../../src/app/tracing.js';
+import { MAX_QUEUED_SPANS, PooledIds, rootDecision, startTracing } from '../../src/app/tracing.js';
 import type { TracingConfig } from '../../src/shared/config.js';
 import type { Tracing } from '../../src/shared/tracing.js';
 
@@ -97,6 +97,25 @@ describe('contract §13: a request sampled once, at its start', () => {
     expect(sampled).toBeGreaterThan(120);
     expect(sampled).toBeLessThan(280);
     expect(described).toBe(sampled);
+  });
+
+  it('a root request is decided from its id\'s bytes exactly as the SDK\'s samplers decide on its hex, at every ratio', () => {
+    const ids = new PooledIds();
+    // 0 and 1 are the ends of the range (never, always); the others fall between words.
+    for (const ratio of [0, 1e-9, 0.05, 0.5, 0.999999, 1]) {
+      const judge = new TraceIdRatioBasedSampler(ratio);
+      const ours = rootDecision('parentbased_traceidratio', ratio);
+      for (let i = 0; i < 5000; i++) {
+        const id = ids.freshTraceId();
+        expect(ours(ids.lastTraceWord)).toBe(judge.shouldSample(ROOT_CONTEXT, id).decision === SamplingDecision.RECORD_AND_SAMPLED);
+      }
+    }
+    // The word is the id's: a ratio just below and just above one id's share tells them apart.
+    const id = ids.freshTraceId();
+    const word = ids.lastTraceWord;
+    expect(rootDecision('traceidratio', (word + 1) / 0xffffffff)(word)).toBe(new TraceIdRatioBasedSampler((word + 1) / 0xffffffff).shouldSample(ROOT_CONTEXT, id).decision === SamplingDecision.RECORD_AND_SAMPLED);
+    expect(rootDecision('always_on', 0)(word)).toBe(true);
+    expect(rootDecision('parentbased_always_off', 1)(word)).toBe(false);
   });
 
   it('a trusted parent decides: its trace id always, recording only when its sampled flag is set', async () => {
