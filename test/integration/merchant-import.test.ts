@@ -159,6 +159,18 @@ describe('merchant import and the replicas', () => {
       await replica.close();
     }
   });
+
+  it('a batch refused while its enablements are written leaves nothing, and the next enablement is logged', async () => {
+    const before = { merchants: await count('merchants'), log: await count('change_log') };
+    const row = { id: 'refused-batch', name: 'Refused', kycStatus: 'approved' as const, category: 'regular', channelIds: ['no-such-channel-id'] };
+    await expect(t.store.admin.transaction((repo) => repo.insertMerchants([row]))).rejects.toThrow();
+    expect({ merchants: await count('merchants'), log: await count('change_log') }).toEqual(before);
+    // On SQLite the enablement trigger's mute was set inside the refused batch: it went with the rollback.
+    const [m] = (await admin.importMerchants('name\nAfter the refusal\n')).merchants;
+    const logged = await count('change_log');
+    await admin.enableChannel(m!.merchantId, 'ovo');
+    expect(await t.sql().all<{ entity_id: string }>(`select entity_id from change_log order by seq desc limit ${(await count('change_log')) - logged}`)).toEqual([{ entity_id: m!.merchantId }]);
+  });
 });
 
 describe('merchant import --update', () => {
