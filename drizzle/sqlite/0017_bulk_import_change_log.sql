@@ -4,8 +4,8 @@ CREATE TABLE `change_log_mute` (
 	CONSTRAINT "change_log_mute_one_row" CHECK("change_log_mute"."id" = 1)
 );
 --> statement-breakpoint
--- Custom part (contract §15): the one row of change_log_mute, and the enablement insert trigger that stays
--- silent while a bulk import sets it (a missing row logs as before) (see src/storage/sqlite/schema.ts); otherwise as in 0002_change_triggers.sql.
+-- Custom part (contract §15): the one row of change_log_mute (src/storage/sqlite/schema.ts says who sets it), and
+-- the enablement insert trigger of 0002_change_triggers.sql, silent while that row is set; without the row it logs.
 INSERT INTO `change_log_mute` (`id`, `merchant_channels_insert`) VALUES (1, false);
 --> statement-breakpoint
 DROP TRIGGER `merchant_channels_log_insert`;
