@@ -4,7 +4,9 @@
  * read what they touch (a channel change re-checks only the enablements that override it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Catalog } from '../../src/modules/catalogue/catalog.js';
 import { AdminError, AdminService } from '../../src/modules/admin/service.js';
+import { openStore } from '../../src/storage/index.js';
 import type { AdminRepository } from '../../src/storage/model/admin-repository.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -117,6 +119,57 @@ describe('merchant import', () => {
     const before = { merchants: await count('merchants'), audit: await count('audit_log') };
     await expect(broken.importMerchants('name\nB1\nB2\n', { batchSize: 1 })).rejects.toThrow(/injected batch failure/);
     expect({ merchants: await count('merchants'), audit: await count('audit_log') }).toEqual(before);
+  });
+});
+
+describe('merchant import and the replicas', () => {
+  it('a running replica catches up on exactly the merchants imported, each with its channels, and later writes still reach it', async () => {
+    const databaseUrl = t.sqlTarget.engine === 'postgres' ? t.sqlTarget.url : null;
+    const { store: replica } = await openStore({ dataDir: t.dataDir, databaseUrl, catalogue: new Catalog(), watch: true, history: { catchUpSlice: 1000, catchUpTurnMs: 0 }, maxStalenessSeconds: 300 });
+    try {
+      await replica.sync();
+      const before = replica.catalog.counters;
+      const lastSeq = Number((await t.sql().all<{ n: number | string | null }>('select max(seq) as n from change_log'))[0]!.n ?? 0);
+      const lines = Array.from({ length: 25 }, (_, i) => `Replica ${i + 1},${i % 2 === 0 ? 'micro' : 'regular'},approved,${i % 3 === 0 ? 'all' : 'ovo;dana'}`);
+      const r = await admin.importMerchants(`name,category,kyc,channels\n${lines.join('\n')}\n`, { batchSize: 10 });
+      const ids = r.merchants.map((m) => m.merchantId);
+
+      // The log names exactly the merchants imported: each merchant once per statement that wrote its rows
+      // (SQLite: its own insert; Postgres: the merchants and the enablements statements of its batch).
+      const logged = await t.sql().all<{ entity: string; entity_id: string }>(`select entity, entity_id from change_log where seq > ${lastSeq} order by seq`);
+      expect(new Set(logged.map((l) => `${l.entity} ${l.entity_id}`))).toEqual(new Set(ids.map((id) => `merchant ${id}`)));
+      expect(logged).toHaveLength(t.sqlTarget.engine === 'sqlite' ? ids.length : 2 * ids.length);
+
+      await replica.sync();
+      const all = (await t.store.admin.catalogueChannels()).map((c) => c.code).sort();
+      const codes = (id: string) => replica.catalog.listForMerchant(id).map((c) => c.code).sort();
+      ids.forEach((id, i) => {
+        expect(replica.catalog.kycOf(id)).toBe('approved');
+        expect(codes(id)).toEqual(i % 3 === 0 ? all : ['dana', 'ovo']);
+      });
+      // Each imported merchant handled once by the catch-up, nothing else, and no full reload.
+      expect(replica.catalog.counters.work - before.work).toBe(ids.length);
+      expect(replica.catalog.counters.reloads).toBe(before.reloads);
+
+      // An enablement written afterwards, in its own transaction, is logged and caught up as before.
+      await admin.enableChannel(ids[1]!, 'qris');
+      await replica.sync();
+      expect(codes(ids[1]!)).toEqual(['dana', 'ovo', 'qris']);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('a batch refused while its enablements are written leaves nothing, and the next enablement is logged', async () => {
+    const before = { merchants: await count('merchants'), log: await count('change_log') };
+    const row = { id: 'refused-batch', name: 'Refused', kycStatus: 'approved' as const, category: 'regular', channelIds: ['no-such-channel-id'] };
+    await expect(t.store.admin.transaction((repo) => repo.insertMerchants([row]))).rejects.toThrow();
+    expect({ merchants: await count('merchants'), log: await count('change_log') }).toEqual(before);
+    // On SQLite the enablement trigger's mute was set inside the refused batch: it went with the rollback.
+    const [m] = (await admin.importMerchants('name\nAfter the refusal\n')).merchants;
+    const logged = await count('change_log');
+    await admin.enableChannel(m!.merchantId, 'ovo');
+    expect(await t.sql().all<{ entity_id: string }>(`select entity_id from change_log order by seq desc limit ${(await count('change_log')) - logged}`)).toEqual([{ entity_id: m!.merchantId }]);
   });
 });
 

@@ -6,7 +6,8 @@
  *
  * Invariants as in schema.ts. Timestamps stay ISO-8601 UTC text (as in
  * SQLite) so records compare and serialise identically on both engines.
- * `change_log` is written by triggers (custom migration) that also take a
+ * `change_log` is written by statement-level triggers (custom migrations; a
+ * statement logs each entity it touched once) that also take a
  * transaction-scoped advisory lock before taking a sequence number, so
  * sequence order is commit order, and `pg_notify('gateway_changes')` in the
  * committing transaction.

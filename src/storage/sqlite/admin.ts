@@ -47,6 +47,8 @@ interface BulkStatements {
   /** `[[id, name, kyc, category, [channelId, ...]], ...]` */
   insertMerchants: Database.Statement;
   insertEnablements: Database.Statement;
+  /** Sets (1) or clears (0) the mute of the enablement insert trigger (change_log_mute, schema.ts). */
+  muteEnablementLog: Database.Statement;
   /** `[[id, name | null, kyc | null, category | null], ...]`: null keeps the stored value. */
   updateMerchants: Database.Statement;
 }
@@ -119,6 +121,7 @@ export class SqliteAdminRepository implements AdminRepository {
       s = {
         insertMerchants: this.sqlite.prepare('INSERT INTO merchants (id, name, kyc_status, category) SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)'),
         insertEnablements: this.sqlite.prepare('INSERT INTO merchant_channels (merchant_id, channel_id) SELECT m.value ->> 0, c.value FROM json_each(?) AS m, json_each(m.value -> 4) AS c'),
+        muteEnablementLog: this.sqlite.prepare('UPDATE change_log_mute SET merchant_channels_insert = ? WHERE id = 1'),
         updateMerchants: this.sqlite.prepare(
           'UPDATE merchants SET name = coalesce(u.value ->> 1, name), kyc_status = coalesce(u.value ->> 2, kyc_status), category = coalesce(u.value ->> 3, category) FROM json_each(?) AS u WHERE merchants.id = u.value ->> 0',
         ),
@@ -129,12 +132,17 @@ export class SqliteAdminRepository implements AdminRepository {
   }
 
   async insertMerchants(rows: readonly MerchantImportRow[]): Promise<void> {
-    const { insertMerchants, insertEnablements } = this.#bulkStatements();
+    const { insertMerchants, insertEnablements, muteEnablementLog } = this.#bulkStatements();
     const batch = JSON.stringify(rows.map((m) => [m.id, m.name, m.kycStatus, m.category, m.channelIds]));
-    // One synchronous better-sqlite3 transaction (a savepoint inside `transaction`'s own): both or neither.
+    // One synchronous better-sqlite3 transaction (a savepoint inside `transaction`'s own): all or nothing.
+    // Each merchant's own insert logs it, and a replica catching up on a merchant reloads its enablements
+    // with it: the enablements' trigger is muted meanwhile (one change-log row per merchant, not thirteen).
+    // The mute is set and cleared within this savepoint, so no commit, and no other connection, sees it set.
     this.sqlite.transaction(() => {
       insertMerchants.run(batch);
+      muteEnablementLog.run(1);
       insertEnablements.run(batch);
+      muteEnablementLog.run(0);
     })();
   }
 

@@ -190,6 +190,23 @@ export const changeLog = sqliteTable('change_log', {
 });
 
 /**
+ * One row: whether the change-log trigger of `merchant_channels` inserts stays silent. Only a bulk import
+ * sets it, inside the transaction that inserts the merchants themselves (each logged by its own row's
+ * trigger), around inserting their enablements, and resets it before that transaction commits: no other
+ * connection ever reads it set (uncommitted), and a failed or interrupted import rolls it back with
+ * everything else. SQLite has no statement-level triggers; this keeps the log at one row per merchant
+ * created, not one more per enablement (the Postgres triggers log per statement instead).
+ */
+export const changeLogMute = sqliteTable(
+  'change_log_mute',
+  {
+    id: integer('id').primaryKey(),
+    merchantChannelsInsert: integer('merchant_channels_insert', { mode: 'boolean' }).notNull().default(false),
+  },
+  (t) => [check('change_log_mute_one_row', sql`${t.id} = 1`)],
+);
+
+/**
  * Pricing rules (contract §7). Append-mostly: a rule is never edited; a
  * scheduled one may be cancelled (`cancelled_at`) before it starts. `bands`
  * is the JSON text of FeeBand[] (src/modules/pricing/domain/pricing.ts), validated by
