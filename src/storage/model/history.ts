@@ -13,8 +13,10 @@ export const CATCH_UP_SLICE = 100;
 /**
  * Postgres reads a slice with round-trips (a transaction, a statement a table) that leave the event loop free:
  * larger slices, whose rows are then applied {@link APPLY_CHUNK} merchants at a time within the turn budget.
+ * What stays synchronous per slice is grouping its rows by merchant (about 13 rows a merchant) and collecting
+ * what they leave behind: 1,000 merchants keep that within a few milliseconds.
  */
-export const CATCH_UP_SLICE_POSTGRES = 5_000;
+export const CATCH_UP_SLICE_POSTGRES = 1_000;
 export const APPLY_CHUNK = 100;
 
 /**
