@@ -7,13 +7,15 @@
  * data-version.ts); when it moved, the new change-log rows are read and the
  * entities they name reloaded, {@link CATCH_UP_SLICE} change-log rows a slice
  * and slices for at most {@link CATCH_UP_TURN_MS} per event-loop turn (a large
- * change continues on the following turns, so requests keep being answered). So a commit by any process
+ * change continues one turn per event-loop iteration, after the requests that
+ * arrived meanwhile). So a commit by any process
  * (admin CLI, another cluster worker, an operator's SQL: the triggers log
  * them all) is served from the next event-loop turn on, and a request never
  * queries the database when nothing changed. A checkpoint of another
  * process's writes is a routine write (database.ts: continuity); only a file
  * replaced, restored or repaired, or a replica behind the pruned change log,
- * reloads everything, into a catalogue built beside the live one.
+ * reloads everything, into a catalogue built beside the live one (while serving: a page per event-loop
+ * turn, on a second connection holding the snapshot, so requests keep being answered meanwhile).
  *
  * Bounded history: a server prunes change-log rows older than the retention
  * every {@link PRUNE_INTERVAL_MS} (at most {@link PRUNE_BATCH} rows a time; many
