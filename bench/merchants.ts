@@ -1,13 +1,13 @@
 /**
- * `npm run bench:merchants [-- --merchants 1000,10000,100000] [-- --engine sqlite|postgres|both] [-- --quick]`
+ * `npm run bench:merchants [-- --merchants 1000,10000,100000] [-- --engine sqlite|postgres|both] [-- --quick] [-- --suffix NAME]`
  *
  * Contract §15 on one replica: a data set of N merchants (each with a key, the 12 demo channels, about 10 %
  * with a fee override or a merchant fee rule) written with batched SQL, then the replica started as
- * `npm start` starts it (the bundle, NODE_ENV=production). Measured per engine and size:
+ * `npm start` starts it (the bundle, NODE_ENV=production, the start script's node flags). Measured per engine and size:
  * - boot: from spawn to `/ready` 200; RSS at boot, steady (after 5 s) and peak (VmHWM);
  * - one merchant's change, a channel change for all, k merchants changed in one SQL UPDATE (1,000 and
  *   10,000), and 50 writes in a row from another process each followed by a SQLite checkpoint (the CLI's
- *   pattern): time until a signed request shows the change, the server's CPU, its longest event-loop pause
+ *   pattern), and (SQLite) the file restored from a backup (a full reload): time until a signed request shows the change, the server's CPU, its longest event-loop pause
  *   (`nodejs_eventloop_lag_max_seconds`, perf_hooks' monitorEventLoopDelay, reset by each scrape), the probe's
  *   slowest request (a signed request every 5 ms for a random merchant throughout), and full reloads
  *   (`gateway_catalogue_reloads`).
@@ -29,7 +29,7 @@ import { generateKey } from '../src/modules/auth/keys.js';
 import { signatureHeaders } from '../src/modules/auth/svc1.js';
 import { DATABASE_FILE } from '../src/storage/index.js';
 import { missingLocalServices, startPostgres, type LocalService } from '../scripts/lib/local-services.js';
-import { BENCH_LIMITS, cpuMs, sleep, startProcess, stopProcess, type ServerProcess } from './processes.js';
+import { BENCH_LIMITS, cpuMs, npmStartArgs, sleep, startProcess, stopProcess, type ServerProcess } from './processes.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -44,6 +44,8 @@ const MASTER_KEY = 'ab'.repeat(32);
 const SAMPLE = 200;
 /** `--node-options "…"`: V8/Node flags for the replica (e.g. a young-generation bound), reported with the results. */
 const NODE_FLAGS = opt('node-options') ?? '';
+/** `--suffix NAME`: results go to bench/results/<date>-merchants…-NAME.{md,json} (earlier runs of the day are kept). */
+const SUFFIX = opt('suffix');
 /** `--keep`: leave the data sets and server logs in the temp directory (printed), for a closer look. */
 const KEEP = argv.includes('--keep');
 
@@ -301,7 +303,7 @@ async function run(engine: 'sqlite' | 'postgres', n: number, pgService: LocalSer
   const { creds, ms: buildMs } = await build(engine, dataDir, url, n);
   const started = Date.now();
   const server = await startProcess({
-    args: ['dist/main.mjs'],
+    args: npmStartArgs(ROOT),
     cwd: ROOT,
     env: { ...(NODE_FLAGS ? { NODE_OPTIONS: NODE_FLAGS } : {}), NODE_ENV: 'production', DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', MASTER_KEY, LOG_LEVEL: 'warn', ...BENCH_LIMITS, ...(url ? { DATABASE_URL: url } : {}) },
     logFile: path.join(tmp, `${engine}-${n}.log`),
@@ -366,6 +368,29 @@ async function run(engine: 'sqlite' | 'postgres', n: number, pgService: LocalSer
         ),
       );
       await cw.close();
+      // The database restored from a backup while serving: a full reload, read a page per turn beside the live catalogue.
+      // Seen through the API (a /metrics scrape would reset the event-loop delay the phase reports).
+      const file = path.join(dataDir, DATABASE_FILE);
+      const backup = path.join(dataDir, 'backup.db');
+      await w.exec(`vacuum into '${backup}'`);
+      const backedUp = await feeOf(target, 'ovo');
+      phases.push(
+        await phase(
+          server,
+          base,
+          probe,
+          'database restored from a backup (full reload)',
+          async () => {
+            // A change after the backup, seen and moved into the file: the restored file lacks the row applied last.
+            await w.exec("update merchant_channels set fee_percentage = '4.4' where merchant_id = $1 and channel_id = (select id from channels where code = 'ovo')", [target.merchantId]);
+            while ((await feeOf(target, 'ovo')) !== 4.4) await sleep(10);
+            await w.rows('pragma wal_checkpoint(TRUNCATE)');
+            await fs.promises.rm(file);
+            await fs.promises.copyFile(backup, file);
+          },
+          async () => (await feeOf(target, 'ovo')) === backedUp,
+        ),
+      );
     }
     // A cold merchant's rows, as a working-set catalogue would read them on a first request (docs/ARCHITECTURE.md).
     const cold: number[] = [];
@@ -446,13 +471,13 @@ function save(results: Result[], failures: string[], footprint = ''): void {
   const date = new Date().toISOString().slice(0, 10);
   fs.mkdirSync(path.join(ROOT, 'bench/results'), { recursive: true });
   const load = os.loadavg().map((x) => x.toFixed(2)).join(' ');
-  const stem = path.join(ROOT, 'bench/results', `${date}-merchants${QUICK ? '-quick' : ''}${ENGINES.length === 1 ? `-${ENGINES[0]}` : ''}${NODE_FLAGS ? '-flags' : ''}`);
+  const stem = path.join(ROOT, 'bench/results', `${date}-merchants${QUICK ? '-quick' : ''}${ENGINES.length === 1 ? `-${ENGINES[0]}` : ''}${NODE_FLAGS ? '-flags' : ''}${SUFFIX ? `-${SUFFIX}` : ''}`);
   const notes = [failures.length ? `Failed: ${failures.join('; ')}` : '', footprint ? `Catalogue heap (bench/catalogue-footprint.ts): ${footprint}` : ''].filter(Boolean).join('\n\n');
   fs.writeFileSync(
     `${stem}.md`,
-    `# bench:merchants ${new Date().toISOString()}\n\nMachine: ${os.cpus().length} cores, load average ${load}.${NODE_FLAGS ? ` Replica flags: \`${NODE_FLAGS}\`.` : ''}\n\n${table(results)}\n\n${notes}\n`,
+    `# bench:merchants ${new Date().toISOString()}\n\nMachine: ${os.cpus().length} cores, load average ${load}. Replica: \`node ${npmStartArgs(ROOT).join(' ')}\`${NODE_FLAGS ? `, NODE_OPTIONS \`${NODE_FLAGS}\`` : ''}.\n\n${table(results)}\n\n${notes}\n`,
   );
-  fs.writeFileSync(`${stem}.json`, JSON.stringify({ at: new Date().toISOString(), load, nodeFlags: NODE_FLAGS, results, failures, footprint }, null, 2));
+  fs.writeFileSync(`${stem}.json`, JSON.stringify({ at: new Date().toISOString(), load, startArgs: npmStartArgs(ROOT), nodeFlags: NODE_FLAGS, results, failures, footprint }, null, 2));
 }
 
 await main();

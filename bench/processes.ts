@@ -27,6 +27,17 @@ export interface ServerProcess {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
+ * The arguments `npm start` gives node (package.json's `start` script, `node <flags…> dist/main.mjs`): a bench
+ * that measures the server as `npm start` runs it starts it with exactly these, V8 flags included.
+ */
+export function npmStartArgs(root: string): string[] {
+  const script = (JSON.parse(fs.readFileSync(`${root}/package.json`, 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const [command, ...args] = script.trim().split(/\s+/);
+  if (command !== 'node' || args.at(-1) !== 'dist/main.mjs') throw new Error(`package.json's start script is not "node … dist/main.mjs": ${script}`);
+  return args;
+}
+
+/**
  * Start `node <args>` in `cwd` (this process's Node, or `opts.node`) with `env` (on top of this process's environment), output to `logFile`, and
  * wait until it announces its port: a baseline's `BENCH_READY <port>` line or the project's `listening` line.
  * Throws with the end of its output when it exits first or takes over `timeoutMs` (30 s); the child is killed then.

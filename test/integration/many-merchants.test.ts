@@ -1,15 +1,19 @@
 /**
  * Contract §15 on the engine under test (TEST_DB): a replica's catalogue at scale, with small data sets and
  * a small catch-up slice so the behaviour that matters at 100,000 merchants shows with a few dozen.
- * - a k-merchant SQL UPDATE is applied in slices, each merchant once (work counted, not timed);
+ * - a k-merchant SQL UPDATE is applied in slices, each merchant once (work counted, not timed), on SQLite
+ *   one turn per event-loop iteration (turns counted);
  * - a catch-up naming more ids than SQLite's 32,766 bound variables works (ids read in chunks);
  * - a SQLite checkpoint by another connection is a routine write: caught up, no reload;
+ * - a SQLite reload while serving reads a page per event-loop turn (turns counted), the live catalogue served until the swap;
  * - pruning deletes old change-log rows but keeps the newest, and a replica behind the pruned horizon reloads.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/modules/catalogue/catalog.js';
-import { openStore, type Store } from '../../src/storage/index.js';
-import type { ChangedEntities } from '../../src/storage/model/catalogue-rows.js';
+import { DATABASE_FILE, openStore, type Store } from '../../src/storage/index.js';
+import { LOAD_PAGE, type ChangedEntities } from '../../src/storage/model/catalogue-rows.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
 /** A catalogue whose `apply` can be made to fail: its replica then stays behind, as a stalled one would. */
@@ -76,6 +80,27 @@ describe('many merchants: changes cost what they touch (contract §15)', () => {
     expect(r.catalog.counters.reloads).toBe(before.reloads);
   });
 
+  it.skipIf(process.env.TEST_DB === 'postgres')('a large SQLite catch-up takes one turn per event-loop iteration, after the requests that came meanwhile', async () => {
+    const t = await app();
+    await insertMerchants(t, 30);
+    const r = await replica(t, new Catalog(), 7);
+    await r.sync();
+    const before = r.catalog.counters.work;
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    await t.sql().exec(`update merchants set kyc_status = 'rejected' where id like 'bulk-%'`);
+    await turn(); // a commit elsewhere is seen from the next turn on
+    r.version(); // a request notices: one turn of catch-up (one slice here)
+    expect(r.catalog.counters.work - before).toBe(7);
+    r.version(); // more requests in the same iteration: served from what is applied, no more work
+    expect(r.catalog.counters.work - before).toBe(7);
+    await turn(); // this iteration's check phase: the continuation waits for the next poll phase
+    expect(r.catalog.counters.work - before).toBe(7);
+    await turn(); // the next iteration: one more turn
+    expect(r.catalog.counters.work - before).toBe(14);
+    await r.sync();
+    expect(r.catalog.counters.work - before).toBe(30);
+  });
+
   it('a catch-up naming more ids than SQLite binds in one statement reads them in chunks', async () => {
     const t = await app();
     const r = await replica(t, new Catalog(), 50_000);
@@ -113,6 +138,38 @@ describe('many merchants: changes cost what they touch (contract §15)', () => {
       expect(r.catalog.merchantNameOf(t.approved.merchantId)).toBe(`checkpointed ${i}`);
     }
     expect(r.catalog.counters.reloads).toBe(reloads);
+  });
+
+  it.skipIf(process.env.TEST_DB === 'postgres')('a SQLite reload while serving (a restored file) reads a page per turn: timers run between, the live catalogue is served until the swap', async () => {
+    const t = await app();
+    // 10,000 merchants: each per-merchant table takes several pages of LOAD_PAGE rows.
+    await insertMerchants(t, 2 * LOAD_PAGE);
+    const r = await replica(t, new Catalog(), 1000);
+    const file = path.join(t.dataDir, DATABASE_FILE);
+    const backup = path.join(t.dataDir, 'backup.db');
+    await t.sql().exec(`VACUUM INTO '${backup}'`);
+    // A change after the backup: the restored file lacks the row the replica applied last (a restore, not a checkpoint).
+    await t.sql().exec(`update merchants set name = 'after the backup' where id = 'bulk-1'`);
+    await t.sql().exec('pragma wal_checkpoint(TRUNCATE)');
+    await r.sync();
+    expect(r.catalog.merchantNameOf('bulk-1')).toBe('after the backup');
+    const reloads = r.catalog.counters.reloads;
+
+    fs.unlinkSync(file);
+    fs.copyFileSync(backup, file);
+    expect(r.check().ok).toBe(true); // notices the restore and starts the reload beside the live catalogue
+    let turns = 0;
+    while (r.catalog.counters.reloads === reloads) {
+      // Until the swap every request is answered from the live catalogue, whole.
+      expect(r.catalog.merchantNameOf('bulk-1')).toBe('after the backup');
+      expect(r.catalog.kycOf('bulk-10000')).toBe('approved');
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      turns += 1;
+    }
+    // merchants: 3 pages, merchant_channels: 10,000 × the demo merchant's channels in pages of 5,000, then the settle steps.
+    expect(turns).toBeGreaterThanOrEqual(5);
+    expect(r.catalog.merchantNameOf('bulk-1')).toBe('bulk 1');
+    expect(r.catalog.counters.reloads).toBe(reloads + 1);
   });
 
   it('pruning deletes old change-log rows but the newest, and a replica behind the pruned horizon reloads', async () => {

@@ -5,7 +5,7 @@
  * share one enablement list; the derived-list cache keeps its bound.
  */
 import { describe, expect, it } from 'vitest';
-import { Catalog } from '../../src/modules/catalogue/catalog.js';
+import { Catalog, SETTLE_STEP } from '../../src/modules/catalogue/catalog.js';
 import type { CatalogRows, ChangedEntities, ChannelRow, FeeRuleRow, MerchantChannelRow, MerchantRow } from '../../src/storage/model/catalogue-rows.js';
 import { assembleChanged, behindHorizon, chunked } from '../../src/storage/model/catalogue-rows.js';
 
@@ -134,6 +134,27 @@ describe('full loads and memory', () => {
     expect(c.lastSeq).toBe(9);
     expect(c.counters.reloads).toBe(2);
     expect(() => load.commit(10)).toThrow(/already committed/);
+    c.close();
+  });
+
+  it('a load settles in steps of SETTLE_STEP merchants (a reload yields between them), and the swap looks at no merchant', () => {
+    let now = Date.parse('2026-06-01T00:00:00.000Z');
+    const c = new Catalog({ now: () => now });
+    c.replaceAll(rows(10), 1);
+    const all = rows(2 * SETTLE_STEP + 1);
+    // One merchant's override takes effect later: its instant is found while settling, armed at the swap.
+    all.merchantChannels[0] = enablement('m0', 'c-a', { feePercentage: '2.5', feeSetAt: new Date(now + 60_000).toISOString() });
+    const load = c.beginLoad();
+    load.add(all);
+    let steps = 0;
+    for (const settling = load.settle(); !settling.next().done; ) steps += 1;
+    expect(steps).toBe(2);
+    expect(c.kycOf('m10')).toBeUndefined(); // settled, not committed: still the live catalogue
+    expect(() => load.add({ merchants: [merchant('late')] })).toThrow(/settled/);
+    now += 1;
+    load.commit(2);
+    expect(c.kycOf(`m${2 * SETTLE_STEP}`)).toBe('approved');
+    expect(c.nextTransitionAt).toBe(now - 1 + 60_000);
     c.close();
   });
 

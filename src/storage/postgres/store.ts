@@ -49,7 +49,7 @@ import * as schema from './schema.js';
 import { NoDatabaseError } from '../errors.js';
 import { CatalogueFreshness } from '../model/freshness.js';
 import { behindHorizon, committedAtOf, type ChangedEntities, type ChangeRow } from '../model/catalogue-rows.js';
-import { APPLY_CHUNK, CATCH_UP_SLICE_POSTGRES, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
+import { afterRequests, APPLY_CHUNK, CATCH_UP_SLICE_POSTGRES, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 import { ChangeListeners, type CatalogueChange, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
 import { endWithError, startClientSpan } from '../../shared/tracing.js';
 
@@ -90,7 +90,6 @@ export interface PgStoreOptions {
   history?: HistoryOptions;
 }
 
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** The URL with its password hidden, for logs and messages. */
 export function redactUrl(url: string): string {
@@ -335,6 +334,8 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
     const load = this.catalog.beginLoad();
     const { lastSeq } = await this.#traced('catalogue.load', undefined, () => this.#reader.loadAll(load));
     this.#mark = await this.#reader.changeAt(lastSeq);
+    // The per-merchant work before the swap, a step per turn: requests keep being answered from the live catalogue.
+    for (const steps = load.settle(); !steps.next().done; ) await afterRequests();
     load.commit(lastSeq);
     this.#needsFullLoad = false;
     this.#verify = false;
@@ -490,7 +491,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
         this.catalog.apply(chunk, final ? last.seq : lastSeq);
         if (!final && performance.now() - turn >= this.#history.catchUpTurnMs) {
           this.#listeners.emit(change);
-          await nextTurn();
+          await afterRequests();
           turn = performance.now();
         }
       }
@@ -498,7 +499,7 @@ export class PgStore<C extends CatalogueSink> implements Store<C> {
       this.#listeners.emit(change);
       if (changes.length < this.#history.catchUpSlice) return;
       if (performance.now() - turn >= this.#history.catchUpTurnMs) {
-        await nextTurn();
+        await afterRequests();
         turn = performance.now();
       }
     }

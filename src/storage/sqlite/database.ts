@@ -70,6 +70,12 @@ export interface DatabaseHandle {
    * proxy forwards every property to the current instance.
    */
   live<T extends object>(build: (db: Db) => T): T;
+  /**
+   * A second connection to the file, for a long read spread over event-loop turns (a full reload in its own
+   * read transaction, while the monitored connection keeps serving); the caller closes it. Null for
+   * `:memory:`, which has no second connection.
+   */
+  openReader(): Connection | null;
   close(): void;
 }
 
@@ -78,7 +84,7 @@ export const MIGRATIONS_DIR = projectPath('drizzle/sqlite');
 
 const BUSY_TIMEOUT_MS = 2000;
 
-interface Connection {
+export interface Connection {
   sqlite: Database.Database;
   db: Db;
 }
@@ -419,6 +425,10 @@ class MonitoredDatabase implements DatabaseHandle {
         return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
       },
     });
+  }
+
+  openReader(): Connection | null {
+    return this.file === ':memory:' ? null : connect(this.file, { fileMustExist: true });
   }
 
   close(): void {

@@ -7,13 +7,15 @@
  * data-version.ts); when it moved, the new change-log rows are read and the
  * entities they name reloaded, {@link CATCH_UP_SLICE} change-log rows a slice
  * and slices for at most {@link CATCH_UP_TURN_MS} per event-loop turn (a large
- * change continues on the following turns, so requests keep being answered). So a commit by any process
+ * change continues one turn per event-loop iteration, after the requests that
+ * arrived meanwhile). So a commit by any process
  * (admin CLI, another cluster worker, an operator's SQL: the triggers log
  * them all) is served from the next event-loop turn on, and a request never
  * queries the database when nothing changed. A checkpoint of another
  * process's writes is a routine write (database.ts: continuity); only a file
  * replaced, restored or repaired, or a replica behind the pruned change log,
- * reloads everything, into a catalogue built beside the live one.
+ * reloads everything, into a catalogue built beside the live one (while serving: a page per event-loop
+ * turn, on a second connection holding the snapshot, so requests keep being answered meanwhile).
  *
  * Bounded history: a server prunes change-log rows older than the retention
  * every {@link PRUNE_INTERVAL_MS} (at most {@link PRUNE_BATCH} rows a time; many
@@ -25,15 +27,15 @@
 import type { Logger } from 'pino';
 import { ROOT_CONTEXT, type Tracer } from '@opentelemetry/api';
 import { SqliteAdminRepository } from './admin.js';
-import { SqliteCatalogReader, sameChangeAt } from './catalog-reader.js';
-import { openDatabase, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
+import { loadAllInTurns, SqliteCatalogReader, sameChangeAt } from './catalog-reader.js';
+import { openDatabase, type Connection, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
 import { pendingSqliteMigrations } from './migrations.js';
 import { isSqliteUnavailable } from './errors.js';
 import { createDataVersion, type SqliteDataVersion } from './data-version.js';
 import { CatalogueFreshness } from '../model/freshness.js';
 import { behindHorizon, committedAtOf, type ChangeRow } from '../model/catalogue-rows.js';
-import { ChangeListeners, type CatalogueChange, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
-import { CATCH_UP_SLICE, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
+import { ChangeListeners, type CatalogueChange, type CatalogueLoad, type CatalogueSink, type DatabaseStatus, type Store } from '../model/store.js';
+import { afterRequests, CATCH_UP_SLICE, CATCH_UP_TURN_MS, PRUNE_BATCH, PRUNE_INTERVAL_MS, pruneBefore, type HistoryOptions } from '../model/history.js';
 
 /** While waiting for `npm run migrate` (MIGRATE_ON_START=false): how often to look, and one log line per 10 s. */
 const SCHEMA_LOOK_MS = 500;
@@ -52,10 +54,13 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   #loadedToken = '';
   /** The change-log row applied last: on a fresh connection, its presence proves the file is the database loaded. */
   #mark: (ChangeRow) | undefined;
-  /** A slice was applied this event-loop turn (the rest waits for the next turn). */
-  #slicedThisTurn = false;
-  /** More change-log rows are known to be waiting (a continuation is scheduled). */
+  /** More change-log rows are known to be waiting. */
   #behind = false;
+  /** The next turn of a large catch-up is scheduled ({@link afterRequests}); until it runs, nothing else catches up. */
+  #continuation = false;
+  #closed = false;
+  /** A reload being built beside the live catalogue (resolves false when it failed), or null. */
+  #reloading: Promise<boolean> | null = null;
   #prune: NodeJS.Timeout | null = null;
   readonly #history: Required<HistoryOptions>;
   readonly #freshness: CatalogueFreshness;
@@ -230,13 +235,16 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     // a large catch-up continues a slice per turn until nothing is left.
     this.#source.refreshToken();
     this.version();
-    while (this.#behind && this.sqlite.check().ok) {
-      await nextTurn();
+    while ((this.#reloading || this.#behind) && this.sqlite.check().ok) {
+      if (this.#reloading) {
+        if (!(await this.#reloading)) return;
+      } else await nextTurn();
       this.version();
     }
   }
 
   close(): Promise<void> {
+    this.#closed = true;
     if (this.#watch) clearInterval(this.#watch);
     this.#watch = null;
     if (this.#prune) clearInterval(this.#prune);
@@ -250,12 +258,14 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
 
   #catchUp(): void {
     const source = this.#source;
+    // While a reload is built, catching up waits: the reload brings everything up to its snapshot, the rest follows.
+    if (this.#reloading) return;
     if (this.sqlite.replacements !== this.#loadedReplacements) return this.#fullLoad();
     // A token belongs to one connection (a fresh one starts its data_version anew): the connection's generation is part of it.
     const token = `${this.sqlite.generation}/${source.token()}`;
     if (token === this.#loadedToken && !this.#behind) return;
-    // Slices until the turn's budget is spent; the continuation (or the next request's turn) takes the rest.
-    if (this.#slicedThisTurn) return;
+    // A large change continues in turns of its own (below); requests meanwhile serve what is applied so far.
+    if (this.#continuation) return;
     const started = performance.now();
     let applied = 0;
     // The earliest commit among the slices applied this turn: what the change's listeners time from.
@@ -291,25 +301,74 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
       if (applied > 0) this.#listeners.emit({ committedAt });
     }
     this.#behind = true;
-    this.#slicedThisTurn = true;
-    setImmediate(() => {
-      this.#slicedThisTurn = false;
-      if (this.#watch || this.#behind) this.version();
+    // The rest after the requests that arrive meanwhile: one turn of catch-up per event-loop iteration.
+    this.#continuation = true;
+    void afterRequests().then(() => {
+      this.#continuation = false;
+      if (!this.#closed) this.version();
     });
   }
 
-  /** Everything, into a catalogue built beside the live one and swapped in. */
+  /**
+   * Everything, into a catalogue built beside the live one and swapped in. The first load (nothing is served
+   * yet) reads at once; a reload while serving reads a page per event-loop turn ({@link #reload}).
+   */
   #fullLoad(): void {
+    if (this.#loadedReplacements >= 0) return this.#startReload();
     const source = this.#source;
     const replacements = this.sqlite.replacements;
     const load = this.catalog.beginLoad();
     const { lastSeq } = source.reader.loadAll(load);
+    this.#loaded(load, lastSeq, replacements);
+  }
+
+  #loaded(load: CatalogueLoad, lastSeq: number, replacements: number): void {
     load.commit(lastSeq);
-    this.#mark = source.reader.changeAt(lastSeq);
+    this.#mark = this.#source.reader.changeAt(lastSeq);
     this.#loadedReplacements = replacements;
-    this.#loadedToken = `${this.sqlite.generation}/${source.token()}`;
+    this.#loadedToken = `${this.sqlite.generation}/${this.#source.token()}`;
     this.#behind = false;
     this.#listeners.emit();
+  }
+
+  #startReload(): void {
+    const reader = this.sqlite.openReader();
+    // `:memory:` has no second connection (and is never replaced): read at once.
+    if (reader === null) {
+      const load = this.catalog.beginLoad();
+      return this.#loaded(load, this.#source.reader.loadAll(load).lastSeq, this.sqlite.replacements);
+    }
+    this.#reloading = this.#reload(reader).finally(() => {
+      reader.sqlite.close();
+      this.#reloading = null;
+    });
+  }
+
+  /**
+   * A reload while serving (a replaced or restored file, a replica behind the pruned change log): pages of
+   * LOAD_PAGE rows, one per event-loop turn, from a connection of its own holding one snapshot, into a
+   * catalogue beside the live one, which requests keep reading until the swap. Changes committed after the
+   * snapshot are caught up afterwards, from the position the snapshot had. Resolves false when it failed
+   * (logged; the next check tries again).
+   */
+  async #reload(reader: Connection): Promise<boolean> {
+    const replacements = this.sqlite.replacements;
+    const span = this.tracer?.startSpan('catalogue.reload', { attributes: { 'db.system.name': 'sqlite' } }, ROOT_CONTEXT);
+    try {
+      const load = this.catalog.beginLoad();
+      const { lastSeq } = await loadAllInTurns(reader, load, afterRequests);
+      for (const steps = load.settle(); !steps.next().done; ) await afterRequests();
+      if (this.#closed) return false;
+      this.#loaded(load, lastSeq, replacements);
+      // Whatever was committed after the snapshot: from the next check on (the token above is the current one).
+      this.#loadedToken = '';
+      return true;
+    } catch (err) {
+      this.logger?.error({ err }, 'catalogue reload failed; serving the previous catalogue, trying again at the next check');
+      return false;
+    } finally {
+      span?.end();
+    }
   }
 }
 
