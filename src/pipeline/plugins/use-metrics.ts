@@ -89,28 +89,20 @@ export function useMetrics(options: MetricsOptions): Plugin {
     labelNames: ['code'] as const,
     registers: [registry],
   });
-  const catalogueReloads = options.catalogueReloads;
-  if (catalogueReloads) {
-    new Gauge({
-      name: 'gateway_catalogue_reloads',
-      help: 'Full catalogue loads swapped in since the process started (1 after start; more only when the database was replaced or restored, or the replica fell behind the pruned change log).',
-      registers: [registry],
-      collect() {
-        this.set(catalogueReloads());
-      },
-    });
-  }
-  const catalogueAge = options.catalogueAgeSeconds;
-  if (catalogueAge) {
-    new Gauge({
-      name: 'gateway_catalogue_age_seconds',
-      help: 'Seconds since the in-memory catalogue was last known current; grows while the database cannot be reached (served up to MAX_STALENESS_SECONDS).',
-      registers: [registry],
-      collect() {
-        this.set(catalogueAge());
-      },
-    });
-  }
+  // Gauges read from the store when /metrics is scraped (nothing per request); absent readers: no gauge.
+  const readAtScrape = (name: string, help: string, read: (() => number) | undefined) => {
+    if (read) new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+  };
+  readAtScrape(
+    'gateway_catalogue_reloads',
+    'Full catalogue loads swapped in since the process started (1 after start; more only when the database was replaced or restored, or the replica fell behind the pruned change log).',
+    options.catalogueReloads,
+  );
+  readAtScrape(
+    'gateway_catalogue_age_seconds',
+    'Seconds since the in-memory catalogue was last known current; grows while the database cannot be reached (served up to MAX_STALENESS_SECONDS).',
+    options.catalogueAgeSeconds,
+  );
 
   /**
    * The counter and histogram children of one label set, bound once, so a request builds no label object
