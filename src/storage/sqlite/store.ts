@@ -261,8 +261,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     // While a reload is built, catching up waits: the reload brings everything up to its snapshot, the rest follows.
     if (this.#reloading) return;
     if (this.sqlite.replacements !== this.#loadedReplacements) return this.#fullLoad();
-    // A token belongs to one connection (a fresh one starts its data_version anew): the connection's generation is part of it.
-    const token = `${this.sqlite.generation}/${source.token()}`;
+    const token = this.#tokenNow();
     if (token === this.#loadedToken && !this.#behind) return;
     // A large change continues in turns of its own (below); requests meanwhile serve what is applied so far.
     if (this.#continuation) return;
@@ -315,18 +314,34 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
    */
   #fullLoad(): void {
     if (this.#loadedReplacements >= 0) return this.#startReload();
-    const source = this.#source;
-    const replacements = this.sqlite.replacements;
-    const load = this.catalog.beginLoad();
-    const { lastSeq } = source.reader.loadAll(load);
-    this.#loaded(load, lastSeq, replacements);
+    this.#loadAtOnce();
   }
 
-  #loaded(load: CatalogueLoad, lastSeq: number, replacements: number): void {
+  /**
+   * The version token of the data as of now. A token belongs to one connection (a fresh one starts its
+   * data_version anew): the connection's generation is part of it. Taken BEFORE the rows it stands for are
+   * read: a commit by another process between the read and the token would otherwise be counted as applied,
+   * and nothing would catch it up until some later commit moved the token again.
+   */
+  #tokenNow(): string {
+    return `${this.sqlite.generation}/${this.#source.token()}`;
+  }
+
+  /** Everything in one read transaction on the server's own connection (the first load; `:memory:`). */
+  #loadAtOnce(): void {
+    const replacements = this.sqlite.replacements;
+    const token = this.#tokenNow();
+    const load = this.catalog.beginLoad();
+    const { lastSeq } = this.#source.reader.loadAll(load);
+    this.#loaded(load, lastSeq, replacements, token);
+  }
+
+  /** `load` swapped in; `token`: a version token taken before its snapshot ('' when unknown: the next check catches up). */
+  #loaded(load: CatalogueLoad, lastSeq: number, replacements: number, token: string): void {
     load.commit(lastSeq);
     this.#mark = this.#source.reader.changeAt(lastSeq);
     this.#loadedReplacements = replacements;
-    this.#loadedToken = `${this.sqlite.generation}/${this.#source.token()}`;
+    this.#loadedToken = token;
     this.#behind = false;
     this.#listeners.emit();
   }
@@ -334,10 +349,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   #startReload(): void {
     const reader = this.sqlite.openReader();
     // `:memory:` has no second connection (and is never replaced): read at once.
-    if (reader === null) {
-      const load = this.catalog.beginLoad();
-      return this.#loaded(load, this.#source.reader.loadAll(load).lastSeq, this.sqlite.replacements);
-    }
+    if (reader === null) return this.#loadAtOnce();
     this.#reloading = this.#reload(reader).finally(() => {
       reader.sqlite.close();
       this.#reloading = null;
@@ -359,9 +371,9 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
       const { lastSeq } = await loadAllInTurns(reader, load, afterRequests);
       for (const steps = load.settle(); !steps.next().done; ) await afterRequests();
       if (this.#closed) return false;
-      this.#loaded(load, lastSeq, replacements);
-      // Whatever was committed after the snapshot: from the next check on (the token above is the current one).
-      this.#loadedToken = '';
+      // Another connection's snapshot has no token of this one: whatever was committed after the snapshot is
+      // caught up from the next check on, from the position the snapshot had.
+      this.#loaded(load, lastSeq, replacements, '');
       return true;
     } catch (err) {
       this.logger?.error({ err }, 'catalogue reload failed; serving the previous catalogue, trying again at the next check');
