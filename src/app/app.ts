@@ -40,7 +40,7 @@ import type { SharedRateLimitStore } from '../pipeline/budgets/rate-limit-budget
 import { useRestAdapter } from '../pipeline/plugins/use-rest-adapter.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_STREAMS_PER_KEY, useLiveStreams } from '../pipeline/plugins/use-live-streams.js';
 import { ChangeFeed } from '../modules/live/change-feed.js';
-import { sessionSecretOf, useSignatureAuth, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
+import { sessionSecretOf, useSignatureAuth, type KeyCacheStats, type SignatureAuthOptions } from '../pipeline/plugins/use-signature-auth.js';
 import { useStandardVariableCoercion } from '../pipeline/plugins/use-standard-variable-coercion.js';
 import { useIntrospectionPolicy } from '../pipeline/plugins/use-introspection-policy.js';
 import { assertPluginOrder, ORDER_CONSTRAINTS } from './pipeline-order.js';
@@ -129,6 +129,7 @@ export interface AppParts {
   services: Services;
   metricsRegistry: Registry;
   answerCacheStats: AnswerCacheStats;
+  keyCacheStats: KeyCacheStats;
   rateLimit: { store: SharedRateLimitStore | null; close(): void };
   /** Read by the readiness check: set once a graceful shutdown began. */
   lifecycle: { shuttingDown: boolean };
@@ -183,6 +184,8 @@ export interface App {
   handler: NodeHandler;
   /** Answers served from the answer caches (src/pipeline/plugins/use-answer-cache.ts). */
   answerCacheStats: AnswerCacheStats;
+  /** Verifications whose key came from the key cache (src/pipeline/plugins/use-signature-auth.ts). */
+  keyCacheStats: KeyCacheStats;
   /** The shared rate-limit store (REDIS_URL), or null when budgets are per process. */
   rateLimitStore: SharedRateLimitStore | null;
   /** Release what the app holds besides the store (the Redis connection); the store is closed by its owner. */
@@ -212,10 +215,14 @@ function queriesOnly(plugin: ReturnType<typeof useGraphQlJit>): Plugin {
 /** The services, the limiters and the pipeline of an app (no network I/O). */
 export function createAppParts(options: AppOptions): AppParts {
   const { store, logger } = options;
-  // Requests read the in-memory catalogue (src/modules/catalogue/catalog.ts), never the database, on either engine. Every
-  // cache keyed by `dataVersion` (key material, REST bodies, answers) is dropped when the catalogue changes.
-  const dataVersion: DataVersion = () => store.version();
+  // Requests read the in-memory catalogue (src/modules/catalogue/catalog.ts), never the database, on either engine.
+  // Every cache of key material, REST bodies and answers is emptied when `dataVersion` (the catalogue's shared
+  // version, after catching up) moves, and drops one merchant's entries when that merchant's stamp is superseded.
   const catalog = store.catalog;
+  const dataVersion: DataVersion = () => {
+    store.version(); // catches the catalogue up (SQLite applies other processes' commits lazily, here)
+    return catalog.sharedVersion;
+  };
   const channelRepo: ChannelRepository = catalog;
   const channelService = new ChannelService(channelRepo);
   // Well under the contract's 1 s from commit to event, and one cheap `PRAGMA data_version` per tick on SQLite.
@@ -247,6 +254,7 @@ export function createAppParts(options: AppOptions): AppParts {
   // A session request's client secret is verified once: by its fair lane in the Node listener, whose claims
   // authentication then takes for the same request (an HMAC per open was two: opening at a sale's
   // peak). Bound: one entry per request in flight, gone with its IncomingMessage.
+  const keyCacheStats: KeyCacheStats = { keyHits: 0 };
   const laneClaims = new WeakMap<IncomingMessage, LaneClaims>();
   const signatureOptions: SignatureAuthOptions = {
     findActiveKey: (keyId) => catalog.findActiveKey(keyId),
@@ -257,6 +265,7 @@ export function createAppParts(options: AppOptions): AppParts {
     now: options.now,
     dataVersion,
     keyCacheEntries: options.caches?.keys,
+    stats: keyCacheStats,
     sessions: {
       authenticClaims: (secret, request) => {
         const req = nodeRequestOf(request);
@@ -362,6 +371,7 @@ export function createAppParts(options: AppOptions): AppParts {
     services,
     metricsRegistry,
     answerCacheStats,
+    keyCacheStats,
     // The fan-out spans' change listener goes with the rate limiter (both released by close and by a refused app).
     rateLimit: stopFanOut === undefined ? rateLimit : { ...rateLimit, close: () => {
           stopFanOut();
@@ -427,7 +437,7 @@ function sessionFairness(sessions: SessionService, registry: Registry, logger: L
  * what `parts` holds, when the order is wrong.
  */
 export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] = parts.pipeline): App {
-  const { options, services, metricsRegistry, answerCacheStats, rateLimit, lifecycle } = parts;
+  const { options, services, metricsRegistry, answerCacheStats, keyCacheStats, rateLimit, lifecycle } = parts;
   const { store, logger } = options;
   const changes = services.changes;
   const names = pipeline.map((e) => e.name);
@@ -500,6 +510,7 @@ export function assembleApp(parts: AppParts, pipeline: readonly PipelineEntry[] 
     },
     handler,
     answerCacheStats,
+    keyCacheStats,
     rateLimitStore: rateLimit.store,
     close: () => {
       changes.shutdown();

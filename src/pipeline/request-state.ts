@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Span } from '@opentelemetry/api';
-import type { VersionedCache } from '../shared/versioned-cache.js';
+import type { DataStamp, VersionedCache } from '../shared/versioned-cache.js';
 
 export type { Principal } from '../modules/auth/principal.js';
 import type { Principal } from '../modules/auth/principal.js';
@@ -34,8 +34,10 @@ export interface KeptAnswer {
 export interface PendingAnswer {
   cache: VersionedCache<string, KeptAnswer>;
   key: string;
-  /** The data version the answer is computed at: an answer computed across a change is not kept. */
-  token: string;
+  /** The shared data version the answer is computed at: an answer computed across a change is not kept. */
+  token: string | number;
+  /** The caller's merchant stamp as of its verification: an answer computed across a change of that merchant is not kept. */
+  stamp: DataStamp;
   /** False once the result is known to carry errors (or is a stream). */
   ok: boolean;
 }

@@ -1,14 +1,32 @@
 /**
- * A map that empties itself whenever the database's version token changes
- * (the store's `version()`, src/storage/model/store.ts), so nothing derived from an older state of
- * the data is ever returned. Bounded by entry count and, optionally, by a
- * total weight (e.g. bytes): past either bound the oldest entries go (insertion
- * order), so traffic spread over more keys than the bound keeps the newest
- * ones instead of emptying the whole; a single entry heavier than the whole
- * budget is never kept.
+ * A map whose entries never outlive the data they were built from. Two tokens decide it:
+ * - the **shared version** (`version()`): changes with whatever may alter any merchant's answers (a channel, a
+ *   currency, a channel or category pricing rule taking effect, a quote key, a full reload). When it moves,
+ *   the whole map is emptied;
+ * - a **stamp** per entry: the catalogue's record of the one merchant the entry is about, which the catalogue
+ *   marks `superseded` as soon as anything that merchant could see changed (its keys, KYC, category,
+ *   enablements, overrides, own rules, order; one of its scheduled rules taking effect). An entry whose stamp
+ *   is superseded is gone; the other merchants' entries stay.
+ * Checking an entry costs a property read on the stamp it holds: no lookup of the merchant per request.
+ *
+ * Bounded by entry count and, optionally, by a total weight (e.g. bytes): past either bound the oldest entries
+ * go (insertion order), so traffic spread over more keys than the bound keeps the newest ones instead of
+ * emptying the whole; a single entry heavier than the whole budget is never kept. A superseded stamp is kept
+ * alive only by the entries holding it, so the stamps cost nothing beyond the entry bound.
  */
-/** Returns the current version token of the data; equal tokens mean nothing changed in between. */
-export type DataVersion = () => string;
+/**
+ * Returns the current shared version of the data (catching the data up first where that is lazy); equal
+ * tokens mean nothing every merchant could see changed in between.
+ */
+export type DataVersion = () => string | number;
+
+/**
+ * What the data owner marks once the data it stands for changed (the catalogue: a merchant's record, marked
+ * when anything that merchant could see changed). Never unmarked: a changed merchant gets a new stamp.
+ */
+export interface DataStamp {
+  readonly superseded?: boolean;
+}
 
 /** Optional weight budget of a {@link VersionedCache}. */
 export interface CacheWeight<V> {
@@ -16,10 +34,16 @@ export interface CacheWeight<V> {
   max: number;
 }
 
+/** A kept value and the stamp of the merchant it is about (null: it depends on shared data only). */
+interface Entry<V> {
+  value: V;
+  stamp: DataStamp | null;
+}
+
 export class VersionedCache<K, V> {
-  #version: string | undefined;
+  #version: string | number | undefined;
   #weight = 0;
-  readonly #entries = new Map<K, V>();
+  readonly #entries = new Map<K, Entry<V>>();
 
   constructor(
     private readonly version: DataVersion,
@@ -27,44 +51,40 @@ export class VersionedCache<K, V> {
     private readonly weight?: CacheWeight<V>,
   ) {}
 
-  /** The cached value, or `build()`'s result (cached) when absent or the data changed. */
-  get(key: K, build: () => V): V {
+  /**
+   * The cached value (if any, and current) and the shared version token to pass to {@link put} once a value
+   * is built.
+   */
+  peek(key: K): { value: V | undefined; token: string | number } {
     this.sync();
-    const hit = this.#entries.get(key);
-    if (hit !== undefined) return hit;
     const token = this.#version!;
-    const value = build();
-    // A value built across a change must not be kept.
-    if (value !== undefined) this.put(key, value, token);
-    return value;
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return { value: undefined, token };
+    if (entry.stamp?.superseded === true) {
+      this.#delete(key, entry);
+      return { value: undefined, token };
+    }
+    return { value: entry.value, token };
   }
 
   /**
-   * For values built asynchronously: the cached value (if any) and the
-   * version token to pass to {@link put} once the value is built.
+   * Store a value built from the data as of `token` and, when it is about one merchant, that merchant's
+   * `stamp` as it was before the value was built. Ignored when the shared data changed meanwhile or the stamp
+   * is superseded: the value may be older than the data.
    */
-  peek(key: K): { value: V | undefined; token: string } {
+  put(key: K, value: V, token: string | number, stamp: DataStamp | null): void {
     this.sync();
-    return { value: this.#entries.get(key), token: this.#version! };
-  }
-
-  /** Store a value built from the data as of `token`; ignored if the data changed meanwhile. */
-  put(key: K, value: V, token: string): void {
-    this.sync();
-    if (token !== this.#version) return;
+    if (token !== this.#version || stamp?.superseded === true) return;
     const w = this.weight ? this.weight.weigh(value) : 0;
     if (this.weight && w > this.weight.max) return;
     const previous = this.#entries.get(key);
-    if (previous !== undefined) {
-      this.#entries.delete(key);
-      if (this.weight) this.#weight -= this.weight.weigh(previous);
-    }
+    if (previous !== undefined) this.#delete(key, previous);
     while (this.#entries.size > 0 && (this.#entries.size >= this.maxEntries || (this.weight !== undefined && this.#weight + w > this.weight.max))) this.#evictOldest();
-    this.#entries.set(key, value);
+    this.#entries.set(key, { value, stamp });
     this.#weight += w;
   }
 
-  /** Drop everything if the data changed since the last call. */
+  /** Drop everything if the shared data changed since the last call. */
   sync(): void {
     const now = this.version();
     if (now !== this.#version) {
@@ -73,15 +93,19 @@ export class VersionedCache<K, V> {
     }
   }
 
-  /** Entries held now. */
+  /** Entries held now (superseded ones included until they are asked for or evicted). */
   get size(): number {
     return this.#entries.size;
   }
 
-  #evictOldest(): void {
-    const [key, value] = this.#entries.entries().next().value as [K, V];
+  #delete(key: K, entry: Entry<V>): void {
     this.#entries.delete(key);
-    if (this.weight) this.#weight -= this.weight.weigh(value);
+    if (this.weight) this.#weight -= this.weight.weigh(entry.value);
+  }
+
+  #evictOldest(): void {
+    const [key, entry] = this.#entries.entries().next().value as [K, Entry<V>];
+    this.#delete(key, entry);
   }
 
   private clear(): void {

@@ -4,7 +4,7 @@
  * transition; a full load is built beside the live catalogue and swapped in; merchants without overrides
  * share one enablement list; the derived-list cache keeps its bound.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Catalog, SETTLE_STEP } from '../../src/modules/catalogue/catalog.js';
 import type { CatalogRows, ChangedEntities, ChannelRow, FeeRuleRow, MerchantChannelRow, MerchantRow } from '../../src/storage/model/catalogue-rows.js';
 import { assembleChanged, behindHorizon, chunked } from '../../src/storage/model/catalogue-rows.js';
@@ -112,6 +112,76 @@ describe('a change costs what it touches', () => {
     expect(c.listForMerchant('m8').find((r) => r.code === 'a_pay')?.feeInfo.feePercentage).toBe('0.1');
     expect(c.listForMerchant('m9').find((r) => r.code === 'a_pay')?.feeInfo.feePercentage).toBe('0.7');
     expect(c.merchantVersion('m9')).toBe(v9);
+    c.close();
+  });
+});
+
+/** The stamp the caches keep a merchant's entries under (its key's, as authentication hands it out). */
+const stampOf = (c: Catalog, merchantId: string) => c.findActiveKey(`pk_test_${merchantId}`)!.merchantStamp;
+const keysOf = (merchantId: string) => ({ keys: [{ id: `pk_test_${merchantId}`, merchantId, mode: 'test' as const, secretCiphertext: 'c', createdAt: at, revokedAt: null }] });
+
+describe("the caches' tokens: one merchant's change supersedes that merchant's stamp, anything else the shared version", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("a change to merchants supersedes exactly their stamps (keys, KYC, overrides, deletion), never the shared version", () => {
+    const c = new Catalog();
+    c.replaceAll(rows(100), 1);
+    const shared = c.sharedVersion;
+    const [s1, s2, s3, s50] = ['m1', 'm2', 'm3', 'm50'].map((m) => stampOf(c, m));
+    // m1: KYC; m2: an override; m3: deleted.
+    c.apply(changedMerchants(['m1'], keysOf), 2);
+    c.apply(changedMerchants(['m2'], (id) => ({ ...keysOf(id), merchant: merchant(id), enablements: [enablement(id, 'c-a', { feePercentage: '2.5' })] })), 3);
+    c.apply({ merchants: new Map([['m3', { merchant: undefined, keys: [], enablements: [], origins: [] }]]), channels: new Map(), currencies: new Map() }, 4);
+    expect([s1, s2, s3].map((s) => s!.superseded)).toEqual([true, true, true]);
+    expect(s50!.superseded).toBeUndefined();
+    expect(c.sharedVersion).toBe(shared);
+    // A changed merchant's key carries its new, current stamp; a revoked key is no longer found at all.
+    expect(stampOf(c, 'm1').superseded).toBeUndefined();
+    c.apply(changedMerchants(['m1'], () => ({ keys: [] })), 5);
+    expect(c.findActiveKey('pk_test_m1')).toBeUndefined();
+    c.close();
+  });
+
+  it('a channel, a currency, a quote key and a full load move the shared version', () => {
+    const c = new Catalog();
+    c.replaceAll(rows(10), 1);
+    const steps: [string, () => void][] = [
+      ['channel', () => c.apply({ merchants: new Map(), channels: new Map([['c-b', { channel: channel('c-b', 'b_pay', 20, { feePercentage: '1.9' }), feeRules: [] }]]), currencies: new Map() }, 2)],
+      ['currency', () => c.apply({ merchants: new Map(), channels: new Map(), currencies: new Map([['USD', { code: 'USD', minorUnits: 2 }]]) }, 3)],
+      ['quote key', () => c.apply({ merchants: new Map(), channels: new Map(), currencies: new Map(), quoteKeys: [] }, 4)],
+      ['full load', () => c.replaceAll(rows(10), 5)],
+    ];
+    for (const [what, step] of steps) {
+      const before = c.sharedVersion;
+      step();
+      expect(c.sharedVersion, what).not.toBe(before);
+    }
+    c.close();
+  });
+
+  it("a merchant's own scheduled rule taking effect supersedes that merchant's stamp; a channel's moves the shared version", () => {
+    vi.useFakeTimers({ now: Date.parse('2026-06-01T00:00:00.000Z') });
+    const c = new Catalog();
+    c.replaceAll(rows(20), 1);
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    c.apply(changedMerchants(['m4'], (id) => ({ ...keysOf(id), merchant: merchant(id), feeRules: [merchantRule(id, 'c-a', '0.1', soon)] })), 2);
+    const [s4, s5, shared] = [stampOf(c, 'm4'), stampOf(c, 'm5'), c.sharedVersion];
+    vi.advanceTimersByTime(60_000);
+    expect(s4.superseded).toBe(true);
+    expect(s5.superseded).toBeUndefined();
+    expect(c.sharedVersion).toBe(shared);
+    expect(c.listForMerchant('m4').find((r) => r.code === 'a_pay')?.feeInfo.feePercentage).toBe('0.1');
+    // A channel rule for everyone, later.
+    const later = new Date(Date.now() + 60_000).toISOString();
+    const channelRule: FeeRuleRow = { ...merchantRule('', 'c-b', '0.2', later), scope: 'CHANNEL', merchantId: null };
+    c.apply({ merchants: new Map(), channels: new Map([['c-b', { channel: CHANNELS[1]!, feeRules: [channelRule] }]]), currencies: new Map() }, 3);
+    const [s6, afterApply] = [stampOf(c, 'm6'), c.sharedVersion];
+    vi.advanceTimersByTime(60_000);
+    expect(c.sharedVersion).not.toBe(afterApply);
+    expect(s6.superseded).toBeUndefined();
+    expect(c.listForMerchant('m6').find((r) => r.code === 'b_pay')?.feeInfo.feePercentage).toBe('0.2');
     c.close();
   });
 });

@@ -102,7 +102,9 @@ describe('catalogue reads', () => {
 
   it('finds active keys only, with the merchant’s KYC', () => {
     const c = loaded();
-    expect(c.findActiveKey('pk_test_2')).toEqual({ keyId: 'pk_test_2', mode: 'test', secretCiphertext: 'c2', merchantId: 'm2', merchantKyc: 'pending' });
+    const { merchantStamp, ...key } = c.findActiveKey('pk_test_2')!;
+    expect(key).toEqual({ keyId: 'pk_test_2', mode: 'test', secretCiphertext: 'c2', merchantId: 'm2', merchantKyc: 'pending' });
+    expect(merchantStamp.superseded).toBeUndefined();
     const r = rows();
     r.apiKeys[0]!.revokedAt = at;
     c.replaceAll(r, 8);

@@ -1,6 +1,7 @@
 /** Who is calling: established by the signature plugin from a verified API key, read by every service. */
 import type { KeyMode, KycStatus, Locale } from '../../shared/vocabulary.js';
 import type { Big } from '../../shared/money.js';
+import type { DataStamp } from '../../shared/versioned-cache.js';
 
 export interface Principal {
   apiKeyId: string;
@@ -8,6 +9,11 @@ export interface Principal {
   merchantId: string;
   /** The merchant's KYC at the time the key was verified (a subscription refreshes it per event). */
   merchantKyc: KycStatus;
+  /**
+   * The merchant's catalogue stamp as of the key's verification (superseded once anything the merchant could
+   * see changes): an answer is kept for later requests only under it. Absent: nothing is kept for this caller.
+   */
+  merchantStamp?: DataStamp;
   /**
    * Set when the caller presented a checkout session's client secret (contract §9) instead of SVC1: the
    * session acts for `merchantId` only, read-only, within this scope (the services enforce it).

@@ -36,6 +36,8 @@
  *   applied are indexed when they are applied, and a fired instant leaves the index;
  * - `version` changes whenever anything a request could see changed, and
  *   `merchantVersion(id)` whenever anything that merchant could see changed;
+ * - whatever any request could see changed moves `sharedVersion` or supersedes the record of every merchant
+ *   it concerns (the caches' two tokens, src/shared/versioned-cache.ts);
  * - `lastSeq` is the highest change-log sequence number already applied.
  */
 import { createHash } from 'node:crypto';
@@ -61,8 +63,13 @@ type Overrides = Pick<
   'feePercentage' | 'feeValue' | 'additionalFeePercentage' | 'additionalFeeValue' | 'minAmount' | 'maxAmount' | 'feeChargedToCustomer' | 'feeSetAt'
 >;
 
-/** A merchant as the catalogue keeps it: what requests read (no creation time), its texts shared where they repeat. */
-type MerchantRecord = Omit<MerchantRow, 'createdAt'>;
+/**
+ * A merchant as the catalogue keeps it: what requests read (no creation time), its texts shared where they
+ * repeat. It is also the merchant's cache stamp ({@link DataStamp}): replaced, never modified, whenever
+ * anything the merchant could see changed, and the replaced record marked `superseded` (the property is only
+ * ever added to a record that left the catalogue, so current records carry no such slot).
+ */
+type MerchantRecord = Omit<MerchantRow, 'createdAt'> & { superseded?: true };
 
 /** An API key as the catalogue keeps it: what authentication reads, its merchant id the merchant's own string. */
 type KeyRecord = Omit<ApiKeyRow, 'createdAt'>;
@@ -198,8 +205,21 @@ class CatalogueData {
     return this.merchants.get(id)?.id ?? id;
   }
 
-  putMerchant(m: MerchantRow, id = m.id): void {
+  putMerchant(m: Omit<MerchantRow, 'createdAt'>, id = m.id): void {
     this.merchants.set(id, { id, name: m.name, kycStatus: this.#word(m.kycStatus), category: this.#word(m.category), channelOrder: m.channelOrder });
+  }
+
+  /** The merchant's record leaves the catalogue: whatever was cached under it as a stamp is no longer current. */
+  #supersede(id: string): MerchantRecord | undefined {
+    const old = this.merchants.get(id);
+    if (old !== undefined) old.superseded = true;
+    return old;
+  }
+
+  /** Something the merchant sees changed without a row of its own changing (one of its scheduled rules took effect): a new stamp. */
+  renewMerchant(id: string): void {
+    const old = this.#supersede(id);
+    if (old !== undefined) this.putMerchant(old, old.id);
   }
 
   putKey(k: ApiKeyRow): void {
@@ -296,6 +316,7 @@ class CatalogueData {
 
   /** Replace a merchant's rows (absent merchant: deleted). */
   replaceMerchant(id: string, entity: MerchantEntity): void {
+    this.#supersede(id);
     const held = this.keysByMerchant.get(id);
     for (const keyId of typeof held === 'string' ? [held] : (held ?? [])) this.keys.delete(keyId);
     this.keysByMerchant.delete(id);
@@ -409,6 +430,8 @@ export class Catalog {
   #channelGenerations = new Map<string, number>();
   #epoch = 0;
   #changes = 0;
+  /** Moves with every change that is not one merchant's (see {@link sharedVersion}). */
+  #shared = 0;
   #versionText = '0:0';
   #lastSeq = 0;
   #reloads = 0;
@@ -449,6 +472,17 @@ export class Catalog {
   }
 
   /**
+   * Changes whenever something changed that is not attributed to merchants one by one: a full load, a channel,
+   * a currency, a quote key, a channel's or a category's scheduled rule taking effect. What changes for one
+   * merchant only (its rows, one of its own scheduled rules taking effect) leaves it as it is and supersedes
+   * that merchant's stamp instead ({@link ActiveKeyRecord.merchantStamp}). A derived answer about a merchant
+   * is current while both hold.
+   */
+  get sharedVersion(): number {
+    return this.#shared;
+  }
+
+  /**
    * Counters for metrics and tests: full loads swapped in, and entities handled by `apply` and transitions
    * (merchants, channels, currencies, pending instants: the work a change costs, which a scan would show).
    */
@@ -482,6 +516,7 @@ export class Catalog {
     this.#lists = new Map();
     this.#merchantVersions = new Map();
     this.#epoch += 1;
+    this.#shared += 1;
     this.#lastSeq = lastSeq;
     this.#reloads += 1;
     // Everything is rebuilt from these rows: what is already in force is in; only later instants are pending
@@ -522,6 +557,8 @@ export class Catalog {
       changedChannels.add(id);
     }
     if (changedChannels.size > 0) this.#channelsChanged(changedChannels);
+    // Currencies and quote keys are read by every merchant's answers (a currency without channels too: a calculation names it).
+    if (changedChannels.size > 0 || changed.currencies.size > 0 || changed.quoteKeys) this.#shared += 1;
     for (const [id, entity] of changed.merchants) {
       this.#work += 1;
       d.replaceMerchant(id, entity);
@@ -540,7 +577,7 @@ export class Catalog {
     if (!key || key.revokedAt !== null) return undefined;
     const merchant = this.#d.merchants.get(key.merchantId);
     if (!merchant) return undefined;
-    return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus };
+    return { keyId: key.id, mode: key.mode, secretCiphertext: key.secretCiphertext, merchantId: merchant.id, merchantKyc: merchant.kycStatus, merchantStamp: merchant };
   }
 
   /** Every fee quote signing key (contract §11): the one that signs and the retired ones. Read-only. */
@@ -707,11 +744,17 @@ export class Catalog {
         for (const t of targets) {
           this.#work += 1;
           if (t.channel !== undefined) channels.add(t.channel);
-          else this.#merchantChanged(t.merchant);
+          else {
+            this.#d.renewMerchant(t.merchant);
+            this.#merchantChanged(t.merchant);
+          }
         }
       }
     }
-    if (channels.size > 0) this.#channelsChanged(channels);
+    if (channels.size > 0) {
+      this.#channelsChanged(channels);
+      this.#shared += 1;
+    }
     this.#bump();
     this.#armedFor = null;
     this.#arm();

@@ -24,9 +24,12 @@
  * - A calculation or GraphQL answer is kept from its second request on (the
  *   first only leaves a fingerprint, see Doorkeeper): answers asked once are
  *   never stored.
- * - Every cache is emptied on any committed change from any process
- *   (VersionedCache + the store's version), and an answer computed across a
- *   change is not kept (the version token taken at lookup must still hold).
+ * - Every answer is about the caller's merchant (its keys are part of every key) and is kept under that
+ *   merchant's stamp (VersionedCache): a committed change to that merchant, from any process, drops its
+ *   answers and no other merchant's; a change that is not one merchant's (a channel, a currency, a channel
+ *   or category rule taking effect, a full reload) empties every cache.
+ * - An answer computed across a change is not kept: the shared version taken at lookup must still hold and
+ *   the caller's stamp, taken when its key was verified, must not be superseded.
  */
 import { getOperationAST, OperationTypeNode, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -111,7 +114,8 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       const state = requestStateOf(serverContext);
       const principal = state?.principal;
       // A checkout session's answers depend on its scope, not only on its key: never kept or replayed.
-      if (!state || !principal || principal.session) return;
+      const stamp = principal?.merchantStamp;
+      if (!state || !principal || principal.session || stamp === undefined) return;
       const accept = request.headers.get('accept') ?? '';
       // Event streams (subscriptions) are never answers to keep.
       if (accept.includes('text/event-stream') || request.headers.get('origin') !== null) return;
@@ -144,7 +148,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       const { value, token } = cache.peek(key);
       if (value === undefined) {
         // Channel lists are few (one per merchant and KYC state) and always asked again: kept at once.
-        if (isList || doorkeeper.admit(key)) state.pendingAnswer = { cache, key, token, ok: true };
+        if (isList || doorkeeper.admit(key)) state.pendingAnswer = { cache, key, token, stamp, ok: true };
         return;
       }
       if (stats) {
@@ -183,7 +187,7 @@ export function useAnswerCache(options: AnswerCacheOptions): { lookup: Plugin; s
       });
       return response.arrayBuffer().then((body) => {
         const bytes = Buffer.from(body);
-        pending.cache.put(pending.key, { bytes, headers }, pending.token); // ignored if the data changed meanwhile
+        pending.cache.put(pending.key, { bytes, headers }, pending.token, pending.stamp); // ignored if the data changed meanwhile
         const replacement = new fetchAPI.Response(bytes, { status: 200, headers: responseHeaders(headers) }) as ResponseWithBytes;
         replacement[RESPONSE_BYTES] = bytes;
         setResponse(replacement);

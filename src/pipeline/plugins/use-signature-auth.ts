@@ -50,7 +50,7 @@ export const DEFAULT_KEY_CACHE_ENTRIES = 100_000;
 
 /** Options of {@link useSignatureAuth}. */
 export interface SignatureAuthOptions {
-  /** Verified keys (decrypted secrets) kept until the data changes; default {@link DEFAULT_KEY_CACHE_ENTRIES}. */
+  /** Verified keys (decrypted secrets) kept until their merchant's data changes; default {@link DEFAULT_KEY_CACHE_ENTRIES}. */
   keyCacheEntries?: number;
   /** Looks up a non-revoked key (called once per request: revocation is immediate). */
   findActiveKey: (keyId: string) => ActiveKeyRecord | undefined;
@@ -64,13 +64,20 @@ export interface SignatureAuthOptions {
   /** Clock in milliseconds; injectable for tests. */
   now?: () => number;
   /**
-   * When given, a key's record and prepared HMAC key are cached until the
-   * database changes (any commit from any process), so revocation still
-   * takes effect on the next request. Absent: looked up and decrypted per request.
+   * When given, a key's record and prepared HMAC key are cached until the shared data changes or the key's
+   * merchant changes (its record's stamp is superseded: any commit touching the merchant, from any process),
+   * so a revocation or rotation takes effect on the next request. Absent: looked up and decrypted per request.
    */
   dataVersion?: DataVersion;
+  /** Counters for tests and diagnosis. */
+  stats?: KeyCacheStats;
   /** Checkout sessions (contract §9): `Authorization: Bearer <clientSecret>` instead of SVC1. Absent: SVC1 only. */
   sessions?: SessionAuthOptions;
+}
+
+/** How many verifications found their key in the key cache. */
+export interface KeyCacheStats {
+  keyHits: number;
 }
 
 /** How the authentication step verifies a checkout session's client secret (contract §9). */
@@ -160,8 +167,21 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
   };
   // Unknown keys are never cached (undefined), so guessing key ids cannot evict the real ones. At most
   // `keyCacheEntries` keys (KEY_CACHE_ENTRIES); past it the oldest goes.
+  // Each key is kept under its merchant's stamp: a change to one merchant drops that merchant's keys only.
   const cache = options.dataVersion ? new VersionedCache<string, PreparedKey | undefined>(options.dataVersion, options.keyCacheEntries ?? DEFAULT_KEY_CACHE_ENTRIES) : null;
-  const findKey = (keyId: string): PreparedKey | undefined => (cache ? cache.get(keyId, () => prepare(keyId)) : prepare(keyId));
+  const stats = options.stats;
+  const findKey = (keyId: string): PreparedKey | undefined => {
+    if (!cache) return prepare(keyId);
+    const { value, token } = cache.peek(keyId);
+    if (value !== undefined) {
+      if (stats) stats.keyHits++;
+      return value;
+    }
+    const prepared = prepare(keyId);
+    // Built synchronously from the current catalogue: its stamp is current, and the token still holds.
+    if (prepared) cache.put(keyId, prepared, token, prepared.record.merchantStamp);
+    return prepared;
+  };
 
   /** Verify and return the principal and the verified body bytes, or throw the contract error. */
   return async function verify(request, target, readBody) {
@@ -216,7 +236,7 @@ export function createSignatureVerifier(options: SignatureAuthOptions): Signatur
     }
     // The signature identifies this signed request (session creation derives its session from it); hex case is not part of it.
     const signedRequest = { timestamp: Number(timestamp), signature: signature.toLowerCase() };
-    return { principal: { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc, signedRequest }, body };
+    return { principal: { apiKeyId: key.keyId, mode: key.mode, merchantId: key.merchantId, merchantKyc: key.merchantKyc, merchantStamp: key.merchantStamp, signedRequest }, body };
   };
 }
 

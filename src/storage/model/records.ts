@@ -1,5 +1,6 @@
 /** Merchant and API key records as the service and the admin CLI see them (either engine). */
 import type { KeyMode, KycStatus } from '../../shared/vocabulary.js';
+import type { DataStamp } from '../../shared/versioned-cache.js';
 
 /** A merchant row. */
 export interface MerchantRecord {
@@ -20,6 +21,8 @@ export interface ActiveKeyRecord {
   secretCiphertext: string;
   merchantId: string;
   merchantKyc: KycStatus;
+  /** Superseded once anything the merchant could see changes: what caches about this merchant are kept under. */
+  merchantStamp: DataStamp;
 }
 
 /** An API key as listed (never with its secret). */
