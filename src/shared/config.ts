@@ -55,6 +55,13 @@ export interface TracingConfig {
   batchDelayMs: number;
 }
 
+/** An OTLP protocol variable (contract §13): the two HTTP encodings the exporters speak. */
+const otlpProtocol = z.enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json (grpc is not supported)' }).optional();
+/** An OTLP headers variable: `key=value` pairs (see parseKeyValueList). */
+const otlpHeaders = z.string().optional().superRefine((v, ctx) => {
+  if (v !== undefined && parseKeyValueList(v) === null) ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
+});
+
 const envSchema = z.object({
   PORT: port.default(4000),
   HOST: z.string().min(1).default('127.0.0.1'),
@@ -186,11 +193,18 @@ const envSchema = z.object({
    */
   OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional().refine((v) => v === undefined || HTTP_URL.test(v), 'must be an http:// or https:// URL'),
   OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.string().optional().refine((v) => v === undefined || HTTP_URL.test(v), 'must be an http:// or https:// URL'),
-  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.enum(['http/protobuf', 'http/json'], { message: 'must be http/protobuf or http/json (grpc is not supported)' }).default('http/protobuf'),
-  /** `key=value` pairs separated by commas, values percent-encoded (W3C baggage format), sent with every export. */
-  OTEL_EXPORTER_OTLP_HEADERS: z.string().optional().superRefine((v, ctx) => {
-    if (v !== undefined && parseKeyValueList(v) === null) ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
-  }),
+  /**
+   * The OTLP protocol; OpenTelemetry's general variable applies unless the traces one is set (the SDKs' rule).
+   * grpc is refused at boot, not sent as HTTP to a gRPC port where every export would fail.
+   */
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: otlpProtocol,
+  OTEL_EXPORTER_OTLP_PROTOCOL: otlpProtocol,
+  /**
+   * `key=value` pairs separated by commas, values percent-encoded (W3C baggage format), sent with every export;
+   * the traces variable's pairs are added to the general one's, and win for the same name.
+   */
+  OTEL_EXPORTER_OTLP_HEADERS: otlpHeaders,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: otlpHeaders,
   OTEL_SERVICE_NAME: z.string().min(1).max(255).default('payment-gateway'),
   OTEL_RESOURCE_ATTRIBUTES: z.string().optional().superRefine((v, ctx) => {
     if (v !== undefined && parseKeyValueList(v) === null) ctx.addIssue({ code: 'custom', message: 'must be key=value pairs separated by commas' });
@@ -280,8 +294,8 @@ function tracingOf(e: z.infer<typeof envSchema>): TracingConfig | null {
   if (url === undefined || e.OTEL_SDK_DISABLED) return null;
   return {
     url,
-    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
-    headers: e.OTEL_EXPORTER_OTLP_HEADERS === undefined ? {} : parseKeyValueList(e.OTEL_EXPORTER_OTLP_HEADERS) ?? {},
+    protocol: e.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? e.OTEL_EXPORTER_OTLP_PROTOCOL ?? 'http/protobuf',
+    headers: { ...parseKeyValueList(e.OTEL_EXPORTER_OTLP_HEADERS ?? ''), ...parseKeyValueList(e.OTEL_EXPORTER_OTLP_TRACES_HEADERS ?? '') },
     serviceName: e.OTEL_SERVICE_NAME,
     resourceAttributes: e.OTEL_RESOURCE_ATTRIBUTES === undefined ? {} : parseKeyValueList(e.OTEL_RESOURCE_ATTRIBUTES) ?? {},
     sampler: e.OTEL_TRACES_SAMPLER,

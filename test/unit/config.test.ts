@@ -149,6 +149,19 @@ describe('scale-out configuration (contract §6)', () => {
     });
   });
 
+  it("contract §13: OpenTelemetry's general protocol and headers apply unless the traces variables say otherwise", () => {
+    const base = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' };
+    expect(loadConfig({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=k1,x-team=pay' }).tracing).toMatchObject({
+      protocol: 'http/json',
+      headers: { 'x-api-key': 'k1', 'x-team': 'pay' },
+    });
+    expect(
+      loadConfig({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf', OTEL_EXPORTER_OTLP_HEADERS: 'x-api-key=k1,x-team=pay', OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x-api-key=k2' }).tracing,
+    ).toMatchObject({ protocol: 'http/protobuf', headers: { 'x-api-key': 'k2', 'x-team': 'pay' } });
+    // The SDKs' usual default elsewhere is grpc: refused with the variable named, never sent as HTTP to a gRPC port.
+    expect(() => loadConfig({ ...base, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL: must be http\/protobuf or http\/json/);
+  });
+
   it('contract §13: every bad OpenTelemetry value stops the boot, each variable named', () => {
     let error: unknown;
     try {
@@ -157,6 +170,8 @@ describe('scale-out configuration (contract §6)', () => {
         OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector:4317',
         OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'grpc',
         OTEL_EXPORTER_OTLP_HEADERS: 'no-equals-sign',
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'x=%zz',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
         OTEL_RESOURCE_ATTRIBUTES: 'bad=%zz',
         OTEL_TRACES_SAMPLER: 'jaeger_remote',
         OTEL_TRACES_SAMPLER_ARG: '1.5',
@@ -168,7 +183,7 @@ describe('scale-out configuration (contract §6)', () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join('\n');
-    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_RESOURCE_ATTRIBUTES', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_SDK_DISABLED', 'OTEL_BSP_SCHEDULE_DELAY']) {
+    for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL', 'OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS', 'OTEL_RESOURCE_ATTRIBUTES', 'OTEL_TRACES_SAMPLER', 'OTEL_TRACES_SAMPLER_ARG', 'OTEL_SDK_DISABLED', 'OTEL_BSP_SCHEDULE_DELAY']) {
       expect(problems).toContain(`${name}:`);
     }
   });
