@@ -516,6 +516,7 @@ class MonitoredDatabase implements DatabaseHandle {
     } catch {
       // Closing a connection to a replaced or damaged file may fail; it is never used again either way.
     }
+    this.#logger?.info({ database: this.file }, 'database file replaced, restored or repaired: validated, now in use');
     return true;
   }
 
