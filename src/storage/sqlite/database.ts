@@ -23,8 +23,8 @@
  *   the whole file takes about a second at 100,000 merchants and the event loop must keep answering. Until
  *   the worker answers, the handle is {@link DatabaseHandle.validating}: check() is not ok and the connection
  *   is not to be used, while the store keeps serving its catalogue as it is (src/storage/sqlite/store.ts). On
- *   "ok" a NEW connection is opened, on the very file the worker validated (same inode, unchanged since the
- *   worker looked; otherwise it is validated anew), and replaces the old one; `replacements` moves (the
+ *   "ok" a NEW connection is opened, on the very file the worker validated (the same inode before and after
+ *   opening; a file replaced meanwhile is validated anew), and replaces the old one; `replacements` moves (the
  *   catalogue reloads everything, announced by {@link DatabaseHandle.onReplaced}). A file that fails, a worker
  *   that crashes or gives no answer within `validationTimeoutMs`, is not taken: the handle is down with the
  *   reason, the old connection (if the file is still its file) is kept, and a later check tries again. Either
@@ -149,7 +149,7 @@ type Fingerprint = string;
 
 const HEALTHY: DatabaseStatus = Object.freeze({ ok: true });
 
-function fingerprintOf(st: FileIdentity): Fingerprint {
+function fingerprintOf(st: fs.BigIntStats): Fingerprint {
   return `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}:${st.mode}`;
 }
 
@@ -476,15 +476,18 @@ class MonitoredDatabase implements DatabaseHandle {
   }
 
   /**
-   * Open a fresh connection to the file the worker validated and make it the current one. The file must be
-   * the same inode, unchanged since the worker first looked at it, both before and after opening: a file
-   * replaced or written meanwhile is not what was validated, and is validated anew at the next check.
+   * Open a fresh connection to the file the worker validated and make it the current one. The file at the
+   * path must be the one the worker looked at (device, inode, creation time), both before and after opening: a file replaced meanwhile
+   * is not what was validated, and is validated anew at the next check. Writes to that inode since the
+   * worker looked (another process's checkpoint, another replica switching it to WAL as it opens it) are
+   * writes to the database validated, as after the swap; requiring the content unchanged too would have
+   * replicas sharing the file validate again and again while any of them writes.
    */
   #swapIn(validated: FileIdentity): boolean {
-    const expected = fingerprintOf(validated);
-    const before = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
-    if (before === undefined || fingerprintOf(before) !== expected) {
-      this.#logger?.debug({ database: this.file }, 'database file changed while it was validated; validating it again');
+    const sameInode = (st: fs.BigIntStats | undefined): st is fs.BigIntStats =>
+      st !== undefined && st.dev === validated.dev && st.ino === validated.ino && st.birthtimeNs === validated.birthtimeNs;
+    if (!sameInode(fs.statSync(this.file, { bigint: true, throwIfNoEntry: false }))) {
+      this.#logger?.debug({ database: this.file }, 'database file replaced while it was validated; validating it again');
       return false;
     }
     let next: Connection;
@@ -494,9 +497,9 @@ class MonitoredDatabase implements DatabaseHandle {
       this.#fail(`cannot open ${this.file}: ${describe(err)}`);
       return false;
     }
-    // Opening may write the header (WAL mode), so the fingerprint is taken again; the inode must not change.
+    // The fingerprint is taken after opening, which may write the header (the switch to WAL).
     const opened = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
-    if (opened === undefined || opened.dev !== validated.dev || opened.ino !== validated.ino) {
+    if (!sameInode(opened)) {
       next.sqlite.close();
       this.#logger?.debug({ database: this.file }, 'database file replaced while it was opened; validating it again');
       return false;

@@ -5,7 +5,7 @@
  * worker changes nothing whatever it finds; the main thread opens its own connection only after the answer.
  *
  * Input (`workerData`): `{ file }`. Output: one message, {@link ValidationAnswer}. `stat` is the file's
- * identity taken BEFORE it was opened here: what was validated is that inode as it was then or later, so the
+ * identity ({@link FileIdentity}) taken BEFORE it was opened here: what was validated is that file, so the
  * main thread compares it with what it opens (a file replaced again meanwhile is validated anew).
  *
  * This module imports only `node:` modules and packages, and only erasable TypeScript: from src/ Node runs it
@@ -22,20 +22,20 @@ const TABLES = ['merchants', 'api_keys', 'channels', 'merchant_channels', 'curre
 /** How long the checks wait for another process's lock (ms): a busy file fails this attempt, a later one retries. */
 const BUSY_TIMEOUT_MS = 2000;
 
-/** The parts of `fs.BigIntStats` that tell a file's identity and content apart (database.ts `fingerprintOf`). */
+/**
+ * Which file was validated, taken before it was opened: device, inode and creation time (a file created in
+ * place of a deleted one often gets its inode number at once; writes change neither).
+ */
 export interface FileIdentity {
   dev: bigint;
   ino: bigint;
-  size: bigint;
-  mtimeNs: bigint;
-  ctimeNs: bigint;
-  mode: bigint;
+  birthtimeNs: bigint;
 }
 
 export type ValidationAnswer = { ok: true; stat: FileIdentity } | { ok: false; error: string };
 
 function validate(file: string): ValidationAnswer {
-  const { dev, ino, size, mtimeNs, ctimeNs, mode } = fs.statSync(file, { bigint: true });
+  const { dev, ino, birthtimeNs } = fs.statSync(file, { bigint: true });
   const sqlite = new Database(file, { readonly: true, fileMustExist: true });
   try {
     sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -45,7 +45,16 @@ function validate(file: string): ValidationAnswer {
   } finally {
     sqlite.close();
   }
-  return { ok: true, stat: { dev, ino, size, mtimeNs, ctimeNs, mode } };
+  // A restored file is often a fresh copy whose pages are still on their way to the disk: flushed here, so
+  // the main thread's first write to it (the switch to WAL as it opens the file, which syncs) does not wait
+  // for them (35–190 ms for a 490 MB copy at 100,000 merchants).
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return { ok: true, stat: { dev, ino, birthtimeNs } };
 }
 
 function describe(err: unknown): string {
