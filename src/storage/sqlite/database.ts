@@ -477,16 +477,16 @@ class MonitoredDatabase implements DatabaseHandle {
 
   /**
    * Open a fresh connection to the file the worker validated and make it the current one. The file at the
-   * path must be the one the worker looked at (device, inode, creation time), both before and after opening: a file replaced meanwhile
-   * is not what was validated, and is validated anew at the next check. Writes to that inode since the
-   * worker looked (another process's checkpoint, another replica switching it to WAL as it opens it) are
-   * writes to the database validated, as after the swap; requiring the content unchanged too would have
-   * replicas sharing the file validate again and again while any of them writes.
+   * path must be the one the worker looked at (device, inode, creation time), both before and after
+   * opening: a file replaced meanwhile is not what was validated, and is validated anew at the next check.
+   * Writes to that file since the worker looked (another process's checkpoint, another replica switching
+   * it to WAL as it opens it) are writes to the database validated, as after the swap; requiring the
+   * content unchanged too would have replicas sharing the file validate again and again while any writes.
    */
   #swapIn(validated: FileIdentity): boolean {
-    const sameInode = (st: fs.BigIntStats | undefined): st is fs.BigIntStats =>
+    const sameFile = (st: fs.BigIntStats | undefined): st is fs.BigIntStats =>
       st !== undefined && st.dev === validated.dev && st.ino === validated.ino && st.birthtimeNs === validated.birthtimeNs;
-    if (!sameInode(fs.statSync(this.file, { bigint: true, throwIfNoEntry: false }))) {
+    if (!sameFile(fs.statSync(this.file, { bigint: true, throwIfNoEntry: false }))) {
       this.#logger?.debug({ database: this.file }, 'database file replaced while it was validated; validating it again');
       return false;
     }
@@ -499,7 +499,7 @@ class MonitoredDatabase implements DatabaseHandle {
     }
     // The fingerprint is taken after opening, which may write the header (the switch to WAL).
     const opened = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
-    if (!sameInode(opened)) {
+    if (!sameFile(opened)) {
       next.sqlite.close();
       this.#logger?.debug({ database: this.file }, 'database file replaced while it was opened; validating it again');
       return false;
