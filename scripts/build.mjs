@@ -2,7 +2,8 @@
  * `npm run build` (also run by `npm start` as its prestart step): bundles the
  * server's own code (src/main.ts and everything it imports from src/) into
  * dist/main.mjs, and the admin CLI (src/cli/admin.ts) into dist/admin.mjs,
- * with esbuild. Packages stay external (node_modules), except those in
+ * with esbuild, and beside them the worker threads' modules they start
+ * (WORKERS). Packages stay external (node_modules), except those in
  * BUNDLED_PACKAGES.
  *
  * Why: running the compiled bundle with plain `node` leaves out tsx's loader
@@ -52,6 +53,12 @@ const DEFAULT_BUNDLES = [
   ['src/cli/admin.ts', 'dist/admin.mjs'],
 ];
 
+/**
+ * Worker threads' modules, bundled beside every bundle written (same folder, this name): code that starts a
+ * worker finds it next to the bundle it was bundled into (src/storage/sqlite/database.ts, VALIDATION_WORKER).
+ */
+const WORKERS = [['src/storage/sqlite/validation-worker.ts', 'sqlite-validation-worker.mjs']];
+
 async function bundle(entryPath, outPath) {
   const entry = path.resolve(root, entryPath);
   const outFile = path.resolve(root, outPath);
@@ -78,8 +85,11 @@ async function bundle(entryPath, outPath) {
   }
 }
 
+const bundles = entryArg === undefined ? DEFAULT_BUNDLES : [[entryArg, outArg]];
+const outDirs = [...new Set(bundles.map(([, out]) => path.dirname(path.resolve(root, out))))];
+const workers = outDirs.flatMap((dir) => WORKERS.map(([entry, name]) => [entry, path.join(dir, name)]));
 try {
-  await Promise.all((entryArg === undefined ? DEFAULT_BUNDLES : [[entryArg, outArg]]).map(([entry, out]) => bundle(entry, out)));
+  await Promise.all([...bundles, ...workers].map(([entry, out]) => bundle(entry, out)));
 } catch (err) {
   // esbuild has already printed the diagnostics.
   process.stderr.write(`build failed: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);

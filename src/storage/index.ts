@@ -19,6 +19,11 @@ import type { HistoryOptions } from './model/history.js';
 export type { AdminRepository } from './model/admin-repository.js';
 export type { CatalogueChange, CatalogueSink, DatabaseStatus, Store } from './model/store.js';
 export { describeStorageFailure, isStorageUnavailable, NoDatabaseError, StorageOpenError } from './errors.js';
+/**
+ * The monitored SQLite connection alone, without a store or catalogue: how a replica's connection follows
+ * its file (replaced, restored, validated off the event loop), for the tests that watch it from outside.
+ */
+export { openDatabase as openMonitoredSqlite, type DatabaseHandle as MonitoredSqlite } from './sqlite/database.js';
 
 /**
  * Where the data is, for an operator: the SQLite file, or `host:port/database` on Postgres (never a password).

@@ -6,13 +6,14 @@
  * - a catch-up naming more ids than SQLite's 32,766 bound variables works (ids read in chunks);
  * - a SQLite checkpoint by another connection is a routine write: caught up, no reload;
  * - a SQLite reload while serving reads a page per event-loop turn (turns counted), the live catalogue served until the swap;
+ * - a restored SQLite file is validated in a worker thread: a main-thread timer ticks meanwhile (ticks counted);
  * - pruning deletes old change-log rows but keeps the newest, and a replica behind the pruned horizon reloads.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../src/modules/catalogue/catalog.js';
-import { DATABASE_FILE, openStore, type Store } from '../../src/storage/index.js';
+import { DATABASE_FILE, openMonitoredSqlite, openStore, type Store } from '../../src/storage/index.js';
 import { LOAD_PAGE, type ChangedEntities } from '../../src/storage/model/catalogue-rows.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 
@@ -55,6 +56,25 @@ async function insertMerchants(t: TestApp, n: number): Promise<void> {
   await t.sql().exec(
     `insert into merchant_channels (merchant_id, channel_id) select m.id, mc.channel_id from merchants m cross join merchant_channels mc where m.id like 'bulk-%' and mc.merchant_id = '${t.approved.merchantId}'`,
   );
+}
+
+/**
+ * A replica of 10,000 merchants (each per-merchant table takes several pages of LOAD_PAGE rows; quick_check
+ * reads well over a hundred thousand rows) and a backup of its file, taken before the replica applied a
+ * change: restored, the file lacks the row the replica applied last (a restore, not a checkpoint).
+ */
+async function backedUpReplica(): Promise<{ r: Store<Catalog>; file: string; backup: string }> {
+  const t = await app();
+  await insertMerchants(t, 2 * LOAD_PAGE);
+  const r = await replica(t, new Catalog(), 1000);
+  const file = path.join(t.dataDir, DATABASE_FILE);
+  const backup = path.join(t.dataDir, 'backup.db');
+  await t.sql().exec(`VACUUM INTO '${backup}'`);
+  await t.sql().exec(`update merchants set name = 'after the backup' where id = 'bulk-1'`);
+  await t.sql().exec('pragma wal_checkpoint(TRUNCATE)');
+  await r.sync();
+  expect(r.catalog.merchantNameOf('bulk-1')).toBe('after the backup');
+  return { r, file, backup };
 }
 
 describe('many merchants: changes cost what they touch (contract §15)', () => {
@@ -141,18 +161,7 @@ describe('many merchants: changes cost what they touch (contract §15)', () => {
   });
 
   it.skipIf(process.env.TEST_DB === 'postgres')('a SQLite reload while serving (a restored file) reads a page per turn: timers run between, the live catalogue is served until the swap', async () => {
-    const t = await app();
-    // 10,000 merchants: each per-merchant table takes several pages of LOAD_PAGE rows.
-    await insertMerchants(t, 2 * LOAD_PAGE);
-    const r = await replica(t, new Catalog(), 1000);
-    const file = path.join(t.dataDir, DATABASE_FILE);
-    const backup = path.join(t.dataDir, 'backup.db');
-    await t.sql().exec(`VACUUM INTO '${backup}'`);
-    // A change after the backup: the restored file lacks the row the replica applied last (a restore, not a checkpoint).
-    await t.sql().exec(`update merchants set name = 'after the backup' where id = 'bulk-1'`);
-    await t.sql().exec('pragma wal_checkpoint(TRUNCATE)');
-    await r.sync();
-    expect(r.catalog.merchantNameOf('bulk-1')).toBe('after the backup');
+    const { r, file, backup } = await backedUpReplica();
     const reloads = r.catalog.counters.reloads;
 
     fs.unlinkSync(file);
@@ -170,6 +179,56 @@ describe('many merchants: changes cost what they touch (contract §15)', () => {
     expect(turns).toBeGreaterThanOrEqual(5);
     expect(r.catalog.merchantNameOf('bulk-1')).toBe('bulk 1');
     expect(r.catalog.counters.reloads).toBe(reloads + 1);
+  });
+
+  it.skipIf(process.env.TEST_DB === 'postgres')('a restored SQLite file is validated off the event loop: timers run while it is checked, the live catalogue is served until the swap', async () => {
+    const { r, file, backup } = await backedUpReplica();
+    // The monitored connection itself, as a replica opens it, to see its validation from outside.
+    const handle = openMonitoredSqlite(file, { migrate: false });
+    cleanups.push(() => Promise.resolve(handle.close()));
+    expect(handle.check().ok).toBe(true);
+    const { generation, replacements } = handle;
+
+    // A timer of the main thread, ticking once per event-loop iteration for as long as the test runs.
+    let ticks = 0;
+    let ticking = true;
+    const tick = () => {
+      ticks += 1;
+      if (ticking) setImmediate(tick);
+    };
+    setImmediate(tick);
+    cleanups.push(() => Promise.resolve(void (ticking = false)));
+
+    fs.unlinkSync(file);
+    fs.copyFileSync(backup, file);
+    await new Promise((resolve) => setImmediate(resolve)); // a change of the file is seen from the next turn on
+    const ticksAtCheck = ticks;
+    // Noticed: the validation starts in a worker; the check answers at once, without the new file.
+    expect(handle.check()).toMatchObject({ ok: false, reason: expect.stringMatching(/validating/) });
+    expect(handle.validating).toBe(true);
+    expect(handle.replacements).toBe(replacements);
+    // (The worker's answer comes in a later iteration of the event loop, never within this turn.)
+    let ticksAtSwap = -1;
+    handle.onReplaced(() => (ticksAtSwap = ticks));
+    // The replica notices too, and keeps serving what it has while its own validation runs.
+    expect(r.check().ok).toBe(true);
+    let turns = 0;
+    while (handle.validating) {
+      expect(r.catalog.merchantNameOf('bulk-1')).toBe('after the backup');
+      await new Promise((resolve) => setImmediate(resolve));
+      turns += 1;
+    }
+    // The timer kept ticking while the file was validated: the swap came in a later iteration, after it ran.
+    expect(turns).toBeGreaterThanOrEqual(1);
+    expect(ticksAtSwap).toBeGreaterThan(ticksAtCheck);
+    expect(handle.replacements).toBe(replacements + 1);
+    expect(handle.generation).toBe(generation + 1);
+    expect(handle.check().ok).toBe(true);
+    expect(handle.sqlite.prepare(`select name from merchants where id = 'bulk-1'`).pluck().get()).toBe('bulk 1');
+
+    // The replica's swap starts its reload by itself; sync() waits for both.
+    await r.sync();
+    expect(r.catalog.merchantNameOf('bulk-1')).toBe('bulk 1');
   });
 
   it('pruning deletes old change-log rows but the newest, and a replica behind the pruned horizon reloads', async () => {

@@ -1,6 +1,7 @@
 /**
  * Fault injection on the database file while the service runs:
- * deleted, read-only, locked by another process, corrupted. Every fault:
+ * deleted, read-only, locked by another process, corrupted. Every fault
+ * (once noticed; a changed file, once its validation off the event loop has failed):
  * 503 SERVICE_UNAVAILABLE on both surfaces (problem+json on REST), /ready
  * not ready, the process keeps serving, and it recovers by itself once the
  * file is repaired — with the data written before the fault intact.
@@ -132,6 +133,8 @@ describe('database faults while running', () => {
     const original = fs.readFileSync(dbFile);
     const fd = fs.openSync(dbFile, 'r+');
     fs.writeSync(fd, randomBytes(original.length), 0, original.length, 0);
+    // The changed file is validated in a worker thread; until it answers, the catalogue is served as it is.
+    await eventually(async () => (await gql(t, '{ paymentChannels { code } }')).status === 503);
     await expectUnavailable();
     fs.writeSync(fd, original, 0, original.length, 0);
     fs.closeSync(fd);

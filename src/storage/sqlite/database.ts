@@ -18,10 +18,18 @@
  *   file is still the database the catalogue was loaded from ({@link DatabaseHandle.setContinuity}: the
  *   change-log row applied last is still there, unchanged). If so it replaces the old one and nothing is
  *   reloaded: a checkpoint is a routine write, caught up like any other;
- * - otherwise (replaced, restored, repaired, or the continuity check failed) → a NEW connection is opened
- *   and validated (`quick_check` and a read of every table); only if that succeeds does it replace the old
- *   one, and `replacements` moves (the catalogue reloads everything). Either way the generation counter
- *   moves so repositories rebuild their prepared statements (see {@link DatabaseHandle.live});
+ * - otherwise (replaced, restored, repaired, or the continuity check failed) → the file is validated
+ *   (`quick_check` and a read of every table) in a worker thread (./validation-worker.ts), because reading
+ *   the whole file takes about a second at 100,000 merchants and the event loop must keep answering. Until
+ *   the worker answers, the handle is {@link DatabaseHandle.validating}: check() is not ok and the connection
+ *   is not to be used, while the store keeps serving its catalogue as it is (src/storage/sqlite/store.ts). On
+ *   "ok" a NEW connection is opened, on the very file the worker validated (the same inode before and after
+ *   opening; a file replaced meanwhile is validated anew), and replaces the old one; `replacements` moves (the
+ *   catalogue reloads everything, announced by {@link DatabaseHandle.onReplaced}). A file that fails, a worker
+ *   that crashes or gives no answer within `validationTimeoutMs`, is not taken: the handle is down with the
+ *   reason, the old connection (if the file is still its file) is kept, and a later check tries again. Either
+ *   way of continuing, the generation counter moves so repositories rebuild their prepared statements (see
+ *   {@link DatabaseHandle.live});
  * - another process holding the write lock for longer than `lockGraceMs`
  *   → unavailable until it lets go (see #lockStatus);
  * - a failed {@link DatabaseHandle.probe} (no busy wait; run by /ready and
@@ -34,11 +42,14 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import type { Logger } from 'pino';
 import { projectPath } from '../../shared/paths.js';
 import * as schema from './schema.js';
+import type { FileIdentity, ValidationAnswer } from './validation-worker.js';
 
 /** The typed drizzle handle used by repositories. */
 export type Db = BetterSQLite3Database<typeof schema>;
@@ -60,7 +71,16 @@ export interface DatabaseHandle {
    * restore). Without one, every change of the file's fingerprint counts as a replacement.
    */
   setContinuity(check: (sqlite: Database.Database) => boolean): void;
-  /** Cheap per-request health check; reconnects when the file was repaired or replaced. */
+  /**
+   * True while a replaced file is being validated off the event loop: check() and probe() are not ok, and
+   * neither the connection nor anything built on it is to be used until the validation ends.
+   */
+  readonly validating: boolean;
+  /** The validation under way: resolves true once its file was swapped in, false otherwise. Null when none runs. */
+  validation(): Promise<boolean> | null;
+  /** Called after a validated file was swapped in (`replacements` moved), from the worker's answer. */
+  onReplaced(listener: () => void): void;
+  /** Cheap per-request health check; a file repaired or replaced is validated (off the event loop), then reconnected to. */
   check(): DatabaseStatus;
   /** A live query and write-lock probe (no busy wait) on the current connection, for /ready. */
   probe(): DatabaseStatus;
@@ -83,6 +103,28 @@ export interface DatabaseHandle {
 export const MIGRATIONS_DIR = projectPath('drizzle/sqlite');
 
 const BUSY_TIMEOUT_MS = 2000;
+
+/**
+ * The longest a validation may take by default (ms). About a second at 100,000 merchants; generous, as a
+ * file that cannot be validated within the limit is never taken. Meanwhile the previous catalogue is served.
+ */
+export const VALIDATION_TIMEOUT_MS = 60_000;
+
+/**
+ * The worker's module. Running from src/ (tsx, tests) it is the TypeScript source beside this file; bundled
+ * (scripts/build.mjs), this module is part of a bundle in dist/ and the worker is the bundle written beside it.
+ */
+export const VALIDATION_WORKER: URL = import.meta.url.endsWith('.ts')
+  ? new URL('./validation-worker.ts', import.meta.url)
+  : new URL('./sqlite-validation-worker.mjs', import.meta.url);
+
+/** The one validation under way: its worker, its time limit, and its outcome for {@link DatabaseHandle.validation}. */
+interface Validation {
+  readonly worker: Worker;
+  readonly timer: NodeJS.Timeout;
+  readonly done: Promise<boolean>;
+  readonly resolve: (swapped: boolean) => void;
+}
 
 export interface Connection {
   sqlite: Database.Database;
@@ -127,6 +169,15 @@ export interface OpenDatabaseOptions {
   /** Clock in ms. */
   now?: () => number;
   /**
+   * How long a validation of a replaced file may take before the worker is stopped and the file counts as
+   * not validated (ms; default {@link VALIDATION_TIMEOUT_MS}).
+   */
+  validationTimeoutMs?: number;
+  /** The validation worker's module (default {@link VALIDATION_WORKER}); tests put stand-ins here that hang or crash. */
+  validationWorker?: URL;
+  /** Where a validation worker's crash or time-out is logged. */
+  logger?: Logger;
+  /**
    * Apply pending migrations (default true). False (MIGRATE_ON_START=false): never write DDL; the caller checks
    * the schema version (./migrations.ts) and waits for `npm run migrate`.
    */
@@ -155,6 +206,11 @@ class MonitoredDatabase implements DatabaseHandle {
   #inode: bigint | null = null;
   readonly #retryMs: number;
   readonly #now: () => number;
+  readonly #validationTimeoutMs: number;
+  readonly #validationWorker: URL;
+  readonly #logger: Logger | undefined;
+  #validation: Validation | null = null;
+  #onReplaced: (() => void) | null = null;
 
   constructor(
     readonly file: string,
@@ -166,6 +222,9 @@ class MonitoredDatabase implements DatabaseHandle {
     this.#lockProbeMs = options.lockProbeIntervalMs ?? 1000;
     this.#lockGraceMs = options.lockGraceMs ?? 1000;
     this.#now = options.now ?? Date.now;
+    this.#validationTimeoutMs = options.validationTimeoutMs ?? VALIDATION_TIMEOUT_MS;
+    this.#validationWorker = options.validationWorker ?? VALIDATION_WORKER;
+    this.#logger = options.logger;
     this.#fingerprint = this.#stat();
     if (file !== ':memory:') this.#inode = fs.statSync(file, { bigint: true }).ino;
   }
@@ -184,6 +243,18 @@ class MonitoredDatabase implements DatabaseHandle {
 
   setContinuity(check: (sqlite: Database.Database) => boolean): void {
     this.#continuity = check;
+  }
+
+  get validating(): boolean {
+    return this.#validation !== null;
+  }
+
+  validation(): Promise<boolean> | null {
+    return this.#validation?.done ?? null;
+  }
+
+  onReplaced(listener: () => void): void {
+    this.#onReplaced = listener;
   }
 
   get generation(): number {
@@ -251,7 +322,7 @@ class MonitoredDatabase implements DatabaseHandle {
     // therefore seen by every request processed from the next turn on (as a commit by another process is,
     // src/storage/sqlite/data-version.ts), never later. Unhealthy answers are never reused: each one re-checks.
     // (A failure noticed meanwhile by a query or probe, or a close, ends the reuse at once.)
-    if (this.#healthyThisTurn && this.#down === null && !this.#suspect && this.#conn.sqlite.open) return HEALTHY;
+    if (this.#healthyThisTurn && this.#down === null && !this.#suspect && this.#validation === null && this.#conn.sqlite.open) return HEALTHY;
     try {
       const status = this.#check();
       if (status.ok) {
@@ -292,10 +363,13 @@ class MonitoredDatabase implements DatabaseHandle {
       }
     }
     if (!writable) return this.#fail(`database file ${this.file} is read-only`);
+    // The worker's answer decides; whatever the file did meanwhile, the answer is checked against it (#swapIn).
+    if (this.#validation !== null) return this.#validatingStatus();
 
     const fingerprint = fingerprintOf(st);
     const now = this.#now();
-    if (this.#down === null && !this.#suspect && fingerprint === this.#fingerprint) return this.#lockStatus(now);
+    // (A connection abandoned to a replaced file is never healthy, even if a file with its fingerprint came back.)
+    if (this.#down === null && !this.#suspect && fingerprint === this.#fingerprint && this.#conn.sqlite.open) return this.#lockStatus(now);
     if (this.#down === null && !this.#suspect && this.#inode === st.ino && this.#continue()) return this.#lockStatus(now);
 
     if (now - this.#lastAttempt < this.#retryMs && (this.#down !== null || this.#suspect)) {
@@ -309,7 +383,11 @@ class MonitoredDatabase implements DatabaseHandle {
       if (probed.ok) this.#suspect = false;
       return probed;
     }
-    return this.#reconnect();
+    return this.#validate();
+  }
+
+  #validatingStatus(): DatabaseStatus {
+    return { ok: false, reason: this.#down ?? `database file ${this.file} changed; validating it before use` };
   }
 
   /**
@@ -350,25 +428,81 @@ class MonitoredDatabase implements DatabaseHandle {
     return true;
   }
 
-  /** Open and validate a fresh connection; swap it in only when it works. */
-  #reconnect(): DatabaseStatus {
+  /**
+   * Start validating the file in a worker (#finish takes its answer). Not ok until then: the caller serves
+   * what it holds and uses no connection.
+   */
+  #validate(): DatabaseStatus {
+    let worker: Worker;
+    try {
+      worker = new Worker(this.#validationWorker, { workerData: { file: this.file } });
+    } catch (err) {
+      this.#logger?.error({ err, database: this.file }, 'cannot start the database validation worker');
+      return this.#fail(`database ${this.file} could not be validated: ${describe(err)}`);
+    }
+    // A validation never keeps the process alive (close() stops it, too).
+    worker.unref();
+    let resolve!: (swapped: boolean) => void;
+    const done = new Promise<boolean>((r) => (resolve = r));
+    // A worker that misbehaves (no answer in time, a crash) is logged here: it is not the file's fault.
+    const fault = (error: string) => {
+      if (this.#validation !== validation) return;
+      this.#logger?.error({ database: this.file, cause: error }, 'database validation did not complete; the file is not used until a later check validates it');
+      this.#finish(validation, { ok: false, error });
+    };
+    const timer = setTimeout(() => fault(`the validation worker gave no answer within ${this.#validationTimeoutMs} ms`), this.#validationTimeoutMs);
+    timer.unref();
+    const validation: Validation = { worker, timer, done, resolve };
+    worker.once('message', (answer: ValidationAnswer) => this.#finish(validation, answer));
+    worker.once('error', (err) => fault(`the validation worker failed: ${describe(err)}`));
+    worker.once('exit', (code) => fault(`the validation worker exited (code ${code}) without an answer`));
+    this.#validation = validation;
+    this.#healthyThisTurn = false;
+    return this.#validatingStatus();
+  }
+
+  /** The validation's outcome (the first of answer, crash, exit or time-out; later ones are ignored). */
+  #finish(validation: Validation, answer: ValidationAnswer): void {
+    if (this.#validation !== validation) return;
+    this.#validation = null;
+    clearTimeout(validation.timer);
+    // Ends a worker that hangs; one that answered has ended or is ending by itself.
+    void validation.worker.terminate();
+    this.#lastAttempt = this.#now();
+    // A file that fails its checks is an outage like any other (the store reports it, with this reason).
+    const swapped = answer.ok ? this.#swapIn(answer.stat) : (this.#fail(`database ${this.file} failed validation: ${answer.error}`), false);
+    validation.resolve(swapped);
+    if (swapped) this.#onReplaced?.();
+  }
+
+  /**
+   * Open a fresh connection to the file the worker validated and make it the current one. The file at the
+   * path must be the one the worker looked at (device, inode, creation time), both before and after
+   * opening: a file replaced meanwhile is not what was validated, and is validated anew at the next check.
+   * Writes to that file since the worker looked (another process's checkpoint, another replica switching
+   * it to WAL as it opens it) are writes to the database validated, as after the swap; requiring the
+   * content unchanged too would have replicas sharing the file validate again and again while any writes.
+   */
+  #swapIn(validated: FileIdentity): boolean {
+    const sameFile = (st: fs.BigIntStats | undefined): st is fs.BigIntStats =>
+      st !== undefined && st.dev === validated.dev && st.ino === validated.ino && st.birthtimeNs === validated.birthtimeNs;
+    if (!sameFile(fs.statSync(this.file, { bigint: true, throwIfNoEntry: false }))) {
+      this.#logger?.debug({ database: this.file }, 'database file replaced while it was validated; validating it again');
+      return false;
+    }
     let next: Connection;
     try {
       next = connect(this.file, { fileMustExist: true });
     } catch (err) {
-      return this.#fail(`cannot open ${this.file}: ${describe(err)}`);
+      this.#fail(`cannot open ${this.file}: ${describe(err)}`);
+      return false;
     }
-    try {
-      next.sqlite.pragma('busy_timeout = 0');
-      const check = next.sqlite.pragma('quick_check(1)', { simple: true });
-      if (check !== 'ok') throw new Error(`quick_check: ${String(check)}`);
-      for (const table of ['merchants', 'api_keys', 'channels', 'merchant_channels', 'currencies']) {
-        next.sqlite.prepare(`select count(*) from ${table}`).get();
-      }
-      next.sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    } catch (err) {
+    // The fingerprint is taken after opening, which may write the header (the switch to WAL).
+    const opened = fs.statSync(this.file, { bigint: true, throwIfNoEntry: false });
+    if (!sameFile(opened)) {
       next.sqlite.close();
-      return this.#fail(`database ${this.file} failed validation: ${describe(err)}`);
+      this.#logger?.debug({ database: this.file }, 'database file replaced while it was opened; validating it again');
+      return false;
     }
     const previous = this.#conn.sqlite;
     this.#conn = next;
@@ -376,8 +510,8 @@ class MonitoredDatabase implements DatabaseHandle {
     this.#replacements += 1;
     this.#down = null;
     this.#suspect = false;
-    this.#fingerprint = this.#stat();
-    this.#inode = fs.statSync(this.file, { bigint: true }).ino;
+    this.#fingerprint = fingerprintOf(opened);
+    this.#inode = opened.ino;
     // The previous connection is closed only now that a healthy one exists (closing it
     // earlier could checkpoint its WAL into a file that is missing or damaged).
     try {
@@ -385,10 +519,12 @@ class MonitoredDatabase implements DatabaseHandle {
     } catch {
       // Closing a connection to a replaced or damaged file may fail; it is never used again either way.
     }
-    return { ok: true };
+    this.#logger?.info({ database: this.file }, 'database file replaced, restored or repaired: validated, now in use');
+    return true;
   }
 
   probe(): DatabaseStatus {
+    if (this.#validation !== null) return this.#validatingStatus();
     if (this.#down !== null) return { ok: false, reason: this.#down };
     if (!this.#conn.sqlite.open) return { ok: false, reason: 'database connection is closed' };
     const sqlite = this.#conn.sqlite;
@@ -432,6 +568,13 @@ class MonitoredDatabase implements DatabaseHandle {
   }
 
   close(): void {
+    const validation = this.#validation;
+    if (validation !== null) {
+      this.#validation = null;
+      clearTimeout(validation.timer);
+      void validation.worker.terminate();
+      validation.resolve(false);
+    }
     if (this.#conn.sqlite.open) this.#conn.sqlite.close();
   }
 }

@@ -15,7 +15,9 @@
  * process's writes is a routine write (database.ts: continuity); only a file
  * replaced, restored or repaired, or a replica behind the pruned change log,
  * reloads everything, into a catalogue built beside the live one (while serving: a page per event-loop
- * turn, on a second connection holding the snapshot, so requests keep being answered meanwhile).
+ * turn, on a second connection holding the snapshot, so requests keep being answered meanwhile). Such a
+ * file is first validated in a worker thread (database.ts); until it is swapped in, the catalogue is served
+ * as it is and nothing reads the database (`validating`: not an outage).
  *
  * Bounded history: a server prunes change-log rows older than the retention
  * every {@link PRUNE_INTERVAL_MS} (at most {@link PRUNE_BATCH} rows a time; many
@@ -90,6 +92,10 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     // A checkpoint (or any in-place write) leaves the row applied last where it was: no reload.
     sqlite.setContinuity((conn) => this.#mark !== undefined && sameChangeAt(conn, this.#mark));
     this.admin = sqlite.live((db) => new SqliteAdminRepository(db, sqlite.sqlite));
+    // A replaced file validated and swapped in (off the event loop): start its reload now, not at the next request.
+    sqlite.onReplaced(() => {
+      if (!this.#closed) this.version();
+    });
     // The catalogue loads on first use (check()/version()): one-shot tools such as the admin CLI never need it.
   }
 
@@ -185,7 +191,7 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     if (this.#schemaWait) return { ok: false, reason: this.#schemaWait.reason };
     const at = Date.now();
     const status = this.sqlite.check();
-    if (!status.ok) return this.#outage(status);
+    if (!status.ok) return this.#unusable(status);
     try {
       this.#catchUp();
       this.#freshness.current(at);
@@ -200,11 +206,20 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
   probe(): DatabaseStatus {
     if (this.#schemaWait) return { ok: false, reason: this.#schemaWait.reason };
     const status = this.sqlite.probe();
-    return status.ok ? this.#freshness.status() : this.#outage(status);
+    return status.ok ? this.#freshness.status() : this.#unusable(status);
   }
 
   catalogueAgeSeconds(): number {
     return this.#freshness.ageSeconds();
+  }
+
+  /**
+   * The connection cannot be used. While a replaced file is validated (database.ts, in a worker) the catalogue
+   * is served as it is, as during the reload that follows: not an outage, unless one was already under way
+   * (a file put back after it went missing stays an outage until it is validated). Anything else is an outage.
+   */
+  #unusable(status: DatabaseStatus): DatabaseStatus {
+    return this.sqlite.validating && !this.#freshness.inOutage ? this.#freshness.status() : this.#outage(status);
   }
 
   /** The file cannot be used: serve the last catalogue within the staleness bound, refuse past it. */
@@ -235,7 +250,16 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
     // a large catch-up continues a slice per turn until nothing is left.
     this.#source.refreshToken();
     this.version();
-    while ((this.#reloading || this.#behind) && this.sqlite.check().ok) {
+    for (;;) {
+      // A replaced file being validated: once it is swapped in, its reload starts (onReplaced); a file that
+      // changed meanwhile is validated again (the check below starts it); a file refused leaves the handle down.
+      const validation = this.sqlite.validation();
+      if (validation !== null) {
+        await validation;
+        this.version();
+        continue;
+      }
+      if (!((this.#reloading || this.#behind) && this.sqlite.check().ok)) return;
       if (this.#reloading) {
         if (!(await this.#reloading)) return;
       } else await nextTurn();
