@@ -116,10 +116,11 @@ function observe(page: Page): { errors: string[]; traffic: Traffic[] } {
         responseBody,
       });
     })()
-      // Never an unhandled rejection. A request that finished as the page closed has no body left to read: it is
-      // kept as traffic with what is known (its URL and what it sent). Any other failure is a finding (`errors`).
+      // Never an unhandled rejection. A request that finished as the page closed or navigated (a reload, a goto)
+      // has no body left to read (the browser drops it: "navigated away from"): it is kept as traffic with what
+      // is known (its URL and what it sent). Any other failure is a finding (`errors`).
       .catch((e: unknown) => {
-        if (page.isClosed()) traffic.push({ url: request.url(), requestHeaders: JSON.stringify(request.headers()), requestBody: request.postData() ?? '', responseHeaders: '{}', responseBody: '' });
+        if (page.isClosed() || (e instanceof Error && /navigated away from/.test(e.message))) traffic.push({ url: request.url(), requestHeaders: JSON.stringify(request.headers()), requestBody: request.postData() ?? '', responseHeaders: '{}', responseBody: '' });
         else errors.push(`reading ${request.url()}: ${e instanceof Error ? e.message : String(e)}`);
       })
       .finally(() => reads.delete(read));
