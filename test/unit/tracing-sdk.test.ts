@@ -116,6 +116,16 @@ describe('contract §13: a request sampled once, at its start', () => {
     expect(rootDecision('traceidratio', (word + 1) / 0xffffffff)(word)).toBe(new TraceIdRatioBasedSampler((word + 1) / 0xffffffff).shouldSample(ROOT_CONTEXT, id).decision === SamplingDecision.RECORD_AND_SAMPLED);
     expect(rootDecision('always_on', 0)(word)).toBe(true);
     expect(rootDecision('parentbased_always_off', 1)(word)).toBe(false);
+    // Slices of the pool's hex, across many refills (170 requests' ids a pool): well-formed and never repeated.
+    const seen = new Set<string>();
+    for (let i = 0; i < 2000; i++) {
+      const traceId = ids.freshTraceId();
+      const spanId = ids.generateSpanId();
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(spanId).toMatch(/^[0-9a-f]{16}$/);
+      seen.add(traceId).add(spanId);
+    }
+    expect(seen.size).toBe(4000);
   });
 
   it('a trusted parent decides: its trace id always, recording only when its sampled flag is set', async () => {
