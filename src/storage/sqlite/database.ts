@@ -464,10 +464,7 @@ class MonitoredDatabase implements DatabaseHandle {
   /** The validation's outcome (the first of answer, crash, exit or time-out; later ones are ignored). */
   #finish(validation: Validation, answer: ValidationAnswer): void {
     if (this.#validation !== validation) return;
-    this.#validation = null;
-    clearTimeout(validation.timer);
-    // Ends a worker that hangs; one that answered has ended or is ending by itself.
-    void validation.worker.terminate();
+    this.#endValidation(validation);
     this.#lastAttempt = this.#now();
     // A file that fails its checks is an outage like any other (the store reports it, with this reason).
     const swapped = answer.ok ? this.#swapIn(answer.stat) : (this.#fail(`database ${this.file} failed validation: ${answer.error}`), false);
@@ -567,12 +564,17 @@ class MonitoredDatabase implements DatabaseHandle {
     return this.file === ':memory:' ? null : connect(this.file, { fileMustExist: true });
   }
 
+  /** The validation under way is over: its timer cleared, its worker ended (one that hangs is stopped; one that answered is ending by itself). */
+  #endValidation(validation: Validation): void {
+    this.#validation = null;
+    clearTimeout(validation.timer);
+    void validation.worker.terminate();
+  }
+
   close(): void {
     const validation = this.#validation;
     if (validation !== null) {
-      this.#validation = null;
-      clearTimeout(validation.timer);
-      void validation.worker.terminate();
+      this.#endValidation(validation);
       validation.resolve(false);
     }
     if (this.#conn.sqlite.open) this.#conn.sqlite.close();
