@@ -28,6 +28,7 @@
  */
 import type { Logger } from 'pino';
 import { ROOT_CONTEXT, type Tracer } from '@opentelemetry/api';
+import { endWithError } from '../../shared/tracing.js';
 import { SqliteAdminRepository } from './admin.js';
 import { loadAllInTurns, SqliteCatalogReader, sameChangeAt } from './catalog-reader.js';
 import { openDatabase, type Connection, type DatabaseHandle, type OpenDatabaseOptions } from './database.js';
@@ -394,16 +395,19 @@ export class SqliteStore<C extends CatalogueSink> implements Store<C> {
       const load = this.catalog.beginLoad();
       const { lastSeq } = await loadAllInTurns(reader, load, afterRequests);
       for (const steps = load.settle(); !steps.next().done; ) await afterRequests();
-      if (this.#closed) return false;
+      if (this.#closed) {
+        span?.end();
+        return false;
+      }
       // Another connection's snapshot has no token of this one: whatever was committed after the snapshot is
       // caught up from the next check on, from the position the snapshot had.
       this.#loaded(load, lastSeq, replacements, '');
+      span?.end();
       return true;
     } catch (err) {
       this.logger?.error({ err }, 'catalogue reload failed; serving the previous catalogue, trying again at the next check');
+      if (span) endWithError(span, err);
       return false;
-    } finally {
-      span?.end();
     }
   }
 }
