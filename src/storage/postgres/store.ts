@@ -90,7 +90,6 @@ export interface PgStoreOptions {
   history?: HistoryOptions;
 }
 
-
 /** The URL with its password hidden, for logs and messages. */
 export function redactUrl(url: string): string {
   try {
