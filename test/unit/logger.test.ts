@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { TurnBatchedDestination } from '../../src/shared/logger.js';
+import pino, { type DestinationStream } from 'pino';
+import { createLogger, TurnBatchedDestination, writeInfoLine, type LineFields } from '../../src/shared/logger.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -48,5 +49,59 @@ describe('turn-batched log destination', () => {
       fs.closeSync(fd);
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('writeInfoLine (the request line, serialised by JSON.stringify)', () => {
+  /** Lines written to a destination, as written. */
+  const capture = () => {
+    const lines: string[] = [];
+    const dest: DestinationStream = { write: (line: string) => void lines.push(line) };
+    return { lines, dest };
+  };
+  const withoutTime = (line: string) => {
+    const { time, ...rest } = JSON.parse(line) as { time: number };
+    expect(Number.isInteger(time)).toBe(true);
+    return rest;
+  };
+
+  const cases: [string, LineFields][] = [
+    ['a request line', { requestId: 'c0ffee', method: 'GET', route: '/v1/payments/channel', clientAddress: '203.0.113.7', status: 200, durationMs: 1.25, merchantId: 'M1', sessionId: undefined, errorCode: undefined, trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' }],
+    ['quotes, backslashes, control characters and non-ASCII in values', { route: '/v1/"a"\\b\u0001\n\u2028é漢😀', status: 404, ok: false }],
+    ['no fields', {}],
+    ['only undefined fields', { a: undefined }],
+  ];
+  it.each(cases)('writes the line pino writes for %s (same keys, same order, same values)', (_name, fields) => {
+    const ours = capture();
+    const theirs = capture();
+    writeInfoLine(createLogger({ logLevel: 'info', logFormat: 'json' }, ours.dest), fields, 'request');
+    createLogger({ logLevel: 'info', logFormat: 'json' }, theirs.dest).info(fields, 'request');
+    expect(ours.lines).toHaveLength(1);
+    expect(ours.lines[0]!.endsWith('}\n')).toBe(true);
+    expect(Object.keys(JSON.parse(ours.lines[0]!) as object)).toEqual(Object.keys(JSON.parse(theirs.lines[0]!) as object));
+    expect(withoutTime(ours.lines[0]!)).toEqual(withoutTime(theirs.lines[0]!));
+  });
+
+  it("carries a child logger's bindings, as pino does", () => {
+    const ours = capture();
+    const theirs = capture();
+    writeInfoLine(createLogger({ logLevel: 'info', logFormat: 'json' }, ours.dest).child({ worker: 3, role: 'replica' }), { status: 200 }, 'request');
+    createLogger({ logLevel: 'info', logFormat: 'json' }, theirs.dest).child({ worker: 3, role: 'replica' }).info({ status: 200 }, 'request');
+    expect(Object.keys(JSON.parse(ours.lines[0]!) as object)).toEqual(['level', 'time', 'service', 'worker', 'role', 'status', 'msg']);
+    expect(withoutTime(ours.lines[0]!)).toEqual(withoutTime(theirs.lines[0]!));
+  });
+
+  it('escapes a lone surrogate (pino on Node 24 writes it raw: invalid UTF-8)', () => {
+    const ours = capture();
+    writeInfoLine(createLogger({ logLevel: 'info', logFormat: 'json' }, ours.dest), { route: '/\ud800' }, 'request');
+    expect(ours.lines[0]).toContain('"route":"/\\ud800"');
+    expect(Buffer.from(ours.lines[0]!, 'utf8').toString('utf8')).toBe(ours.lines[0]);
+  });
+
+  it('writes nothing when info is not enabled', () => {
+    const ours = capture();
+    writeInfoLine(createLogger({ logLevel: 'warn', logFormat: 'json' }, ours.dest), { status: 200 }, 'request');
+    writeInfoLine(pino({ level: 'silent' }, ours.dest), { status: 200 }, 'request');
+    expect(ours.lines).toEqual([]);
   });
 });

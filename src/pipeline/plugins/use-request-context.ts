@@ -16,6 +16,7 @@ import { parseGraphQLGetRequest } from '../graphql-get-params.js';
 import { isGraphiQLPageRequest } from '../../modules/docs/graphiql-page.js';
 import { errorResponseFor, problemResponse } from '../responses.js';
 import { isPrefixPath } from '../../shared/routes.js';
+import { writeInfoLine } from '../../shared/logger.js';
 import { clientAddressOf, plainAddress, type TrustedProxies } from '../../shared/client-address.js';
 import { isRefusal, refusalLogOf, type RefusalLog } from '../refusal-log.js';
 
@@ -64,22 +65,6 @@ export function socketClientAddress(trusted: TrustedProxies | null): ClientAddre
 }
 
 /**
- * Per logger, a child that writes the request line without the redaction pass. The line is built right
- * here from a fixed set of scalar fields (none is a secret, a header or a body), so the redaction paths
- * (src/shared/logger.ts) can never match it, and walking them cost ~3 % of a hot-path request. Everything else,
- * including the failure line with its `err`, still goes through the redacting logger.
- */
-const lineLoggers = new WeakMap<Logger, Logger>();
-function requestLineLogger(logger: Logger): Logger {
-  let line = lineLoggers.get(logger);
-  if (line === undefined) {
-    line = logger.child({}, { redact: { paths: [] } });
-    lineLoggers.set(logger, line);
-  }
-  return line;
-}
-
-/**
  * The request's log line. A refusal (a 4xx with a contract code) goes through `refusals`: the first of its
  * (client address, code) gets this line, repeats are counted into one line a second (src/pipeline/refusal-log.ts).
  */
@@ -113,7 +98,9 @@ function writeRequestLine(logger: Logger, state: RequestState, status: number): 
     span_id: traced?.spanId,
   };
   if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
-  else requestLineLogger(logger).info(line, 'request');
+  // Built right here from a fixed set of scalar fields (none is a secret, a header or a body), so the
+  // redaction paths could never match it: written without that pass, serialised in C++ (writeInfoLine).
+  else writeInfoLine(logger, line, 'request');
 }
 
 export function useRequestContext(options: RequestContextOptions): Plugin {
