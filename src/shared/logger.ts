@@ -63,8 +63,11 @@ const linePrefixes = new WeakMap<Logger, { stream: DestinationStream; bindings: 
  * Only for lines whose fields are never secrets, headers or bodies: redaction (REDACTED_PATHS) is not applied.
  * The line goes to the logger's own destination (`pino.symbols.streamSym`, pino's documented hook for
  * integrations), so a pretty logger prettifies it and a test's destination receives it like any other line.
+ *
+ * `members`: more fields already serialised, each as `,"key":value`, written after `fields`; only for values
+ * that need no escaping by construction (a trace's hex ids), which then cost a concatenation, not a pass.
  */
-export function writeInfoLine(logger: Logger, fields: LineFields, msg: string): void {
+export function writeInfoLine(logger: Logger, fields: LineFields, msg: string, members = ''): void {
   if (!logger.isLevelEnabled('info')) return;
   let prefix = linePrefixes.get(logger);
   if (prefix === undefined) {
@@ -73,7 +76,7 @@ export function writeInfoLine(logger: Logger, fields: LineFields, msg: string): 
     linePrefixes.set(logger, prefix);
   }
   const body = JSON.stringify(fields);
-  prefix.stream.write(`{"level":30,"time":${Date.now()}${prefix.bindings}${body === '{}' ? '' : `,${body.slice(1, -1)}`},"msg":${JSON.stringify(msg)}}\n`);
+  prefix.stream.write(`{"level":30,"time":${Date.now()}${prefix.bindings}${body === '{}' ? '' : `,${body.slice(1, -1)}`}${members},"msg":${JSON.stringify(msg)}}\n`);
 }
 
 /** Destinations with lines not yet written, flushed when the process exits (one listener for all). */

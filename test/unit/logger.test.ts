@@ -82,6 +82,16 @@ describe('writeInfoLine (the request line, serialised by JSON.stringify)', () =>
     expect(withoutTime(ours.lines[0]!)).toEqual(withoutTime(theirs.lines[0]!));
   });
 
+  it('writes serialised members after the fields, where pino writes those fields', () => {
+    const ours = capture();
+    const theirs = capture();
+    const ids = { trace_id: '4bf92f3577b34da6a3ce929d0e0e4736', span_id: '00f067aa0ba902b7' };
+    writeInfoLine(createLogger({ logLevel: 'info', logFormat: 'json' }, ours.dest), { status: 200, merchantId: undefined }, 'request', `,"trace_id":"${ids.trace_id}","span_id":"${ids.span_id}"`);
+    createLogger({ logLevel: 'info', logFormat: 'json' }, theirs.dest).info({ status: 200, merchantId: undefined, ...ids }, 'request');
+    expect(Object.keys(JSON.parse(ours.lines[0]!) as object)).toEqual(Object.keys(JSON.parse(theirs.lines[0]!) as object));
+    expect(withoutTime(ours.lines[0]!)).toEqual(withoutTime(theirs.lines[0]!));
+  });
+
   it("carries a child logger's bindings, as pino does", () => {
     const ours = capture();
     const theirs = capture();

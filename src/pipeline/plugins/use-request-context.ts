@@ -94,13 +94,13 @@ function writeRequestLine(logger: Logger, state: RequestState, status: number): 
     // A checkout session is logged by its id only, never by its client secret (contract §9).
     sessionId: state.sessionId,
     errorCode: state.errorCode,
-    trace_id: traced?.traceId,
-    span_id: traced?.spanId,
   };
-  if (state.unexpected !== undefined) logger.error({ ...line, err: state.unexpected }, 'request failed unexpectedly');
+  if (state.unexpected !== undefined) logger.error({ ...line, trace_id: traced?.traceId, span_id: traced?.spanId, err: state.unexpected }, 'request failed unexpectedly');
   // Built right here from a fixed set of scalar fields (none is a secret, a header or a body), so the
   // redaction paths could never match it: written without that pass, serialised in C++ (writeInfoLine).
-  else writeInfoLine(logger, line, 'request');
+  // The ids are lowercase hex by construction (the id generator's, or a balancer's traceparent, which the W3C
+  // propagator accepts only as hex): they go in as they are.
+  else writeInfoLine(logger, line, 'request', traced === undefined ? '' : `,"trace_id":"${traced.traceId}","span_id":"${traced.spanId}"`);
 }
 
 export function useRequestContext(options: RequestContextOptions): Plugin {
