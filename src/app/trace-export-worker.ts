@@ -146,9 +146,12 @@ function serve(port: MessagePort, init: ExportWorkerData): void {
   );
   let underWay = 0;
   let closing = false;
+  let ending = false;
   const finish = () => {
-    if (!closing || underWay > 0) return;
-    // The exporter's sockets would keep the thread alive: it ends here, its exporter shut down or not.
+    if (!closing || underWay > 0 || ending) return;
+    ending = true;
+    // The exporter's sockets would keep the thread alive: it ends here. Every export was answered already, so
+    // an exporter that fails to shut down (or never loaded) has nothing left to tell anyone.
     void loading
       .then(({ exporter }) => exporter.shutdown())
       .catch(() => undefined)
