@@ -55,9 +55,13 @@ const DEFAULT_BUNDLES = [
 
 /**
  * Worker threads' modules, bundled beside every bundle written (same folder, this name): code that starts a
- * worker finds it next to the bundle it was bundled into (src/storage/sqlite/database.ts, VALIDATION_WORKER).
+ * worker finds it next to the bundle it was bundled into (src/storage/sqlite/database.ts, VALIDATION_WORKER;
+ * src/app/trace-export.ts, TRACE_EXPORT_WORKER).
  */
-const WORKERS = [['src/storage/sqlite/validation-worker.ts', 'sqlite-validation-worker.mjs']];
+const WORKERS = [
+  ['src/storage/sqlite/validation-worker.ts', 'sqlite-validation-worker.mjs'],
+  ['src/app/trace-export-worker.ts', 'trace-export-worker.mjs'],
+];
 
 async function bundle(entryPath, outPath) {
   const entry = path.resolve(root, entryPath);

@@ -54,7 +54,14 @@ export async function prepareServer(): Promise<ServerStart> {
   }
   const logger = createLogger(config);
   // Started before the data so that a catch-up at start is traced too; its packages are loaded only now and only when on.
-  const tracing = config.tracing === null ? null : await (await import('./tracing.js')).startTracing(config.tracing, logger);
+  let tracing = null;
+  if (config.tracing !== null) {
+    try {
+      tracing = await (await import('./tracing.js')).startTracing(config.tracing, logger);
+    } catch (err) {
+      fail(`tracing could not start: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
 
   let data;
   try {

@@ -6,7 +6,8 @@
  *
  * What it sets up: a tracer provider with the configured sampler, a batch span processor (spans leave in
  * batches from a timer, never on a request's path) behind a gate that bounds its queue and counts what it
- * turns away, the OTLP/HTTP exporter (protobuf or JSON) behind a wrapper that counts failed exports, an id
+ * turns away, the OTLP/HTTP export (protobuf or JSON), run in a worker thread (./trace-export.ts: the
+ * exporter's packages are never loaded in this thread), behind a wrapper that counts failed exports, an id
  * generator drawing from a pool of random bytes, and `requestSpan` (a request sampled once, before any span
  * work: src/shared/tracing.ts); the W3C
  * trace-context propagator (what `traceparent`/`tracestate` mean) and an AsyncLocalStorage context manager
@@ -22,6 +23,7 @@ import type { Logger } from 'pino';
 import { Counter } from 'prom-client';
 import type { TracingConfig } from '../shared/config.js';
 import type { Tracing } from '../shared/tracing.js';
+import { WorkerExporter } from './trace-export.js';
 
 /**
  * Finished spans waiting for export at most; past it a span is dropped and counted
@@ -37,6 +39,14 @@ const NO_LINKS: Link[] = Object.freeze([]) as unknown as Link[];
 /** Spans in one export request at most. */
 const MAX_EXPORT_BATCH = 512;
 
+/**
+ * Exports in flight to the export worker at most (src/app/trace-export.ts fails one more at once). The batch
+ * processor sends one batch at a time from its timer (it waits for each answer: BATCH_TIMEOUT_MS below), and
+ * a flush sends the whole queue at once, 4 batches, while the timer's may still be out. Exported for the test
+ * that drives exports past it.
+ */
+export const MAX_EXPORTS_IN_FLIGHT = Math.ceil(MAX_QUEUED_SPANS / MAX_EXPORT_BATCH) + 1;
+
 /** The longest one export may take before it counts as failed (ms); the spans' batch is then dropped. */
 const EXPORT_TIMEOUT_MS = 5_000;
 
@@ -44,6 +54,21 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 /** A 32-bit word read from memory in the machine's byte order, as the same four bytes read big-endian (unsigned). */
 function bigEndian(word: number): number {
   return (LITTLE_ENDIAN ? ((word & 0xff) << 24) | ((word & 0xff00) << 8) | ((word >>> 8) & 0xff00) | (word >>> 24) : word) >>> 0;
+}
+
+/**
+ * How long the export worker's answer is awaited (ms): its exporter's own limit, retries included, and a
+ * margin for the messages. The batch processor waits longer still, so that the answer (or this time-out)
+ * always settles a batch first: the timer has one batch in flight at a time.
+ */
+const ANSWER_TIMEOUT_MS = EXPORT_TIMEOUT_MS + 1_000;
+const BATCH_TIMEOUT_MS = ANSWER_TIMEOUT_MS + 1_000;
+
+/** What tests change of the export worker (src/app/trace-export.ts): a stand-in module, its time limits. */
+export interface TracingOptions {
+  exportWorker?: URL;
+  restartIntervalMs?: number;
+  answerTimeoutMs?: number;
 }
 
 /**
@@ -133,16 +158,13 @@ export function rootDecision(sampler: TracingConfig['sampler'], ratio: number): 
   }
 }
 
-/** Start the SDK (dynamic imports: nothing of it is loaded when tracing is off). */
-export async function startTracing(config: TracingConfig, logger: Logger): Promise<Tracing> {
-  const [{ BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, AlwaysOnSampler, AlwaysOffSampler, SamplingDecision }, { defaultResource, resourceFromAttributes }, { W3CTraceContextPropagator, ExportResultCode }, { AsyncLocalStorageContextManager }, exporterModule] =
-    await Promise.all([
-      import('@opentelemetry/sdk-trace-base'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/core'),
-      import('@opentelemetry/context-async-hooks'),
-      config.protocol === 'http/json' ? import('@opentelemetry/exporter-trace-otlp-http') : import('@opentelemetry/exporter-trace-otlp-proto'),
-    ]);
+/**
+ * Start the SDK (dynamic imports: nothing of it is loaded when tracing is off) and the export worker; rejects
+ * when the worker cannot load its exporter.
+ */
+export async function startTracing(config: TracingConfig, logger: Logger, options: TracingOptions = {}): Promise<Tracing> {
+  const [{ BasicTracerProvider, BatchSpanProcessor, ParentBasedSampler, TraceIdRatioBasedSampler, AlwaysOnSampler, AlwaysOffSampler, SamplingDecision }, { defaultResource, resourceFromAttributes }, { W3CTraceContextPropagator, ExportResultCode }, { AsyncLocalStorageContextManager }] =
+    await Promise.all([import('@opentelemetry/sdk-trace-base'), import('@opentelemetry/resources'), import('@opentelemetry/core'), import('@opentelemetry/context-async-hooks')]);
 
   const root = (() => {
     switch (config.sampler) {
@@ -185,7 +207,15 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
    * tell its diagnostic logger.
    */
   let queued = 0;
-  const exporter = new exporterModule.OTLPTraceExporter({ url: config.url, headers: config.headers, timeoutMillis: EXPORT_TIMEOUT_MS });
+  const resource = defaultResource().merge(resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName }));
+  const exporter = await WorkerExporter.start({
+    data: { url: config.url, headers: config.headers, protocol: config.protocol, resource: resource.attributes, timeoutMillis: EXPORT_TIMEOUT_MS },
+    logger,
+    answerTimeoutMs: options.answerTimeoutMs ?? ANSWER_TIMEOUT_MS,
+    maxInFlight: MAX_EXPORTS_IN_FLIGHT,
+    restartIntervalMs: options.restartIntervalMs,
+    module: options.exportWorker,
+  });
   // Counting wrapper: the SDK reports a failed export only to its diagnostic logger.
   const countingExporter: SpanExporter = {
     shutdown: () => exporter.shutdown(),
@@ -201,7 +231,7 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
       });
     },
   };
-  const batch = new BatchSpanProcessor(countingExporter, { exportTimeoutMillis: EXPORT_TIMEOUT_MS, scheduledDelayMillis: config.batchDelayMs, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: MAX_EXPORT_BATCH });
+  const batch = new BatchSpanProcessor(countingExporter, { exportTimeoutMillis: BATCH_TIMEOUT_MS, scheduledDelayMillis: config.batchDelayMs, maxQueueSize: MAX_QUEUED_SPANS, maxExportBatchSize: MAX_EXPORT_BATCH });
   const gate: SpanProcessor = {
     onStart: (span, parent) => batch.onStart(span, parent),
     onEnd: (span) => {
@@ -224,7 +254,7 @@ export async function startTracing(config: TracingConfig, logger: Logger): Promi
   const provider = new BasicTracerProvider({
     sampler,
     idGenerator: ids,
-    resource: defaultResource().merge(resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName })),
+    resource,
     spanProcessors: [gate],
   });
   const tracer = provider.getTracer('payment-gateway');

@@ -1,17 +1,21 @@
 /**
  * Contract §13, the SDK as the server starts it (src/app/tracing.ts), against OTLP collectors inside the test:
  * a request's sampling decided once, before any span work (the sampled trace id is the one the sampler saw; an
- * unsampled request's span carries ids only), and the export queue's bound: spans past it are dropped and
- * counted on /metrics next to the failed exports, never held.
+ * unsampled request's span carries ids only), the export in a worker thread (this thread never loads the OTLP
+ * exporter), and the export queue's bound: spans past it are dropped and counted on /metrics next to the
+ * failed exports, never held.
  */
+import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { propagation, ROOT_CONTEXT, TraceFlags, SpanKind } from '@opentelemetry/api';
 import { SamplingDecision, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace-base';
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUEUED_SPANS, PooledIds, rootDecision, startTracing } from '../../src/app/tracing.js';
+import { MAX_EXPORTS_IN_FLIGHT, MAX_QUEUED_SPANS, PooledIds, rootDecision, startTracing } from '../../src/app/tracing.js';
 import type { TracingConfig } from '../../src/shared/config.js';
 import type { Tracing } from '../../src/shared/tracing.js';
 
@@ -145,7 +149,61 @@ describe('contract §13: a request sampled once, at its start', () => {
   });
 });
 
+describe('contract §13: the export runs in a worker thread', () => {
+  it('this thread never loads the OTLP exporter, its encoder or its HTTP client, and tracing.ts imports none of them', async () => {
+    const collector = await holdingCollector();
+    collector.release(200);
+    try {
+      for (const protocol of ['http/json', 'http/protobuf'] as const) {
+        const tracing = await startTracing(config(collector.url, { protocol, sampler: 'always_on' }), logger);
+        const exported = collector.held();
+        tracing.tracer.startSpan('work').end();
+        await tracing.shutdown();
+        // Exported (by the worker: shutdown flushed it).
+        expect(collector.held()).toBe(exported + 1);
+      }
+    } finally {
+      await collector.close();
+    }
+    // The packages are CommonJS: an import() of one in this thread leaves its files in require.cache (the
+    // worker's loads are in its own). The SDK's own packages, loaded here, show that the check sees them.
+    const loaded = Object.keys(createRequire(import.meta.url).cache);
+    expect(loaded.some((f) => f.includes('/@opentelemetry/sdk-trace-base/'))).toBe(true);
+    expect(loaded.filter((f) => /\/@opentelemetry\/(exporter-trace-otlp-|otlp-exporter-base|otlp-transformer)/.test(f))).toEqual([]);
+    const root = path.resolve(import.meta.dirname, '../..');
+    for (const file of ['src/app/tracing.ts', 'src/app/trace-export.ts']) {
+      expect(fs.readFileSync(path.join(root, file), 'utf8'), file).not.toMatch(/@opentelemetry\/(exporter-|otlp-)/);
+    }
+  }, 30_000);
+});
+
 describe('contract §13: the export queue is bounded', () => {
+  it(`a flush of a full queue while the timer's batch is out stays within the ${MAX_EXPORTS_IN_FLIGHT} exports in flight: nothing fails`, async () => {
+    const collector = await holdingCollector();
+    try {
+      const tracing = await startTracing(config(collector.url, { sampler: 'always_on', batchDelayMs: 60_000 }), logger);
+      const registry = new Registry();
+      registry.registerMetric(tracing.droppedSpans);
+      // A full batch goes out at once (and is held), then the queue fills to its bound.
+      const batch = 512;
+      for (let i = 0; i < batch + MAX_QUEUED_SPANS; i++) tracing.tracer.startSpan(`work ${i % 7}`).end();
+      // Shutting down flushes the whole queue at once.
+      const shutting = tracing.shutdown();
+      const deadline = Date.now() + 10_000;
+      while (collector.held() < MAX_EXPORTS_IN_FLIGHT && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(collector.held()).toBe(MAX_EXPORTS_IN_FLIGHT);
+      collector.release(200);
+      await shutting;
+      const metrics = await registry.metrics();
+      expect(metrics).toMatch(/^gateway_trace_spans_dropped_total\{reason="export_failed"\} 0$/m);
+      expect(metrics).toMatch(/^gateway_trace_spans_dropped_total\{reason="queue_full"\} 0$/m);
+    } finally {
+      collector.release(200);
+      await collector.close();
+    }
+  }, 30_000);
+
+
   it('a collector that does not answer: spans past the queue’s bound are dropped and counted (queue_full), the held exports then count as export_failed', async () => {
     const collector = await holdingCollector();
     try {
