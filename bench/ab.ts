@@ -1,5 +1,5 @@
 /**
- * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached[,…]] [--rounds 3] [--seconds 5] [--rate N] [--env K=V,…]`
+ * `npm run bench:ab -- <commit> [--scenario rest-list|gql-channels|gql-calc-uncached[,…]] [--rounds 3] [--seconds 5] [--warmup 1] [--rate N] [--env K=V,…]`
  * `npm run bench:ab -- --without <plugin,…> [--scenario …] [--rounds 3] [--seconds 5]`
  *
  * Two builds of the project, measured in ONE run, interleaved. Each round starts one build, then the other,
@@ -26,6 +26,10 @@
  *   work each does per request (the figure a cost bound such as "3 % more CPU per request" is about).
  *   `--together` (with `--rate`): both builds run at once, each offered N requests a second, so that whatever
  *   else the machine does in a round falls on both alike instead of on whichever build had that round's turn.
+ * - `--warmup S` (default 1): seconds of traffic before each round's measurement. A build's one-time work on
+ *   first use falls in it, not in the measured seconds: with tracing on, the first span export comes about 5 s
+ *   after the first sampled request (OTEL_BSP_SCHEDULE_DELAY) and loads and compiles the export path once
+ *   (tens of ms), which a 10-s round would charge to a few thousand requests; `--warmup 7` measures after it.
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,7 +48,7 @@ const option = (name: string, fallback: string): string => {
   const at = args.indexOf(`--${name}`);
   return at === -1 ? fallback : (args[at + 1] ?? fallback);
 };
-const USAGE = 'usage: npm run bench:ab -- (<commit> [--old-node PATH] | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5] [--rate N] [--env K=V,…]\n';
+const USAGE = 'usage: npm run bench:ab -- (<commit> [--old-node PATH] | --without <plugin,…>) [--scenario rest-list|gql-channels|gql-calc-uncached] [--rounds 3] [--seconds 5] [--warmup 1] [--rate N] [--env K=V,…]\n';
 const without = option('without', '');
 const oldNode = option('old-node', '');
 const oldCheckout = option('old-checkout', '');
@@ -57,6 +61,7 @@ if (Boolean(commit) === Boolean(without) || (oldNode && !commit)) {
 const scenarios = option('scenario', 'rest-list').split(',');
 const rounds = Number(option('rounds', '3'));
 const seconds = Number(option('seconds', '5'));
+const warmup = Number(option('warmup', '1'));
 const rate = Number(option('rate', '0'));
 const together = args.includes('--together');
 const newEnv: Record<string, string> = Object.fromEntries(
@@ -65,7 +70,7 @@ const newEnv: Record<string, string> = Object.fromEntries(
     .filter(Boolean)
     .map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
 );
-if (!scenarios.every((s) => ['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(s)) || !(rounds >= 1) || !(seconds >= 1) || !(rate >= 0) || (together && !(rate > 0))) {
+if (!scenarios.every((s) => ['rest-list', 'gql-channels', 'gql-calc-uncached'].includes(s)) || !(rounds >= 1) || !(seconds >= 1) || !(warmup >= 1) || !(rate >= 0) || (together && !(rate > 0))) {
   process.stderr.write(`bad options: scenario ${scenarios.join(',')}, rounds ${rounds}, seconds ${seconds}, rate ${rate}\n`);
   process.exit(2);
 }
@@ -162,7 +167,7 @@ try {
           },
         ],
       };
-      await autocannon({ ...opts, duration: 1 });
+      await autocannon({ ...opts, duration: warmup });
       const cpu0 = cpuMs(pid);
       const r = await autocannon({ ...opts, duration: seconds });
       const cpu = ((cpuMs(pid) - cpu0) * 1000) / r.requests.total;
