@@ -60,7 +60,9 @@ const linePrefixes = new WeakMap<Logger, { stream: DestinationStream; bindings: 
  * and a traced line's two ids 48 more. `JSON.stringify` does the same escaping in C++ (and escapes a lone
  * surrogate, which the loop passes through as invalid UTF-8).
  *
- * Only for lines whose fields are never secrets, headers or bodies: redaction (REDACTED_PATHS) is not applied.
+ * Only for loggers made by {@link createLogger} (pino's own level, time and message keys; bindings set when a
+ * child is made, never changed after) and for lines whose fields are never secrets, headers or bodies:
+ * redaction (REDACTED_PATHS) is not applied.
  * The line goes to the logger's own destination (`pino.symbols.streamSym`, pino's documented hook for
  * integrations), so a pretty logger prettifies it and a test's destination receives it like any other line.
  *
