@@ -20,14 +20,10 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import type { Link, SpanContext } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { ExportWorkerData, FromExportWorker, PlainContext, PlainSpan, ToExportWorker } from './trace-export-worker.js';
+import { workerModule } from '../shared/worker-module.js';
 
-/**
- * The worker's module. Running from src/ (tsx, tests) it is the TypeScript source beside this file; bundled
- * (scripts/build.mjs), this module is part of a bundle in dist/ and the worker is the bundle written beside it.
- */
-export const TRACE_EXPORT_WORKER: URL = import.meta.url.endsWith('.ts')
-  ? new URL('./trace-export-worker.ts', import.meta.url)
-  : new URL('./trace-export-worker.mjs', import.meta.url);
+/** The worker's module (src/shared/worker-module.ts). */
+export const TRACE_EXPORT_WORKER: URL = workerModule(import.meta.url, './trace-export-worker.ts', './trace-export-worker.mjs');
 
 /** The least time between two starts of the worker (ms), by default: a worker that dies at every batch costs one start per 10 s. */
 const RESTART_INTERVAL_MS = 10_000;

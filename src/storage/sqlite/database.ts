@@ -48,6 +48,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Logger } from 'pino';
 import { projectPath } from '../../shared/paths.js';
+import { workerModule } from '../../shared/worker-module.js';
 import * as schema from './schema.js';
 import type { FileIdentity, ValidationAnswer } from './validation-worker.js';
 
@@ -110,13 +111,8 @@ const BUSY_TIMEOUT_MS = 2000;
  */
 export const VALIDATION_TIMEOUT_MS = 60_000;
 
-/**
- * The worker's module. Running from src/ (tsx, tests) it is the TypeScript source beside this file; bundled
- * (scripts/build.mjs), this module is part of a bundle in dist/ and the worker is the bundle written beside it.
- */
-export const VALIDATION_WORKER: URL = import.meta.url.endsWith('.ts')
-  ? new URL('./validation-worker.ts', import.meta.url)
-  : new URL('./sqlite-validation-worker.mjs', import.meta.url);
+/** The worker's module (src/shared/worker-module.ts). */
+export const VALIDATION_WORKER: URL = workerModule(import.meta.url, './validation-worker.ts', './sqlite-validation-worker.mjs');
 
 /** The one validation under way: its worker, its time limit, and its outcome for {@link DatabaseHandle.validation}. */
 interface Validation {
